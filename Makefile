@@ -1,0 +1,26 @@
+# Everything that needs Kafka or PostgreSQL runs against the project's own
+# stack (scripts/stack.sh): a real single-node Kafka (KRaft) on 127.0.0.1:19092
+# and PostgreSQL 15 on 127.0.0.1:15432, both under .stack/. KAFKA_BROKERS /
+# DATABASE_URL already set in the environment are used instead.
+#
+# Recipes that use the stack source .stack/env in the same shell line.
+
+.PHONY: stack build test bench run stop
+
+stack:
+	scripts/stack.sh
+
+build:
+	go build -o bin/ ./cmd/...
+
+test: stack
+	. .stack/env && PLATFORM_REQUIRE_INFRA=1 go test -count=1 -p 2 -timeout 25m ./...
+
+bench: stack
+	. .stack/env && PLATFORM_REQUIRE_INFRA=1 go test -run '^$$' -bench . -benchmem ./bench/...
+
+run: stack build
+	. .stack/env && scripts/run.sh
+
+stop:
+	scripts/stack.sh stop

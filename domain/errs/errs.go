@@ -1,0 +1,113 @@
+// Package errs is the small set of typed errors every layer returns. The HTTP
+// layer maps each Kind to a status and a seed error code in exactly one place
+// (http/problem.go); nothing else decides status codes.
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind classifies an error for the API boundary.
+type Kind int
+
+const (
+	KindInternal Kind = iota
+	KindInvalidInput
+	KindNotFound
+	KindConflict
+	KindAuthenticationRequired
+	KindPermissionDenied
+	KindRateLimited
+	KindUnavailable
+	KindIdempotencyMismatch
+)
+
+// Field names one failing input member as a JSON pointer.
+type Field struct {
+	Pointer string `json:"pointer"`
+	Detail  string `json:"detail"`
+}
+
+// Error is the typed error. Code is the stable machine code of the seeds
+// (invalid_input, conflict, ...) or a more precise one where the seed is silent.
+type Error struct {
+	Kind    Kind
+	Code    string
+	Message string
+	Fields  []Field
+	// RetryAfter, when set, tells the client when to try again (429, 503).
+	RetryAfterSeconds int
+	Err               error // cause, never shown to clients
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Code)
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	for _, f := range e.Fields {
+		fmt.Fprintf(&b, "; %s %s", f.Pointer, f.Detail)
+	}
+	if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// As returns the typed error inside err, if any.
+func As(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
+}
+
+// KindOf is KindInternal for untyped errors.
+func KindOf(err error) Kind {
+	if e, ok := As(err); ok {
+		return e.Kind
+	}
+	return KindInternal
+}
+
+func Invalid(fields ...Field) *Error {
+	return &Error{Kind: KindInvalidInput, Code: "invalid_input", Message: "the input does not match the action's schema", Fields: fields}
+}
+
+func InvalidField(pointer, detail string) *Error {
+	return Invalid(Field{Pointer: pointer, Detail: detail})
+}
+
+func NotFound(what string) *Error {
+	return &Error{Kind: KindNotFound, Code: "not_found", Message: what + " not found"}
+}
+
+// Conflict is a request that is well-formed but not allowed in the current state.
+func Conflict(code, message string) *Error {
+	return &Error{Kind: KindConflict, Code: code, Message: message}
+}
+
+func AuthenticationRequired(message string) *Error {
+	return &Error{Kind: KindAuthenticationRequired, Code: "authentication_required", Message: message}
+}
+
+func PermissionDenied(message string) *Error {
+	return &Error{Kind: KindPermissionDenied, Code: "permission_denied", Message: message}
+}
+
+func Unavailable(message string, cause error) *Error {
+	return &Error{Kind: KindUnavailable, Code: "dependency_unavailable", Message: message, Err: cause}
+}
+
+func RateLimited(retryAfterSeconds int) *Error {
+	return &Error{Kind: KindRateLimited, Code: "rate_limited", Message: "too many requests", RetryAfterSeconds: retryAfterSeconds}
+}
+
+func IdempotencyMismatch() *Error {
+	return &Error{Kind: KindIdempotencyMismatch, Code: "idempotency_key_reused",
+		Message: "this Idempotency-Key was already used with a different request"}
+}

@@ -1,0 +1,109 @@
+package status
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event"
+)
+
+// Component is the write model of one monitored surface.
+type Component struct {
+	def              ComponentDefinedV1
+	status           string
+	consecutiveFails int
+}
+
+func LoadComponent(history []event.Recorded) (*Component, error) {
+	c := &Component{}
+	for _, r := range history {
+		switch r.Type {
+		case ComponentRegistered, ComponentChanged:
+			if err := json.Unmarshal(r.Payload, &c.def); err != nil {
+				return nil, err
+			}
+			if c.status == "" {
+				c.status = Operational
+			}
+		case ComponentCheckFailed, ComponentCheckSucceeded, ComponentDegraded, ComponentRecovered:
+			var p ComponentCheckedV1
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				return nil, err
+			}
+			c.consecutiveFails = p.ConsecutiveFails
+			switch r.Type {
+			case ComponentDegraded:
+				c.status = Degraded
+			case ComponentRecovered:
+				c.status = Operational
+			}
+		}
+	}
+	return c, nil
+}
+
+func (c *Component) Exists() bool                   { return c.status != "" }
+func (c *Component) Status() string                 { return c.status }
+func (c *Component) ConsecutiveFails() int          { return c.consecutiveFails }
+func (c *Component) Definition() ComponentDefinedV1 { return c.def }
+
+// Define registers the component or changes its definition.
+func (c *Component) Define(d ComponentDefinedV1) ([]event.Change, error) {
+	var fields []errs.Field
+	if strings.TrimSpace(d.Host) == "" {
+		fields = append(fields, errs.Field{Pointer: "/component_host", Detail: "must not be empty"})
+	}
+	if strings.TrimSpace(d.Name) == "" {
+		fields = append(fields, errs.Field{Pointer: "/component_name", Detail: "must not be empty"})
+	}
+	if u, err := url.Parse(d.CheckURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		fields = append(fields, errs.Field{Pointer: "/check_url", Detail: "must be an absolute http or https URL"})
+	}
+	if len(fields) > 0 {
+		return nil, errs.Invalid(fields...)
+	}
+	if !c.Exists() {
+		return []event.Change{event.New(ComponentRegistered, d)}, nil
+	}
+	if c.def.Host == d.Host && c.def.Name == d.Name && c.def.CheckURL == d.CheckURL && equalPtr(c.def.Group, d.Group) {
+		return nil, nil
+	}
+	return []event.Change{event.New(ComponentChanged, d)}, nil
+}
+
+// RecordCheck applies one check result. A check succeeds on HTTP 200..399;
+// status 0 means no response. Failures count up; the DegradedAfter-th
+// consecutive failure degrades the component; a success while degraded
+// recovers it. A healthy check of a healthy component records nothing.
+func (c *Component) RecordCheck(httpStatus int, checkErr string, now time.Time) ([]event.Change, error) {
+	if !c.Exists() {
+		return nil, errs.NotFound("component")
+	}
+	ok := checkErr == "" && httpStatus >= 200 && httpStatus <= 399
+	p := ComponentCheckedV1{ComponentID: c.def.ComponentID, HTTPStatus: httpStatus, Error: checkErr, CheckedAt: now}
+	if ok {
+		switch {
+		case c.status == Degraded:
+			return []event.Change{event.New(ComponentRecovered, p)}, nil
+		case c.consecutiveFails > 0:
+			return []event.Change{event.New(ComponentCheckSucceeded, p)}, nil
+		}
+		return nil, nil
+	}
+	p.ConsecutiveFails = c.consecutiveFails + 1
+	out := []event.Change{event.New(ComponentCheckFailed, p)}
+	if c.status == Operational && p.ConsecutiveFails >= DegradedAfter {
+		out = append(out, event.New(ComponentDegraded, p))
+	}
+	return out, nil
+}
+
+func equalPtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

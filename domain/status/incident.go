@@ -1,0 +1,138 @@
+package status
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event"
+)
+
+// Incident is the write model of one incident stream.
+type Incident struct {
+	id       string
+	status   string
+	revision int
+	severity string
+	title    string
+}
+
+// LoadIncident rebuilds an incident from its history.
+func LoadIncident(history []event.Recorded) (*Incident, error) {
+	i := &Incident{}
+	for _, r := range history {
+		var p IncidentUpdatedV1 // created carries the same members used here
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return nil, err
+		}
+		switch r.Type {
+		case IncidentCreated, IncidentUpdated, IncidentResolved:
+			i.id, i.status, i.revision, i.severity = p.IncidentID, p.Status, p.Revision, p.Severity
+			if p.Title != "" {
+				i.title = p.Title
+			}
+		}
+	}
+	return i, nil
+}
+
+func (i *Incident) Exists() bool     { return i.revision > 0 }
+func (i *Incident) Status() string   { return i.status }
+func (i *Incident) Revision() int    { return i.revision }
+func (i *Incident) Severity() string { return i.severity }
+
+// NewIncident is the input of incidents.create.
+type NewIncident struct {
+	ID            string
+	Title         string
+	Message       string
+	Severity      string
+	ComponentHost *string
+	ComponentName *string
+}
+
+func (n NewIncident) validate() error {
+	var fields []errs.Field
+	if strings.TrimSpace(n.Title) == "" {
+		fields = append(fields, errs.Field{Pointer: "/title", Detail: "must not be empty"})
+	}
+	if strings.TrimSpace(n.Message) == "" {
+		fields = append(fields, errs.Field{Pointer: "/message", Detail: "must not be empty"})
+	}
+	if !slices.Contains(Severities, n.Severity) {
+		fields = append(fields, errs.Field{Pointer: "/severity", Detail: "must be one of minor, major, critical"})
+	}
+	if len(fields) > 0 {
+		return errs.Invalid(fields...)
+	}
+	return nil
+}
+
+// Create opens an incident: investigating, revision 1.
+func (i *Incident) Create(n NewIncident, now time.Time) ([]event.Change, error) {
+	if err := n.validate(); err != nil {
+		return nil, err
+	}
+	if i.Exists() {
+		return nil, errs.Conflict("incident_exists", "the incident already exists")
+	}
+	return []event.Change{event.New(IncidentCreated, IncidentCreatedV1{
+		IncidentID: n.ID, Title: n.Title, Message: n.Message, Severity: n.Severity,
+		ComponentHost: n.ComponentHost, ComponentName: n.ComponentName,
+		Status: Investigating, Revision: 1, OccurredAt: now,
+	})}, nil
+}
+
+// IncidentUpdate is the input of incidents.update. Empty members keep their value.
+type IncidentUpdate struct {
+	Status   string // investigating, identified, monitoring or resolved
+	Message  string
+	Severity string
+	Title    string
+}
+
+// Update publishes a new revision of an open incident; status resolved
+// resolves it. Every update is a revision, so revisions run 2, 3, ...
+func (i *Incident) Update(u IncidentUpdate, now time.Time) ([]event.Change, error) {
+	if !i.Exists() {
+		return nil, errs.NotFound("incident")
+	}
+	if i.status == Resolved {
+		return nil, errs.Conflict("incident_resolved", "a resolved incident cannot be updated")
+	}
+	var fields []errs.Field
+	if strings.TrimSpace(u.Message) == "" {
+		fields = append(fields, errs.Field{Pointer: "/message", Detail: "must not be empty"})
+	}
+	status := u.Status
+	if status == "" {
+		status = i.status
+	}
+	if !slices.Contains([]string{Investigating, Identified, Monitoring, Resolved}, status) {
+		fields = append(fields, errs.Field{Pointer: "/status", Detail: "must be one of investigating, identified, monitoring, resolved"})
+	}
+	severity := u.Severity
+	if severity == "" {
+		severity = i.severity
+	}
+	if !slices.Contains(Severities, severity) {
+		fields = append(fields, errs.Field{Pointer: "/severity", Detail: "must be one of minor, major, critical"})
+	}
+	if len(fields) > 0 {
+		return nil, errs.Invalid(fields...)
+	}
+	title := u.Title
+	if title == "" {
+		title = i.title
+	}
+	typ := IncidentUpdated
+	if status == Resolved {
+		typ = IncidentResolved
+	}
+	return []event.Change{event.New(typ, IncidentUpdatedV1{
+		IncidentID: i.id, Status: status, Message: u.Message, Severity: severity, Title: title,
+		Revision: i.revision + 1, OccurredAt: now,
+	})}, nil
+}

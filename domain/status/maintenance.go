@@ -1,0 +1,87 @@
+package status
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event"
+)
+
+// Maintenance is the write model of one maintenance window:
+// scheduled (rev 1) -> in_progress (rev 2) -> completed (rev 3).
+type Maintenance struct {
+	id       string
+	status   string
+	revision int
+}
+
+func LoadMaintenance(history []event.Recorded) (*Maintenance, error) {
+	m := &Maintenance{}
+	for _, r := range history {
+		var p MaintenanceProgressedV1
+		if err := json.Unmarshal(r.Payload, &p); err != nil {
+			return nil, err
+		}
+		m.id, m.status, m.revision = p.MaintenanceID, p.Status, p.Revision
+	}
+	return m, nil
+}
+
+func (m *Maintenance) Exists() bool   { return m.revision > 0 }
+func (m *Maintenance) Status() string { return m.status }
+
+// NewMaintenance is the input of maintenance.schedule.
+type NewMaintenance struct {
+	ID             string
+	Title          string
+	Message        string
+	ScheduledStart time.Time
+	ScheduledEnd   time.Time
+}
+
+func (m *Maintenance) Schedule(n NewMaintenance, now time.Time) ([]event.Change, error) {
+	var fields []errs.Field
+	if strings.TrimSpace(n.Title) == "" {
+		fields = append(fields, errs.Field{Pointer: "/title", Detail: "must not be empty"})
+	}
+	if strings.TrimSpace(n.Message) == "" {
+		fields = append(fields, errs.Field{Pointer: "/message", Detail: "must not be empty"})
+	}
+	if !n.ScheduledEnd.After(n.ScheduledStart) {
+		fields = append(fields, errs.Field{Pointer: "/scheduled_end", Detail: "must be after scheduled_start"})
+	}
+	if len(fields) > 0 {
+		return nil, errs.Invalid(fields...)
+	}
+	if m.Exists() {
+		return nil, errs.Conflict("maintenance_exists", "the maintenance window already exists")
+	}
+	return []event.Change{event.New(MaintenanceScheduled, MaintenanceScheduledV1{
+		MaintenanceID: n.ID, Title: n.Title, Message: n.Message,
+		ScheduledStart: n.ScheduledStart.UTC(), ScheduledEnd: n.ScheduledEnd.UTC(),
+		Status: Scheduled, Revision: 1, OccurredAt: now,
+	})}, nil
+}
+
+// Advance moves the window to in_progress or completed, one step at a time.
+func (m *Maintenance) Advance(to, message string, now time.Time) ([]event.Change, error) {
+	if !m.Exists() {
+		return nil, errs.NotFound("maintenance")
+	}
+	var typ string
+	switch {
+	case to == InProgress && m.status == Scheduled:
+		typ = MaintenanceStarted
+	case to == Completed && m.status == InProgress:
+		typ = MaintenanceCompleted
+	case to != InProgress && to != Completed:
+		return nil, errs.InvalidField("/status", "must be in_progress or completed")
+	default:
+		return nil, errs.Conflict("invalid_transition", "maintenance cannot move from "+m.status+" to "+to)
+	}
+	return []event.Change{event.New(typ, MaintenanceProgressedV1{
+		MaintenanceID: m.id, Status: to, Message: message, Revision: m.revision + 1, OccurredAt: now,
+	})}, nil
+}

@@ -1,0 +1,101 @@
+package eventstore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/IBM/sarama"
+)
+
+// KafkaConfig is the broker section of the configuration.
+type KafkaConfig struct {
+	Brokers    []string
+	ClientID   string
+	Partitions int32 // partitions of each topic created at start-up
+	Topics     Topics
+}
+
+// WithDefaults fills what is unset.
+func (c KafkaConfig) WithDefaults() KafkaConfig {
+	if c.ClientID == "" {
+		c.ClientID = "platformd"
+	}
+	if c.Partitions == 0 {
+		c.Partitions = 3
+	}
+	return c
+}
+
+func (c KafkaConfig) Validate() error {
+	var errs []error
+	if len(c.Brokers) == 0 {
+		errs = append(errs, errors.New("kafka: at least one broker address is required (KAFKA_BROKERS)"))
+	}
+	for _, b := range c.Brokers {
+		if !strings.Contains(b, ":") {
+			errs = append(errs, fmt.Errorf("kafka: broker %q: want host:port", b))
+		}
+	}
+	if c.Partitions < 1 {
+		errs = append(errs, errors.New("kafka: partitions must be at least 1"))
+	}
+	return errors.Join(errs...)
+}
+
+// KafkaVersion is the protocol version spoken to the broker (Apache Kafka 3.9).
+var KafkaVersion = sarama.V3_9_0_0
+
+// SaramaConfig is the one client configuration every component starts from.
+func (c KafkaConfig) SaramaConfig() *sarama.Config {
+	cfg := sarama.NewConfig()
+	cfg.Version = KafkaVersion
+	cfg.ClientID = c.ClientID
+	cfg.Metadata.Retry.Max = 10
+	cfg.Metadata.Retry.Backoff = 500 * time.Millisecond
+	return cfg
+}
+
+// ProducerConfig is idempotent with acks=all: a retried send is written once
+// and a stream's order on its partition is kept.
+func (c KafkaConfig) ProducerConfig() *sarama.Config {
+	cfg := c.SaramaConfig()
+	cfg.Producer.Idempotent = true
+	cfg.Producer.RequiredAcks = sarama.WaitForAll
+	cfg.Producer.Return.Successes = true
+	cfg.Producer.Return.Errors = true
+	cfg.Producer.Retry.Max = 10
+	cfg.Producer.Retry.Backoff = 200 * time.Millisecond
+	cfg.Producer.Partitioner = sarama.NewHashPartitioner
+	cfg.Net.MaxOpenRequests = 1 // required by the idempotent producer
+	return cfg
+}
+
+// EnsureTopics creates the topics that do not exist yet, kept forever.
+func EnsureTopics(c KafkaConfig, topics ...string) error {
+	admin, err := sarama.NewClusterAdmin(c.Brokers, c.SaramaConfig())
+	if err != nil {
+		return fmt.Errorf("kafka admin: %w", err)
+	}
+	defer admin.Close()
+	existing, err := admin.ListTopics()
+	if err != nil {
+		return fmt.Errorf("kafka list topics: %w", err)
+	}
+	forever := "-1"
+	for _, t := range topics {
+		if _, ok := existing[t]; ok {
+			continue
+		}
+		err := admin.CreateTopic(t, &sarama.TopicDetail{
+			NumPartitions:     c.Partitions,
+			ReplicationFactor: 1,
+			ConfigEntries:     map[string]*string{"retention.ms": &forever, "retention.bytes": &forever},
+		}, false)
+		if err != nil && !errors.Is(err, sarama.ErrTopicAlreadyExists) {
+			return fmt.Errorf("kafka create topic %s: %w", t, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,211 @@
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// RelayConfig tunes the outbox relay.
+type RelayConfig struct {
+	BatchSize    int           // rows published per round trip; default 500
+	PollInterval time.Duration // fallback when no NOTIFY arrives; default 500ms
+	RetryBackoff time.Duration // after a broker or database error; default 1s
+}
+
+func (c RelayConfig) WithDefaults() RelayConfig {
+	if c.BatchSize == 0 {
+		c.BatchSize = 500
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = 500 * time.Millisecond
+	}
+	if c.RetryBackoff == 0 {
+		c.RetryBackoff = time.Second
+	}
+	return c
+}
+
+func (c RelayConfig) Validate() error {
+	if c.BatchSize < 1 || c.PollInterval <= 0 || c.RetryBackoff <= 0 {
+		return errors.New("relay: batch size, poll interval and retry backoff must be positive")
+	}
+	return nil
+}
+
+// relayLockID makes the relay a singleton across processes.
+const relayLockID = 7_310_002
+
+// Relay publishes committed outbox rows to Kafka. It selects unpublished rows
+// rather than advancing a sequence cursor, so a row that commits late (a
+// lower global_seq becoming visible after a higher one) is never skipped.
+// Within one stream rows are always committed in version order (the stream
+// lock), so publishing in global_seq order keeps every stream's order.
+// A crash between the send and the mark re-sends the rows: duplicates carry
+// the same event id and stream version, and readers drop them.
+type Relay struct {
+	pool     *pgxpool.Pool
+	producer sarama.SyncProducer
+	cfg      RelayConfig
+	log      *slog.Logger
+	wake     chan struct{}
+}
+
+func NewRelay(pool *pgxpool.Pool, producer sarama.SyncProducer, cfg RelayConfig, log *slog.Logger) (*Relay, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Relay{pool: pool, producer: producer, cfg: cfg, log: log, wake: make(chan struct{}, 1)}, nil
+}
+
+// Run publishes until ctx ends. Only the process holding the relay lock
+// publishes; the others wait for it.
+func (r *Relay) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		if err := r.runAsLeader(ctx); err != nil && ctx.Err() == nil {
+			r.log.Warn("relay: restarting after error", "err", err)
+			sleep(ctx, r.cfg.RetryBackoff)
+		}
+	}
+	return nil
+}
+
+func (r *Relay) runAsLeader(ctx context.Context) error {
+	conn, err := r.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	for {
+		var leader bool
+		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, relayLockID).Scan(&leader); err != nil {
+			return err
+		}
+		if leader {
+			break
+		}
+		if !sleep(ctx, r.cfg.PollInterval*4) {
+			return nil
+		}
+	}
+	// A session lock dies with its connection, so a crashed leader frees it.
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, relayLockID) //nolint:errcheck
+	listenCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	listenDone := make(chan error, 1)
+	listener, err := r.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	go func() {
+		defer listener.Release()
+		listenDone <- r.listen(listenCtx, listener)
+	}()
+	for {
+		n, err := r.PublishBatch(ctx)
+		if err != nil {
+			return err
+		}
+		if n == r.cfg.BatchSize {
+			continue // more is waiting
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-listenDone:
+			return fmt.Errorf("relay listener: %w", err)
+		case <-r.wake:
+		case <-time.After(r.cfg.PollInterval):
+		}
+	}
+}
+
+func (r *Relay) listen(ctx context.Context, conn *pgxpool.Conn) error {
+	if _, err := conn.Exec(ctx, `LISTEN `+NotifyChannel); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `UNLISTEN `+NotifyChannel) //nolint:errcheck
+	for {
+		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// PublishBatch sends up to BatchSize unpublished rows and marks them; it
+// returns how many it published.
+func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
+	rows, err := r.pool.Query(ctx, `SELECT global_seq, topic, `+eventColumns+`
+		FROM es_events WHERE published_at IS NULL ORDER BY global_seq LIMIT $1`, r.cfg.BatchSize)
+	if err != nil {
+		return 0, err
+	}
+	var seqs []int64
+	var msgs []*sarama.ProducerMessage
+	for rows.Next() {
+		var seq int64
+		var topic string
+		var e Event
+		err := rows.Scan(&seq, &topic, &e.ID, &e.Type, &e.SchemaVersion, &e.StreamType, &e.StreamID, &e.StreamVersion,
+			&e.OrganizationID, &e.Actor.ID, &e.Actor.Type, &e.OccurredAt, &e.RecordedAt, &e.IdempotencyKey,
+			&e.CorrelationID, &e.CausationID, &e.Payload)
+		if err != nil {
+			rows.Close()
+			return 0, err
+		}
+		msg, err := e.ToMessage(topic)
+		if err != nil {
+			rows.Close()
+			return 0, err
+		}
+		seqs = append(seqs, seq)
+		msgs = append(msgs, msg)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if len(msgs) == 0 {
+		return 0, nil
+	}
+	if err := r.producer.SendMessages(msgs); err != nil {
+		return 0, fmt.Errorf("publish %d events: %w", len(msgs), err)
+	}
+	if _, err := r.pool.Exec(ctx, `UPDATE es_events SET published_at = now() WHERE global_seq = ANY($1)`, seqs); err != nil {
+		return 0, err
+	}
+	relayPublished.Add(float64(len(msgs)))
+	return len(msgs), nil
+}
+
+// Pending counts unpublished rows (for readiness and tests).
+func Pending(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) (int64, error) {
+	var n int64
+	err := q.QueryRow(ctx, `SELECT count(*) FROM es_events WHERE published_at IS NULL`).Scan(&n)
+	return n, err
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}

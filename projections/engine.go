@@ -1,0 +1,384 @@
+package projections
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/migrate"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrate creates the runner's registry, checkpoint and failure tables.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	return migrate.Apply(ctx, pool, "projections", sub)
+}
+
+// EngineConfig is the projections section of the configuration.
+type EngineConfig struct {
+	Kafka        eventstore.KafkaConfig
+	Runner       RunnerConfig
+	PollInterval time.Duration // how often generations are reconciled; default 1s
+}
+
+func (c EngineConfig) WithDefaults() EngineConfig {
+	c.Kafka = c.Kafka.WithDefaults()
+	c.Runner = c.Runner.WithDefaults()
+	if c.PollInterval == 0 {
+		c.PollInterval = time.Second
+	}
+	return c
+}
+
+func (c EngineConfig) Validate() error {
+	return errors.Join(c.Kafka.Validate(), c.Runner.Validate())
+}
+
+// Engine runs every registered projection: the active generation, and a
+// building generation next to it when a rebuild was requested. When the
+// building generation has caught up with the log it becomes active in one
+// transaction, and queries read it from then on.
+type Engine struct {
+	pool        *pgxpool.Pool
+	cfg         EngineConfig
+	dead        DeadLetters
+	log         *slog.Logger
+	projections map[string]Projection
+	order       []string
+
+	mu      sync.Mutex
+	running map[genKey]context.CancelFunc
+	changed chan struct{} // closed and replaced after every committed batch
+}
+
+type genKey struct {
+	name       string
+	generation int
+}
+
+func NewEngine(pool *pgxpool.Pool, cfg EngineConfig, dead DeadLetters, log *slog.Logger, ps ...Projection) (*Engine, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{pool: pool, cfg: cfg, dead: dead, log: log, projections: map[string]Projection{},
+		running: map[genKey]context.CancelFunc{}, changed: make(chan struct{})}
+	for _, p := range ps {
+		if _, dup := e.projections[p.Name()]; dup {
+			return nil, fmt.Errorf("projection %q registered twice", p.Name())
+		}
+		e.projections[p.Name()] = p
+		e.order = append(e.order, p.Name())
+	}
+	return e, nil
+}
+
+// Projection returns a registered projection.
+func (e *Engine) Projection(name string) (Projection, bool) {
+	p, ok := e.projections[name]
+	return p, ok
+}
+
+// Names lists the registered projections in registration order.
+func (e *Engine) Names() []string { return append([]string(nil), e.order...) }
+
+// Init creates generation 1 (active) of every projection that has none.
+// Callers run it before serving queries.
+func (e *Engine) Init(ctx context.Context) error {
+	for _, name := range e.order {
+		p := e.projections[name]
+		err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 3))`, name); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM proj_generations WHERE projection=$1`, name).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return nil
+			}
+			if err := createTables(ctx, tx, p, 1); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO proj_generations (projection, generation, state, activated_at) VALUES ($1, 1, 'active', now())`, name)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("init projection %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func createTables(ctx context.Context, tx pgx.Tx, p Projection, generation int) error {
+	names := Resolver(p, generation)
+	for _, ddl := range p.Schema() {
+		if _, err := tx.Exec(ctx, names.Replace(ddl)); err != nil {
+			return fmt.Errorf("create tables of %s g%d: %w", p.Name(), generation, err)
+		}
+	}
+	return nil
+}
+
+// RequestRebuild starts a new generation of a projection, built from offset
+// zero by the running engine. It returns the new generation number.
+func RequestRebuild(ctx context.Context, pool *pgxpool.Pool, name string) (int, error) {
+	var gen int
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 3))`, name); err != nil {
+			return err
+		}
+		var building bool
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(max(generation), 0) + 1, bool_or(state = 'building')
+			FROM proj_generations WHERE projection=$1`, name).Scan(&gen, &building); err != nil {
+			return err
+		}
+		if gen == 1 {
+			return errs.NotFound("projection " + name)
+		}
+		if building {
+			return errs.Conflict("rebuild_in_progress", "a rebuild of "+name+" is already running")
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO proj_generations (projection, generation, state) VALUES ($1, $2, 'building')`, name, gen)
+		return err
+	})
+	return gen, err
+}
+
+// Generation describes one generation's state.
+type Generation struct {
+	Projection  string
+	Generation  int
+	State       string
+	CreatedAt   time.Time
+	ActivatedAt *time.Time
+}
+
+// Generations lists every generation of every projection.
+func Generations(ctx context.Context, pool *pgxpool.Pool) ([]Generation, error) {
+	rows, err := pool.Query(ctx, `SELECT projection, generation, state, created_at, activated_at
+		FROM proj_generations ORDER BY projection, generation`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Generation, error) {
+		var g Generation
+		err := r.Scan(&g.Projection, &g.Generation, &g.State, &g.CreatedAt, &g.ActivatedAt)
+		return g, err
+	})
+}
+
+// Run reconciles generations until ctx ends.
+func (e *Engine) Run(ctx context.Context) error {
+	if err := e.Init(ctx); err != nil {
+		return err
+	}
+	client, err := sarama.NewClient(e.cfg.Kafka.Brokers, e.cfg.Kafka.SaramaConfig())
+	if err != nil {
+		return fmt.Errorf("projections: kafka client: %w", err)
+	}
+	defer client.Close()
+	var wg sync.WaitGroup
+	defer func() {
+		e.mu.Lock()
+		for _, cancel := range e.running {
+			cancel()
+		}
+		e.mu.Unlock()
+		wg.Wait()
+	}()
+	ticker := time.NewTicker(e.cfg.PollInterval)
+	defer ticker.Stop()
+	for {
+		if err := e.reconcile(ctx, client, &wg); err != nil && ctx.Err() == nil {
+			e.log.Warn("projections: reconcile failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.WaitGroup) error {
+	gens, err := Generations(ctx, e.pool)
+	if err != nil {
+		return err
+	}
+	want := map[genKey]string{}
+	for _, g := range gens {
+		if _, ok := e.projections[g.Projection]; ok && g.State != "retired" {
+			want[genKey{g.Projection, g.Generation}] = g.State
+		}
+	}
+	e.mu.Lock()
+	for k, cancel := range e.running {
+		if _, ok := want[k]; !ok {
+			cancel()
+			delete(e.running, k)
+		}
+	}
+	for k := range want {
+		if _, ok := e.running[k]; ok {
+			continue
+		}
+		runCtx, cancel := context.WithCancel(ctx)
+		e.running[k] = cancel
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.runGeneration(runCtx, k)
+		}()
+	}
+	e.mu.Unlock()
+	for k, state := range want {
+		if state != "building" {
+			continue
+		}
+		done, err := e.caughtUp(ctx, client, k)
+		if err != nil {
+			return err
+		}
+		if done {
+			if err := e.activate(ctx, k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) runGeneration(ctx context.Context, k genKey) {
+	p := e.projections[k.name]
+	log := e.log.With("projection", k.name, "generation", k.generation)
+	if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation) }); err != nil {
+		log.Error("projection: create tables", "err", err)
+		return
+	}
+	cfg := e.cfg.Kafka.SaramaConfig()
+	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	cfg.Consumer.Group.Session.Timeout = 6 * time.Second
+	cfg.Consumer.Group.Heartbeat.Interval = 2 * time.Second
+	cfg.Consumer.Fetch.Default = 4 << 20
+	cfg.ChannelBufferSize = e.cfg.Runner.BatchSize * 2
+	group, err := sarama.NewConsumerGroup(e.cfg.Kafka.Brokers, e.GroupID(k.name, k.generation), cfg)
+	if err != nil {
+		log.Error("projection: consumer group", "err", err)
+		return
+	}
+	defer group.Close()
+	h := &runner{p: p, generation: k.generation, pool: e.pool, cfg: e.cfg.Runner, dead: e.dead, log: log,
+		names: Resolver(p, k.generation), applied: e.broadcast}
+	var topics []string
+	for _, c := range p.Contexts() {
+		topics = append(topics, e.cfg.Kafka.Topics.ForContext(c))
+	}
+	log.Info("projection: running", "topics", topics)
+	for ctx.Err() == nil {
+		if err := group.Consume(ctx, topics, h); err != nil && ctx.Err() == nil {
+			log.Warn("projection: consume", "err", err)
+			sleepCtx(ctx, time.Second)
+		}
+	}
+}
+
+// GroupID is the consumer group of one generation of a projection.
+func (e *Engine) GroupID(name string, generation int) string {
+	return e.cfg.Kafka.Topics.Group(fmt.Sprintf("projection.%s.g%d", name, generation))
+}
+
+func (e *Engine) caughtUp(ctx context.Context, client sarama.Client, k genKey) (bool, error) {
+	p := e.projections[k.name]
+	for _, c := range p.Contexts() {
+		topic := e.cfg.Kafka.Topics.ForContext(c)
+		parts, err := client.Partitions(topic)
+		if err != nil {
+			return false, err
+		}
+		for _, part := range parts {
+			hw, err := client.GetOffset(topic, part, sarama.OffsetNewest)
+			if err != nil {
+				return false, err
+			}
+			var next int64
+			err = e.pool.QueryRow(ctx, `SELECT next_offset FROM proj_checkpoints
+				WHERE projection=$1 AND generation=$2 AND topic=$3 AND partition=$4`, k.name, k.generation, topic, part).Scan(&next)
+			if errors.Is(err, pgx.ErrNoRows) {
+				next = 0
+			} else if err != nil {
+				return false, err
+			}
+			if next < hw {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// activate switches queries to the generation and retires the old one. The
+// tables of generations older than the retired one are dropped.
+func (e *Engine) activate(ctx context.Context, k genKey) error {
+	p := e.projections[k.name]
+	return pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 3))`, k.name); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE proj_generations SET state='retired' WHERE projection=$1 AND state='active'`, k.name); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE proj_generations SET state='active', activated_at=now()
+			WHERE projection=$1 AND generation=$2 AND state='building'`, k.name, k.generation)
+		if err != nil || tag.RowsAffected() != 1 {
+			return errors.Join(err, fmt.Errorf("generation %d of %s is not building", k.generation, k.name))
+		}
+		for old := k.generation - 2; old >= 1; old-- {
+			for _, t := range p.Tables() {
+				if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+TableName(t, old)); err != nil {
+					return err
+				}
+			}
+		}
+		e.log.Info("projection: generation active", "projection", k.name, "generation", k.generation)
+		return nil
+	})
+}
+
+func (e *Engine) broadcast() {
+	e.mu.Lock()
+	close(e.changed)
+	e.changed = make(chan struct{})
+	e.mu.Unlock()
+}
+
+func (e *Engine) changedChan() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.changed
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
