@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/internal/migrate"
 )
 
@@ -61,11 +62,7 @@ type Command struct {
 }
 
 // NewEvent is what a decision returns: the store fills in the envelope.
-type NewEvent struct {
-	Type          string
-	SchemaVersion int
-	Payload       any
-}
+type NewEvent = event.Change
 
 // Decision is the outcome of a command's domain logic: the events to append
 // and the result to return (and to replay for the same idempotency key).

@@ -80,7 +80,7 @@ ensure_libs() {
 	[[ -f "$LIBS/.complete" ]] && return 0
 	log "resolving the broker classpath from Maven (scripts/kafka/pom.xml)"
 	rm -rf "$LIBS.tmp"
-	local mvn=(mvn -q -B -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies
+	local mvn=(mvn -q -B -ntp -Dstyle.color=never -f "$ROOT/scripts/kafka/pom.xml" dependency:copy-dependencies
 		-DincludeScope=runtime "-DoutputDirectory=$LIBS.tmp")
 	# Offline first (the jars are usually in ~/.m2 already), then online.
 	"${mvn[@]}" -o >/dev/null 2>&1 || "${mvn[@]}"
@@ -178,6 +178,9 @@ start() {
 		if ready; then
 			log "already running (pid $(cat "$PIDFILE")) on 127.0.0.1:$PORT"
 			return 0
+		fi
+		if ! grep -q "^listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CPORT\$" "$KDIR/server.properties" 2>/dev/null; then
+			die "the broker (pid $(cat "$PIDFILE")) runs with other ports ($(grep '^listeners=' "$KDIR/server.properties")); run scripts/kafka.sh stop first"
 		fi
 		log "broker process $(cat "$PIDFILE") is alive but not answering yet; waiting"
 	else

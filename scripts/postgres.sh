@@ -49,8 +49,29 @@ ensure_binaries() {
 	[[ -x "$PG_BIN/postgres" ]] || die "postgresql-15 installed but $PG_BIN/postgres is missing"
 }
 
+# running: our postmaster is alive (postmaster.pid names a live, non-zombie
+# process: PID 1 of a container may reap a killed postmaster late).
 running() {
-	[[ -f "$DATA/PG_VERSION" ]] && as_owner "$PG_BIN/pg_ctl" status -D "$DATA" >/dev/null 2>&1
+	[[ -f "$DATA/postmaster.pid" ]] || return 1
+	local pid state
+	pid="$(head -n 1 "$DATA/postmaster.pid" 2>/dev/null)"
+	[[ "$pid" =~ ^[0-9]+$ ]] || return 1
+	state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" || return 1
+	[[ -n "$state" && "$state" != Z ]] || return 1
+	as_owner "$PG_BIN/pg_ctl" status -D "$DATA" >/dev/null 2>&1
+}
+
+pg_start() {
+	# Descriptors above 2 are closed so that the server does not hold a
+	# caller's pipe or our lock open.
+	(
+		for fd in /proc/self/fd/*; do
+			fd="${fd##*/}"
+			if [[ "$fd" -gt 2 ]]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+		done
+		exec </dev/null
+		as_owner "$PG_BIN/pg_ctl" start -D "$DATA" -l "$PGDIR/postgres.log" -w -t 120 >/dev/null
+	)
 }
 
 stop() {
@@ -116,38 +137,32 @@ start() {
 	exec 9>"$ROOT/.stack/pg.lock"
 	flock 9
 
-	if [[ ! -f "$DATA/PG_VERSION" ]]; then
-		init
-	fi
-	if [[ "$(id -u)" -eq 0 ]]; then
-		chown postgres: "$PGDIR"
-	fi
-	as_owner mkdir -p "$PGDIR/run"
-
 	if running; then
+		local running_port
+		running_port="$(sed -n 4p "$DATA/postmaster.pid")"
+		[[ "$running_port" == "$PORT" ]] ||
+			die "the server runs on port $running_port, not $PORT; run scripts/postgres.sh stop first"
 		log "already running on 127.0.0.1:$PORT"
+	elif ready; then
+		# Another checkout's stack, say (CI runs in a fresh clone): reuse
+		# it when it lets us in as postgres, as scripts/kafka.sh does.
+		psql_admin -tAc "SELECT 1" >/dev/null 2>&1 ||
+			die "port $PORT is taken by a PostgreSQL server that refuses user postgres (set PG_PORT or stop it)"
+		log "a PostgreSQL server not started from this checkout already answers on 127.0.0.1:$PORT; reusing it"
 	else
-		if ready; then
-			# Another checkout's stack, say (CI runs in a fresh clone): reuse
-			# it when it lets us in as postgres, as scripts/kafka.sh does.
-			psql_admin -tAc "SELECT 1" >/dev/null 2>&1 ||
-				die "port $PORT is taken by a PostgreSQL server that refuses user postgres (set PG_PORT or stop it)"
-			log "a PostgreSQL server not started from this checkout already answers on 127.0.0.1:$PORT; reusing it"
-			ensure_database
-			return 0
+		if [[ ! -f "$DATA/PG_VERSION" ]]; then
+			init
 		fi
+		if [[ "$(id -u)" -eq 0 ]]; then
+			chown postgres: "$PGDIR"
+		fi
+		as_owner mkdir -p "$PGDIR/run"
 		write_config
 		log "starting on 127.0.0.1:$PORT"
-		# Descriptors above 2 are closed so that the server does not hold a
-		# caller's pipe or our lock open.
-		(
-			for fd in /proc/self/fd/*; do
-				fd="${fd##*/}"
-				if [[ "$fd" -gt 2 ]]; then eval "exec $fd>&-" 2>/dev/null || true; fi
-			done
-			exec </dev/null
-			as_owner "$PG_BIN/pg_ctl" start -D "$DATA" -l "$PGDIR/postgres.log" -w -t 120 >/dev/null
-		) || { tail -n 30 "$PGDIR/postgres.log" >&2 || true; die "pg_ctl start failed"; }
+		# A second try covers a crashed server whose children were still
+		# exiting (and holding its shared memory) at the first one.
+		pg_start || { sleep 3 && pg_start; } ||
+			{ tail -n 30 "$PGDIR/postgres.log" >&2 || true; die "pg_ctl start failed"; }
 	fi
 
 	for _ in $(seq 1 100); do

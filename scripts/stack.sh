@@ -8,7 +8,7 @@
 #   . .stack/env               then KAFKA_BROKERS and DATABASE_URL are set
 #
 # KAFKA_BROKERS / DATABASE_URL already set in the environment are used as they
-# are (nothing is started for them). Otherwise scripts/kafka.sh and
+# are (nothing is started for them), unless they are this stack's own values. Otherwise scripts/kafka.sh and
 # scripts/postgres.sh run in parallel (ports: KAFKA_PORT, PG_PORT).
 set -euo pipefail
 
@@ -28,6 +28,13 @@ shquote() {
 start() {
 	mkdir -p "$STACK"
 	local t0=$SECONDS kpid="" ppid="" failed=0
+
+	# Values equal to our own (e.g. a shell that sourced .stack/env) still
+	# mean "this stack": make sure it runs.
+	local own_brokers="127.0.0.1:$KAFKA_PORT"
+	local own_dburl="postgres://postgres@127.0.0.1:$PG_PORT/platform?sslmode=disable"
+	if [[ "${KAFKA_BROKERS:-}" == "$own_brokers" ]]; then unset KAFKA_BROKERS; fi
+	if [[ "${DATABASE_URL:-}" == "$own_dburl" ]]; then unset DATABASE_URL; fi
 
 	if [[ -z "${KAFKA_BROKERS:-}" ]]; then
 		"$ROOT/scripts/kafka.sh" start &
@@ -52,14 +59,14 @@ start() {
 	fi
 	((failed == 0)) || exit 1
 
-	local brokers="${KAFKA_BROKERS:-127.0.0.1:$KAFKA_PORT}"
-	local dburl="${DATABASE_URL:-postgres://postgres@127.0.0.1:$PG_PORT/platform?sslmode=disable}"
+	local brokers="${KAFKA_BROKERS:-$own_brokers}"
+	local dburl="${DATABASE_URL:-$own_dburl}"
 	# POSIX sh syntax (make runs /bin/sh), values single-quoted.
 	{
 		echo "export KAFKA_BROKERS=$(shquote "$brokers")"
 		echo "export DATABASE_URL=$(shquote "$dburl")"
-	} >"$STACK/env.tmp"
-	mv "$STACK/env.tmp" "$STACK/env"
+	} >"$STACK/env.tmp.$$"
+	mv "$STACK/env.tmp.$$" "$STACK/env"
 	log "up in $((SECONDS - t0))s; environment in .stack/env:"
 	cat "$STACK/env"
 }

@@ -23,3 +23,17 @@ type Recorded struct {
 func New(typ string, payload any) Change {
 	return Change{Type: typ, SchemaVersion: 1, Payload: payload}
 }
+
+// Append returns history followed by changes as recorded events, so a
+// decision's outcome can be rendered from the state after it.
+func Append(history []Recorded, changes []Change) ([]Recorded, error) {
+	out := append([]Recorded(nil), history...)
+	for _, c := range changes {
+		payload, err := json.Marshal(c.Payload)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Recorded{Type: c.Type, SchemaVersion: max(c.SchemaVersion, 1), Version: int64(len(out) + 1), Payload: payload})
+	}
+	return out, nil
+}

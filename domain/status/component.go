@@ -50,6 +50,17 @@ func (c *Component) Status() string                 { return c.status }
 func (c *Component) ConsecutiveFails() int          { return c.consecutiveFails }
 func (c *Component) Definition() ComponentDefinedV1 { return c.def }
 
+// ComponentState is the externally visible state of a component.
+type ComponentState struct {
+	ComponentDefinedV1
+	Status           string `json:"status"`
+	ConsecutiveFails int    `json:"consecutive_fails"`
+}
+
+func (c *Component) State() ComponentState {
+	return ComponentState{ComponentDefinedV1: c.def, Status: c.status, ConsecutiveFails: c.consecutiveFails}
+}
+
 // Define registers the component or changes its definition.
 func (c *Component) Define(d ComponentDefinedV1) ([]event.Change, error) {
 	var fields []errs.Field
@@ -83,7 +94,8 @@ func (c *Component) RecordCheck(httpStatus int, checkErr string, now time.Time) 
 		return nil, errs.NotFound("component")
 	}
 	ok := checkErr == "" && httpStatus >= 200 && httpStatus <= 399
-	p := ComponentCheckedV1{ComponentID: c.def.ComponentID, HTTPStatus: httpStatus, Error: checkErr, CheckedAt: now}
+	p := ComponentCheckedV1{ComponentID: c.def.ComponentID, Host: c.def.Host, Name: c.def.Name, Group: c.def.Group,
+		HTTPStatus: httpStatus, Error: checkErr, CheckedAt: now}
 	if ok {
 		switch {
 		case c.status == Degraded:

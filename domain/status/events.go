@@ -112,6 +112,9 @@ type ComponentDefinedV1 struct {
 // ComponentCheckedV1 is the payload of every check outcome event.
 type ComponentCheckedV1 struct {
 	ComponentID      string    `json:"component_id"`
+	Host             string    `json:"component_host"`
+	Name             string    `json:"component_name"`
+	Group            *string   `json:"component_group"`
 	HTTPStatus       int       `json:"http_status"`
 	ConsecutiveFails int       `json:"consecutive_fails"`
 	Error            string    `json:"error,omitempty"`

@@ -12,27 +12,36 @@ import (
 
 // Incident is the write model of one incident stream.
 type Incident struct {
-	id       string
-	status   string
-	revision int
-	severity string
-	title    string
+	id            string
+	status        string
+	revision      int
+	severity      string
+	title         string
+	message       string
+	componentHost *string
+	componentName *string
+	createdAt     time.Time
+	updatedAt     time.Time
 }
 
 // LoadIncident rebuilds an incident from its history.
 func LoadIncident(history []event.Recorded) (*Incident, error) {
 	i := &Incident{}
 	for _, r := range history {
-		var p IncidentUpdatedV1 // created carries the same members used here
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return nil, err
-		}
 		switch r.Type {
-		case IncidentCreated, IncidentUpdated, IncidentResolved:
-			i.id, i.status, i.revision, i.severity = p.IncidentID, p.Status, p.Revision, p.Severity
-			if p.Title != "" {
-				i.title = p.Title
+		case IncidentCreated:
+			var p IncidentCreatedV1
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				return nil, err
 			}
+			i.id, i.status, i.revision, i.severity, i.title, i.message = p.IncidentID, p.Status, p.Revision, p.Severity, p.Title, p.Message
+			i.componentHost, i.componentName, i.createdAt, i.updatedAt = p.ComponentHost, p.ComponentName, p.OccurredAt, p.OccurredAt
+		case IncidentUpdated, IncidentResolved:
+			var p IncidentUpdatedV1
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				return nil, err
+			}
+			i.status, i.revision, i.severity, i.title, i.message, i.updatedAt = p.Status, p.Revision, p.Severity, p.Title, p.Message, p.OccurredAt
 		}
 	}
 	return i, nil
@@ -42,6 +51,25 @@ func (i *Incident) Exists() bool     { return i.revision > 0 }
 func (i *Incident) Status() string   { return i.status }
 func (i *Incident) Revision() int    { return i.revision }
 func (i *Incident) Severity() string { return i.severity }
+
+// IncidentState is the externally visible state of an incident.
+type IncidentState struct {
+	IncidentID    string    `json:"incident_id"`
+	Title         string    `json:"title"`
+	Message       string    `json:"message"`
+	Severity      string    `json:"severity"`
+	Status        string    `json:"status"`
+	Revision      int       `json:"revision"`
+	ComponentHost *string   `json:"component_host"`
+	ComponentName *string   `json:"component_name"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+func (i *Incident) State() IncidentState {
+	return IncidentState{IncidentID: i.id, Title: i.title, Message: i.message, Severity: i.severity, Status: i.status,
+		Revision: i.revision, ComponentHost: i.componentHost, ComponentName: i.componentName, CreatedAt: i.createdAt, UpdatedAt: i.updatedAt}
+}
 
 // NewIncident is the input of incidents.create.
 type NewIncident struct {

@@ -12,19 +12,48 @@ import (
 // Maintenance is the write model of one maintenance window:
 // scheduled (rev 1) -> in_progress (rev 2) -> completed (rev 3).
 type Maintenance struct {
-	id       string
-	status   string
-	revision int
+	id             string
+	status         string
+	revision       int
+	title          string
+	message        string
+	scheduledStart time.Time
+	scheduledEnd   time.Time
+	updatedAt      time.Time
+}
+
+// MaintenanceState is the externally visible state of a maintenance window.
+type MaintenanceState struct {
+	MaintenanceID  string    `json:"maintenance_id"`
+	Title          string    `json:"title"`
+	Message        string    `json:"message"`
+	Status         string    `json:"status"`
+	Revision       int       `json:"revision"`
+	ScheduledStart time.Time `json:"scheduled_start"`
+	ScheduledEnd   time.Time `json:"scheduled_end"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+func (m *Maintenance) State() MaintenanceState {
+	return MaintenanceState{MaintenanceID: m.id, Title: m.title, Message: m.message, Status: m.status, Revision: m.revision,
+		ScheduledStart: m.scheduledStart, ScheduledEnd: m.scheduledEnd, UpdatedAt: m.updatedAt}
 }
 
 func LoadMaintenance(history []event.Recorded) (*Maintenance, error) {
 	m := &Maintenance{}
 	for _, r := range history {
+		if r.Type == MaintenanceScheduled {
+			var p MaintenanceScheduledV1
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				return nil, err
+			}
+			m.title, m.scheduledStart, m.scheduledEnd = p.Title, p.ScheduledStart, p.ScheduledEnd
+		}
 		var p MaintenanceProgressedV1
 		if err := json.Unmarshal(r.Payload, &p); err != nil {
 			return nil, err
 		}
-		m.id, m.status, m.revision = p.MaintenanceID, p.Status, p.Revision
+		m.id, m.status, m.revision, m.message, m.updatedAt = p.MaintenanceID, p.Status, p.Revision, p.Message, p.OccurredAt
 	}
 	return m, nil
 }

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path"
 	"regexp"
@@ -17,9 +16,8 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+
+	"github.com/platform/backend/internal/schema"
 )
 
 //go:embed schemas/*.json
@@ -68,9 +66,7 @@ func Load() (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
+	c := schema.NewCompiler()
 
 	r := &Registry{contracts: map[string]Contract{}, raw: map[string][]byte{}}
 	for _, n := range names {
@@ -184,17 +180,7 @@ func (r *Registry) Validate(typ, idempotencyKey string, payload []byte) error {
 			Message: fmt.Sprintf("idempotency key %q does not match %s", idempotencyKey, c.IdempotencyKeyPattern),
 		})
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(payload))
-	if err != nil {
-		problems = append(problems, Problem{Message: "payload is not JSON: " + err.Error()})
-	} else if err := c.schema.Validate(doc); err != nil {
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			problems = append(problems, schemaProblems(ve)...)
-		} else {
-			problems = append(problems, Problem{Message: err.Error()})
-		}
-	}
+	problems = append(problems, schema.Validate(c.schema, payload)...)
 	if len(problems) == 0 {
 		return nil
 	}
@@ -221,53 +207,4 @@ func (e *ValidationError) Error() string {
 
 // Problem is one violation. Pointer is the JSON pointer of the failing member ("" for the
 // payload root or the idempotency key).
-type Problem struct {
-	Pointer string
-	Message string
-}
-
-var printer = message.NewPrinter(language.English)
-
-// schemaProblems flattens the library's error tree into its leaves. The library reports a missing
-// or an extra member at the enclosing object; we point at the member itself, because that is what
-// a client has to add or remove.
-func schemaProblems(root *jsonschema.ValidationError) []Problem {
-	var out []Problem
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		at := pointer(e.InstanceLocation)
-		switch k := e.ErrorKind.(type) {
-		case *kind.Required:
-			for _, m := range k.Missing {
-				out = append(out, Problem{Pointer: at + "/" + escape(m), Message: "required member is missing"})
-			}
-		case *kind.AdditionalProperties:
-			for _, m := range k.Properties {
-				out = append(out, Problem{Pointer: at + "/" + escape(m), Message: "member is not allowed"})
-			}
-		default:
-			out = append(out, Problem{Pointer: at, Message: k.LocalizedString(printer)})
-		}
-	}
-	walk(root)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
-	return out
-}
-
-func pointer(tokens []string) string {
-	var sb strings.Builder
-	for _, t := range tokens {
-		sb.WriteString("/" + escape(t))
-	}
-	return sb.String()
-}
-
-func escape(token string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(token)
-}
+type Problem = schema.Problem

@@ -1,0 +1,62 @@
+// Package commands holds what every command handler shares: who asks
+// (Meta), and Run, the one way a handler loads a stream, decides and appends.
+// One package per bounded context below it holds one file per command.
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/eventstore"
+)
+
+// Meta is the context of one command: tenant, principal and request ids.
+type Meta struct {
+	OrganizationID string
+	Actor          eventstore.Actor
+	IdempotencyKey string
+	RequestHash    string
+	CorrelationID  string
+}
+
+// Result is a command's answer, with the position of its events for
+// read-your-writes.
+type Result[T any] struct {
+	Value    T
+	Position eventstore.Position
+	Replayed bool
+}
+
+// Decide turns a stream's history into new events and the command's answer.
+type Decide[T any] func(history []event.Recorded) ([]event.Change, T, error)
+
+// Run executes a command against one stream.
+func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T]) (Result[T], error) {
+	cmd := eventstore.Command{
+		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
+		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID,
+	}
+	out, err := store.Execute(ctx, cmd, func(history []eventstore.Event) (eventstore.Decision, error) {
+		changes, value, err := decide(Recorded(history))
+		return eventstore.Decision{Events: changes, Result: value}, err
+	})
+	if err != nil {
+		return Result[T]{}, err
+	}
+	var value T
+	if err := json.Unmarshal(out.Result, &value); err != nil {
+		return Result[T]{}, fmt.Errorf("decode command result: %w", err)
+	}
+	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed}, nil
+}
+
+// Recorded is the domain's view of stored events.
+func Recorded(history []eventstore.Event) []event.Recorded {
+	out := make([]event.Recorded, len(history))
+	for i, e := range history {
+		out[i] = event.Recorded{Type: e.Type, SchemaVersion: e.SchemaVersion, Version: e.StreamVersion, Payload: e.Payload}
+	}
+	return out
+}

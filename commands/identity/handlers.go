@@ -1,0 +1,20 @@
+// Package identity holds the identity commands and credential validation.
+package identity
+
+import (
+	"time"
+
+	"github.com/platform/backend/eventstore"
+)
+
+type Handlers struct {
+	store *eventstore.Store
+	now   func() time.Time
+}
+
+func NewHandlers(store *eventstore.Store, now func() time.Time) *Handlers {
+	if now == nil {
+		now = time.Now
+	}
+	return &Handlers{store: store, now: func() time.Time { return now().UTC().Truncate(time.Microsecond) }}
+}

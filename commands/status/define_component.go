@@ -1,0 +1,31 @@
+package status
+
+import (
+	"context"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/status"
+)
+
+// DefineComponent is components.upsert: register a monitored surface or change it.
+type DefineComponent struct {
+	ComponentID    string  `json:"componentId"`
+	ComponentHost  string  `json:"componentHost"`
+	ComponentName  string  `json:"componentName"`
+	ComponentGroup *string `json:"componentGroup"`
+	CheckURL       string  `json:"checkUrl"`
+}
+
+// ComponentStreamID keeps client-chosen component ids apart per organization.
+func ComponentStreamID(organizationID, componentID string) string {
+	return "component:" + organizationID + ":" + componentID
+}
+
+func (h *Handlers) DefineComponent(ctx context.Context, m commands.Meta, in DefineComponent) (commands.Result[domain.ComponentState], error) {
+	return commands.Run(ctx, h.store, m, domain.StreamComponent, ComponentStreamID(m.OrganizationID, in.ComponentID),
+		decide(domain.LoadComponent, func(c *domain.Component) ([]event.Change, error) {
+			return c.Define(domain.ComponentDefinedV1{ComponentID: in.ComponentID, Host: in.ComponentHost,
+				Name: in.ComponentName, Group: in.ComponentGroup, CheckURL: in.CheckURL})
+		}, (*domain.Component).State))
+}

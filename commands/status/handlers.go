@@ -1,0 +1,48 @@
+// Package status holds the status service's commands, one file each.
+package status
+
+import (
+	"time"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/eventstore"
+)
+
+// Handlers executes status commands against the event store.
+type Handlers struct {
+	store *eventstore.Store
+	now   func() time.Time
+}
+
+func NewHandlers(store *eventstore.Store, now func() time.Time) *Handlers {
+	if now == nil {
+		now = time.Now
+	}
+	return &Handlers{store: store, now: func() time.Time { return now().UTC().Truncate(time.Microsecond) }}
+}
+
+// decide is the shape of every status command: load the write model, let it
+// decide, and answer with the state the new events produce (so a replayed
+// idempotent request answers exactly as the first one did).
+func decide[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) commands.Decide[S] {
+	return func(history []event.Recorded) ([]event.Change, S, error) {
+		var zero S
+		model, err := load(history)
+		if err != nil {
+			return nil, zero, err
+		}
+		changes, err := act(model)
+		if err != nil {
+			return nil, zero, err
+		}
+		all, err := event.Append(history, changes)
+		if err != nil {
+			return nil, zero, err
+		}
+		if model, err = load(all); err != nil {
+			return nil, zero, err
+		}
+		return changes, state(model), nil
+	}
+}

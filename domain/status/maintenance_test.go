@@ -1,0 +1,229 @@
+package status_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/status"
+)
+
+const mntID = "mnt_01"
+
+var (
+	mntStart = time.Date(2026, 5, 10, 2, 0, 0, 0, time.UTC)
+	mntEnd   = time.Date(2026, 5, 10, 4, 0, 0, 0, time.UTC)
+)
+
+func mntScheduled() event.Recorded {
+	return rec(status.MaintenanceScheduled, status.MaintenanceScheduledV1{
+		MaintenanceID: mntID, Title: "Database upgrade", Message: "Short read-only window.",
+		ScheduledStart: mntStart, ScheduledEnd: mntEnd, Status: status.Scheduled, Revision: 1, OccurredAt: t0.Add(-24 * time.Hour),
+	})
+}
+
+func mntStarted() event.Recorded {
+	return rec(status.MaintenanceStarted, status.MaintenanceProgressedV1{
+		MaintenanceID: mntID, Status: status.InProgress, Message: "started", Revision: 2, OccurredAt: mntStart,
+	})
+}
+
+func mntCompleted() event.Recorded {
+	return rec(status.MaintenanceCompleted, status.MaintenanceProgressedV1{
+		MaintenanceID: mntID, Status: status.Completed, Message: "done", Revision: 3, OccurredAt: mntEnd,
+	})
+}
+
+func TestMaintenanceSchedule(t *testing.T) {
+	valid := status.NewMaintenance{
+		ID: mntID, Title: "Database upgrade", Message: "Short read-only window.",
+		ScheduledStart: mntStart, ScheduledEnd: mntEnd,
+	}
+	with := func(f func(*status.NewMaintenance)) status.NewMaintenance {
+		n := valid
+		f(&n)
+		return n
+	}
+	cest := time.FixedZone("CEST", 2*60*60)
+	tests := []struct {
+		name  string
+		given []event.Recorded
+		when  status.NewMaintenance
+		then  then
+	}{
+		{
+			name: "new window is scheduled at revision 1",
+			when: valid,
+			then: ok(v1("status.maintenance.scheduled", status.MaintenanceScheduledV1{
+				MaintenanceID: mntID, Title: "Database upgrade", Message: "Short read-only window.",
+				ScheduledStart: mntStart, ScheduledEnd: mntEnd, Status: "scheduled", Revision: 1, OccurredAt: t0,
+			})),
+		},
+		{
+			name: "window times are stored in UTC",
+			when: with(func(n *status.NewMaintenance) {
+				n.ScheduledStart, n.ScheduledEnd = mntStart.In(cest), mntEnd.In(cest)
+			}),
+			then: ok(v1("status.maintenance.scheduled", status.MaintenanceScheduledV1{
+				MaintenanceID: mntID, Title: "Database upgrade", Message: "Short read-only window.",
+				ScheduledStart: mntStart, ScheduledEnd: mntEnd, Status: "scheduled", Revision: 1, OccurredAt: t0,
+			})),
+		},
+		{
+			name: "one nanosecond long window is accepted",
+			when: with(func(n *status.NewMaintenance) { n.ScheduledEnd = mntStart.Add(time.Nanosecond) }),
+			then: ok(v1("status.maintenance.scheduled", status.MaintenanceScheduledV1{
+				MaintenanceID: mntID, Title: "Database upgrade", Message: "Short read-only window.",
+				ScheduledStart: mntStart, ScheduledEnd: mntStart.Add(time.Nanosecond), Status: "scheduled", Revision: 1, OccurredAt: t0,
+			})),
+		},
+		{name: "end equal to start", when: with(func(n *status.NewMaintenance) { n.ScheduledEnd = mntStart }), then: invalid("/scheduled_end")},
+		{name: "end before start", when: with(func(n *status.NewMaintenance) { n.ScheduledEnd = mntStart.Add(-time.Minute) }), then: invalid("/scheduled_end")},
+		{name: "missing times", when: with(func(n *status.NewMaintenance) { n.ScheduledStart, n.ScheduledEnd = time.Time{}, time.Time{} }), then: invalid("/scheduled_end")},
+		{name: "empty title", when: with(func(n *status.NewMaintenance) { n.Title = " " }), then: invalid("/title")},
+		{name: "empty message", when: with(func(n *status.NewMaintenance) { n.Message = "" }), then: invalid("/message")},
+		{
+			name: "every invalid member is reported",
+			when: status.NewMaintenance{ID: mntID, ScheduledStart: mntEnd, ScheduledEnd: mntStart},
+			then: invalid("/title", "/message", "/scheduled_end"),
+		},
+		{name: "schedule twice", given: given(mntScheduled()), when: valid, then: conflict("maintenance_exists")},
+		{name: "schedule over a completed window", given: given(mntScheduled(), mntStarted(), mntCompleted()), when: valid, then: conflict("maintenance_exists")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := status.LoadMaintenance(tt.given)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			got, err := m.Schedule(tt.when, t0)
+			check(t, got, err, tt.then)
+		})
+	}
+}
+
+func TestMaintenanceAdvance(t *testing.T) {
+	scheduled := given(mntScheduled())
+	inProgress := given(mntScheduled(), mntStarted())
+	completed := given(mntScheduled(), mntStarted(), mntCompleted())
+
+	type tc struct {
+		name  string
+		given []event.Recorded
+		to    string
+		then  then
+	}
+	tests := []tc{
+		{
+			name: "start a scheduled window", given: scheduled, to: "in_progress",
+			then: ok(v1("status.maintenance.started", status.MaintenanceProgressedV1{
+				MaintenanceID: mntID, Status: "in_progress", Message: "note", Revision: 2, OccurredAt: t0,
+			})),
+		},
+		{
+			name: "complete a window in progress", given: inProgress, to: "completed",
+			then: ok(v1("status.maintenance.completed", status.MaintenanceProgressedV1{
+				MaintenanceID: mntID, Status: "completed", Message: "note", Revision: 3, OccurredAt: t0,
+			})),
+		},
+		{name: "complete a scheduled window", given: scheduled, to: "completed", then: conflict("invalid_transition")},
+		{name: "start twice", given: inProgress, to: "in_progress", then: conflict("invalid_transition")},
+		{name: "start a completed window", given: completed, to: "in_progress", then: conflict("invalid_transition")},
+		{name: "complete twice", given: completed, to: "completed", then: conflict("invalid_transition")},
+		{name: "start a missing window", to: "in_progress", then: notFound()},
+		{name: "complete a missing window", to: "completed", then: notFound()},
+	}
+	for _, to := range []string{"scheduled", "cancelled", "resolved", "", "IN_PROGRESS"} {
+		for name, h := range map[string][]event.Recorded{"scheduled": scheduled, "in_progress": inProgress, "completed": completed} {
+			tests = append(tests, tc{
+				name: fmt.Sprintf("unknown target %q from %s", to, name), given: h, to: to, then: invalid("/status"),
+			})
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := status.LoadMaintenance(tt.given)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			got, err := m.Advance(tt.to, "note", t0)
+			check(t, got, err, tt.then)
+		})
+	}
+}
+
+// TestMaintenanceLifecycle runs the whole window through decisions read back
+// from their own events: scheduled 1, in_progress 2, completed 3.
+func TestMaintenanceLifecycle(t *testing.T) {
+	m, err := status.LoadMaintenance(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Exists() {
+		t.Fatal("empty history must not exist")
+	}
+	changes, err := m.Schedule(status.NewMaintenance{ID: mntID, Title: "T", Message: "M", ScheduledStart: mntStart, ScheduledEnd: mntEnd}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := appendChanges(t, nil, changes)
+	steps := []struct {
+		to, typ  string
+		revision int
+	}{
+		{"in_progress", "status.maintenance.started", 2},
+		{"completed", "status.maintenance.completed", 3},
+	}
+	for _, s := range steps {
+		m, err := status.LoadMaintenance(history)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Advance(s.to, "m", t0)
+		check(t, got, err, ok(v1(s.typ, status.MaintenanceProgressedV1{
+			MaintenanceID: mntID, Status: s.to, Message: "m", Revision: s.revision, OccurredAt: t0,
+		})))
+		history = appendChanges(t, history, got)
+	}
+	m, err = status.LoadMaintenance(history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Exists() || m.Status() != "completed" {
+		t.Fatalf("want an existing completed window, got exists=%v status=%q", m.Exists(), m.Status())
+	}
+}
+
+func TestMaintenanceState(t *testing.T) {
+	base := status.MaintenanceState{
+		MaintenanceID: mntID, Title: "Database upgrade", ScheduledStart: mntStart, ScheduledEnd: mntEnd,
+	}
+	state := func(st, message string, revision int, updated time.Time) status.MaintenanceState {
+		s := base
+		s.Status, s.Message, s.Revision, s.UpdatedAt = st, message, revision, updated
+		return s
+	}
+	tests := []struct {
+		name  string
+		given []event.Recorded
+		then  status.MaintenanceState
+	}{
+		{name: "no history", then: status.MaintenanceState{}},
+		{name: "scheduled", given: given(mntScheduled()), then: state("scheduled", "Short read-only window.", 1, t0.Add(-24*time.Hour))},
+		{name: "in progress", given: given(mntScheduled(), mntStarted()), then: state("in_progress", "started", 2, mntStart)},
+		{name: "completed", given: given(mntScheduled(), mntStarted(), mntCompleted()), then: state("completed", "done", 3, mntEnd)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := status.LoadMaintenance(tt.given)
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			if got := m.State(); !reflect.DeepEqual(got, tt.then) {
+				t.Fatalf("state:\nwant %+v\ngot  %+v", tt.then, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,249 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/projections"
+)
+
+// Header names of the platform's HTTP conventions.
+const (
+	HeaderIdempotencyKey = "Idempotency-Key"
+	HeaderReplayed       = "Idempotent-Replayed"
+	HeaderPosition       = "X-Platform-Position"     // on command answers
+	HeaderMinPosition    = "X-Platform-Min-Position" // on queries: wait for this
+	HeaderRequestID      = "X-Request-Id"
+	HeaderAPIKey         = "X-Api-Key"
+)
+
+const maxBody = 1 << 20
+
+// Service is one seed service on its own listener.
+type Service struct {
+	Name    string
+	Actions []Action
+	// Routes adds routes that are not actions (health probes, /validate).
+	Routes func(r *mux.Router)
+}
+
+// Deps are what every service's router needs.
+type Deps struct {
+	Validator Validator
+	Limiter   *Limiter
+	Reader    *projections.Reader
+	Log       *slog.Logger
+}
+
+// NewHandler builds a service's handler: its actions, its descriptors at
+// GET /api/actions, its OpenAPI document at GET /api/openapi.json.
+func NewHandler(svc Service, d Deps) (http.Handler, error) {
+	r := mux.NewRouter()
+	for i := range svc.Actions {
+		a := &svc.Actions[i]
+		if err := a.withDefaults(); err != nil {
+			return nil, err
+		}
+		r.Handle(a.Path, d.serveAction(a)).Methods(a.Method)
+	}
+	r.HandleFunc("/api/actions", func(w http.ResponseWriter, _ *http.Request) {
+		WriteJSON(w, http.StatusOK, map[string]any{"service": svc.Name, "actions": svc.Actions})
+	}).Methods(http.MethodGet)
+	r.HandleFunc("/api/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
+		WriteJSON(w, http.StatusOK, OpenAPI(svc))
+	}).Methods(http.MethodGet)
+	if svc.Routes != nil {
+		svc.Routes(r)
+	}
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		WriteError(w, req, d.Log, errs.NotFound("route "+req.URL.Path))
+	})
+	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		WriteError(w, req, d.Log, &errs.Error{Kind: errs.KindNotFound, Code: "method_not_allowed", Message: req.Method + " is not served at " + req.URL.Path})
+	})
+	return withRequestID(withRecover(withCORS(r), d.Log)), nil
+}
+
+func (d Deps) serveAction(a *Action) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fail := func(err error) { WriteError(w, r, d.Log, err) }
+		ctx := r.Context()
+		var p identity.Principal
+		if a.AuthorizationMode != AuthPublic {
+			token := credential(r)
+			if token == "" {
+				fail(errs.AuthenticationRequired("a bearer token or API key is required"))
+				return
+			}
+			var err error
+			if p, err = d.Validator.Validate(ctx, token); err != nil {
+				fail(err)
+				return
+			}
+		}
+		if err := d.Limiter.Allow(limitKey(p, r)); err != nil {
+			fail(err)
+			return
+		}
+		if a.Permission != "" && !p.Allows(a.Permission) {
+			fail(errs.PermissionDenied("the credential lacks permission " + a.Permission))
+			return
+		}
+		if len(a.AllowedServices) > 0 && !slices.Contains(a.AllowedServices, p.Service) {
+			fail(errs.PermissionDenied("this action accepts only the services " + strings.Join(a.AllowedServices, ", ")))
+			return
+		}
+		input, err := a.assembleInput(r)
+		if err != nil {
+			fail(err)
+			return
+		}
+		if err := a.validateInput(input); err != nil {
+			fail(err)
+			return
+		}
+		if a.ReadOnly && a.ReadModel != "" {
+			if raw := r.Header.Get(HeaderMinPosition); raw != "" {
+				pos, err := eventstore.ParsePosition(raw)
+				if err != nil {
+					fail(errs.InvalidField("/header/"+HeaderMinPosition, err.Error()))
+					return
+				}
+				if err := d.Reader.WaitFor(ctx, a.ReadModel, pos); err != nil {
+					fail(err)
+					return
+				}
+			}
+		}
+		call := &Call{Input: input, Principal: p, Request: r, Meta: commands.Meta{
+			OrganizationID: p.OrganizationID,
+			Actor:          eventstore.Actor{ID: p.ID, Type: p.Type},
+			CorrelationID:  RequestID(ctx),
+		}}
+		if !a.ReadOnly {
+			if key := r.Header.Get(HeaderIdempotencyKey); key != "" {
+				if len(key) > 255 {
+					fail(errs.InvalidField("/header/"+HeaderIdempotencyKey, "must be at most 255 characters"))
+					return
+				}
+				call.Meta.IdempotencyKey = key
+				call.Meta.RequestHash = eventstore.HashRequest([]byte(a.Name), []byte(r.URL.Path), input)
+			}
+		}
+		reply, err := a.Handle(ctx, call)
+		if err != nil {
+			fail(err)
+			return
+		}
+		for k, vs := range reply.Header {
+			w.Header()[k] = vs
+		}
+		if reply.Position != nil {
+			w.Header().Set(HeaderPosition, reply.Position.String())
+		}
+		if reply.Replayed {
+			w.Header().Set(HeaderReplayed, "true")
+		}
+		WriteJSON(w, a.SuccessStatus, reply.Body)
+	})
+}
+
+// credential reads a bearer token or a platform API key.
+func credential(r *http.Request) string {
+	if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return strings.TrimSpace(r.Header.Get(HeaderAPIKey))
+}
+
+func limitKey(p identity.Principal, r *http.Request) string {
+	if p.ID != "" {
+		return "p:" + p.ID
+	}
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i > 0 {
+		host = host[:i]
+	}
+	return "ip:" + host
+}
+
+// assembleInput merges the JSON body, the path parameters and the query
+// parameters into the one input object the action's schema describes.
+// Query values are strings on the wire; they become numbers or booleans
+// where the schema's property says so.
+func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
+	input := map[string]any{}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return nil, errs.InvalidField("", "the request body could not be read")
+	}
+	if len(body) > maxBody {
+		return nil, errs.InvalidField("", "the request body is larger than 1 MiB")
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&input); err != nil {
+			return nil, errs.InvalidField("", "the body must be a JSON object: "+err.Error())
+		}
+		if dec.More() {
+			return nil, errs.InvalidField("", "the body must hold one JSON object")
+		}
+	}
+	types := a.propertyTypes()
+	for k, vs := range r.URL.Query() {
+		if len(vs) > 0 {
+			input[k] = coerce(vs[len(vs)-1], types[k])
+		}
+	}
+	for k, v := range mux.Vars(r) {
+		input[k] = v
+	}
+	return json.Marshal(input)
+}
+
+func (a *Action) propertyTypes() map[string]string {
+	var s struct {
+		Properties map[string]struct {
+			Type any `json:"type"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(a.InputSchema, &s)
+	out := map[string]string{}
+	for k, p := range s.Properties {
+		if t, ok := p.Type.(string); ok {
+			out[k] = t
+		}
+	}
+	return out
+}
+
+func coerce(v, typ string) any {
+	switch typ {
+	case "integer":
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return n
+		}
+	case "number":
+		if n, err := strconv.ParseFloat(v, 64); err == nil {
+			return n
+		}
+	case "boolean":
+		if b, err := strconv.ParseBool(v); err == nil {
+			return b
+		}
+	}
+	return v
+}

@@ -1,0 +1,200 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	statuscmd "github.com/platform/backend/commands/status"
+	statusview "github.com/platform/backend/projections/status"
+)
+
+// StatusDeps are what the status service's routes call.
+type StatusDeps struct {
+	Commands *statuscmd.Handlers
+	Queries  *statusview.Queries
+	Checker  *statuscmd.Checker
+	// PublicOrganizationID owns the public status page (GET /api/status).
+	PublicOrganizationID string
+}
+
+const (
+	severityEnum       = `{"type":"string","enum":["minor","major","critical"]}`
+	nonEmpty           = `{"type":"string","minLength":1}`
+	nullableString     = `{"type":["string","null"]}`
+	incidentStatusEnum = `{"type":"string","enum":["investigating","identified","monitoring","resolved"]}`
+	objectOut          = `{"type":"object"}`
+)
+
+// StatusService is seed 002's status service: 9 actions and its health route.
+func StatusService(d StatusDeps) Service {
+	return Service{
+		Name: "status",
+		Actions: []Action{
+			{
+				Name: "widget.get", Method: http.MethodGet, Path: "/api/widget", Permission: "status:read", ReadOnly: true,
+				Summary: "Status summary of the caller's organization for the dashboard grid", ReadModel: statusview.Name,
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					page, err := d.Queries.Page(ctx, c.Principal.OrganizationID)
+					if err != nil {
+						return Reply{}, err
+					}
+					degraded := 0
+					for _, comp := range page.Components {
+						if comp.Status == "degraded" {
+							degraded++
+						}
+					}
+					return OK(map[string]any{"success": true, "status": page.Status, "open_incidents": len(page.Incidents),
+						"degraded_components": degraded, "upcoming_maintenances": len(page.Maintenances)}), nil
+				},
+			},
+			{
+				Name: "status.get", Method: http.MethodGet, Path: "/api/status", ReadOnly: true,
+				Summary: "Public status page", ReadModel: statusview.Name,
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					page, err := d.Queries.Page(ctx, d.PublicOrganizationID)
+					return Reply{Body: page}, err
+				},
+			},
+			{
+				Name: "status.poll", Method: http.MethodPost, Path: "/poll", Permission: "status:poll",
+				Summary: "Poll every configured surface of the caller's organization now",
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					comps, err := d.Queries.Components(ctx, c.Principal.OrganizationID)
+					if err != nil {
+						return Reply{}, err
+					}
+					surfaces := make([]statuscmd.Surface, len(comps))
+					for i, comp := range comps {
+						surfaces[i] = statuscmd.Surface{ComponentID: comp.ComponentID, CheckURL: comp.CheckURL}
+					}
+					meta := c.Meta
+					meta.IdempotencyKey = "" // each component's check is its own command
+					results, err := d.Commands.Poll(ctx, meta, d.Checker, surfaces, "")
+					if err != nil {
+						return Reply{}, err
+					}
+					return OK(map[string]any{"polled": len(results), "results": results}), nil
+				},
+			},
+			{
+				Name: "incidents.create", Method: http.MethodPost, Path: "/api/incidents", Permission: "status:write",
+				SuccessStatus: http.StatusCreated, Summary: "Open an incident (investigating, revision 1)",
+				InputSchema: schemaObject([]string{"title", "message", "severity"}, map[string]string{
+					"title": nonEmpty, "message": nonEmpty, "severity": severityEnum, "componentHost": nullableString, "componentName": nullableString}),
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					var in statuscmd.CreateIncident
+					if err := c.Decode(&in); err != nil {
+						return Reply{}, err
+					}
+					return FromResult(d.Commands.CreateIncident(ctx, c.Meta, in))
+				},
+			},
+			{
+				Name: "incidents.update", Method: http.MethodPatch, Path: "/api/incidents/{incidentId}", Permission: "status:write",
+				Summary: "Publish an update to an open incident; status resolved resolves it",
+				InputSchema: schemaObject([]string{"incidentId", "message"}, map[string]string{
+					"incidentId": nonEmpty, "status": incidentStatusEnum, "message": nonEmpty, "severity": severityEnum, "title": nonEmpty}),
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					var in statuscmd.UpdateIncident
+					if err := c.Decode(&in); err != nil {
+						return Reply{}, err
+					}
+					return FromResult(d.Commands.UpdateIncident(ctx, c.Meta, in))
+				},
+			},
+			{
+				Name: "incidents.list", Method: http.MethodGet, Path: "/api/incidents", Permission: "status:read", ReadOnly: true,
+				Summary: "List the organization's incidents, newest first", ReadModel: statusview.Name,
+				InputSchema: schemaObject(nil, map[string]string{
+					"status": `{"type":"string","enum":["open","resolved","all"]}`, "limit": `{"type":"integer","minimum":1,"maximum":200}`,
+					"incidentId": nonEmpty}),
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					var in struct {
+						Status     string `json:"status"`
+						Limit      int    `json:"limit"`
+						IncidentID string `json:"incidentId"`
+					}
+					if err := c.Decode(&in); err != nil {
+						return Reply{}, err
+					}
+					if in.IncidentID != "" {
+						inc, err := d.Queries.Incident(ctx, c.Principal.OrganizationID, in.IncidentID)
+						if err != nil {
+							return Reply{}, err
+						}
+						return OK(map[string]any{"incidents": []statusview.Incident{inc}}), nil
+					}
+					if in.Status == "all" {
+						in.Status = ""
+					}
+					list, err := d.Queries.Incidents(ctx, c.Principal.OrganizationID, statusview.IncidentFilter{Status: in.Status, Limit: in.Limit})
+					return OK(map[string]any{"incidents": list}), err
+				},
+			},
+			{
+				Name: "maintenance.schedule", Method: http.MethodPost, Path: "/api/maintenance", Permission: "status:write",
+				SuccessStatus: http.StatusCreated, Summary: "Schedule a maintenance window (scheduled, revision 1)",
+				InputSchema: schemaObject([]string{"title", "message", "scheduledStart", "scheduledEnd"}, map[string]string{
+					"title": nonEmpty, "message": nonEmpty,
+					"scheduledStart": `{"type":"string","format":"date-time"}`, "scheduledEnd": `{"type":"string","format":"date-time"}`}),
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					var in statuscmd.ScheduleMaintenance
+					if err := c.Decode(&in); err != nil {
+						return Reply{}, err
+					}
+					return FromResult(d.Commands.ScheduleMaintenance(ctx, c.Meta, in))
+				},
+			},
+			{
+				Name: "maintenance.update", Method: http.MethodPatch, Path: "/api/maintenance/{maintenanceId}", Permission: "status:write",
+				Summary: "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window",
+				InputSchema: schemaObject([]string{"maintenanceId", "status"}, map[string]string{
+					"maintenanceId": nonEmpty, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": `{"type":"string"}`}),
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					var in statuscmd.UpdateMaintenance
+					if err := c.Decode(&in); err != nil {
+						return Reply{}, err
+					}
+					return FromResult(d.Commands.UpdateMaintenance(ctx, c.Meta, in))
+				},
+			},
+			{
+				Name: "components.upsert", Method: http.MethodPut, Path: "/api/components/{componentId}", Permission: "status:write",
+				Summary: "Register a monitored surface or change it",
+				InputSchema: schemaObject([]string{"componentId", "componentHost", "componentName", "checkUrl"}, map[string]string{
+					"componentId":   `{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$"}`,
+					"componentHost": nonEmpty, "componentName": nonEmpty, "componentGroup": nullableString,
+					"checkUrl": `{"type":"string","format":"uri","pattern":"^https?://"}`}),
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					var in statuscmd.DefineComponent
+					if err := c.Decode(&in); err != nil {
+						return Reply{}, err
+					}
+					return FromResult(d.Commands.DefineComponent(ctx, c.Meta, in))
+				},
+			},
+		},
+		Routes: func(r *mux.Router) {
+			r.HandleFunc("/api/health", func(w http.ResponseWriter, _ *http.Request) {
+				WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "status"})
+			}).Methods(http.MethodGet)
+		},
+	}
+}
+
+// schemaObject writes a closed JSON Schema object from member schemas.
+func schemaObject(required []string, props map[string]string) json.RawMessage {
+	p := make(map[string]json.RawMessage, len(props))
+	for k, v := range props {
+		p[k] = json.RawMessage(v)
+	}
+	if required == nil {
+		required = []string{}
+	}
+	out, _ := json.Marshal(map[string]any{"type": "object", "additionalProperties": false, "required": required, "properties": p})
+	return out
+}

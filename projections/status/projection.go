@@ -1,0 +1,121 @@
+// Package status is the status service's read model: incidents with their
+// update timeline, maintenance windows and components.
+package status
+
+import (
+	"encoding/json"
+
+	domain "github.com/platform/backend/domain/status"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/projections"
+)
+
+// Name of the projection (consumer group, registry rows).
+const Name = "status"
+
+// Projection builds the status read model.
+type Projection struct{}
+
+var _ projections.Projection = Projection{}
+
+func (Projection) Name() string       { return Name }
+func (Projection) Contexts() []string { return []string{"status"} }
+func (Projection) Tables() []string {
+	return []string{"status_incidents", "status_incident_updates", "status_maintenances", "status_components"}
+}
+
+func (Projection) Schema() []string {
+	return []string{
+		`CREATE TABLE IF NOT EXISTS {{status_incidents}} (
+			organization_id text NOT NULL, incident_id text PRIMARY KEY, title text NOT NULL, message text NOT NULL,
+			severity text NOT NULL, status text NOT NULL, revision int NOT NULL,
+			component_host text, component_name text, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS {{status_incidents}}_org ON {{status_incidents}} (organization_id, created_at DESC)`,
+		`CREATE TABLE IF NOT EXISTS {{status_incident_updates}} (
+			incident_id text NOT NULL, revision int NOT NULL, status text NOT NULL, message text NOT NULL,
+			severity text NOT NULL, occurred_at timestamptz NOT NULL, PRIMARY KEY (incident_id, revision))`,
+		`CREATE TABLE IF NOT EXISTS {{status_maintenances}} (
+			organization_id text NOT NULL, maintenance_id text PRIMARY KEY, title text NOT NULL, message text NOT NULL,
+			status text NOT NULL, revision int NOT NULL, scheduled_start timestamptz NOT NULL, scheduled_end timestamptz NOT NULL,
+			updated_at timestamptz NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS {{status_maintenances}}_org ON {{status_maintenances}} (organization_id, scheduled_start)`,
+		`CREATE TABLE IF NOT EXISTS {{status_components}} (
+			organization_id text NOT NULL, component_id text NOT NULL, component_host text NOT NULL, component_name text NOT NULL,
+			component_group text, check_url text NOT NULL, status text NOT NULL, consecutive_fails int NOT NULL,
+			last_http_status int, last_checked_at timestamptz, PRIMARY KEY (organization_id, component_id))`,
+	}
+}
+
+func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+	switch e.Type {
+	case domain.IncidentCreated:
+		var p domain.IncidentCreatedV1
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			return nil, err
+		}
+		return []projections.Statement{
+			projections.Exec(`INSERT INTO {{status_incidents}} (organization_id, incident_id, title, message, severity, status, revision,
+				component_host, component_name, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10)
+				ON CONFLICT (incident_id) DO NOTHING`,
+				e.OrganizationID, p.IncidentID, p.Title, p.Message, p.Severity, p.Status, p.Revision, p.ComponentHost, p.ComponentName, p.OccurredAt),
+			incidentUpdate(p.IncidentID, p.Revision, p.Status, p.Message, p.Severity, p.OccurredAt),
+		}, nil
+	case domain.IncidentUpdated, domain.IncidentResolved:
+		var p domain.IncidentUpdatedV1
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			return nil, err
+		}
+		return []projections.Statement{
+			projections.Exec(`UPDATE {{status_incidents}} SET title=$2, message=$3, severity=$4, status=$5, revision=$6, updated_at=$7
+				WHERE incident_id=$1 AND revision < $6`, p.IncidentID, p.Title, p.Message, p.Severity, p.Status, p.Revision, p.OccurredAt),
+			incidentUpdate(p.IncidentID, p.Revision, p.Status, p.Message, p.Severity, p.OccurredAt),
+		}, nil
+	case domain.MaintenanceScheduled:
+		var p domain.MaintenanceScheduledV1
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			return nil, err
+		}
+		return []projections.Statement{projections.Exec(`INSERT INTO {{status_maintenances}} (organization_id, maintenance_id, title, message,
+			status, revision, scheduled_start, scheduled_end, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
+			ON CONFLICT (maintenance_id) DO NOTHING`,
+			e.OrganizationID, p.MaintenanceID, p.Title, p.Message, p.Status, p.Revision, p.ScheduledStart, p.ScheduledEnd, p.OccurredAt)}, nil
+	case domain.MaintenanceStarted, domain.MaintenanceCompleted:
+		var p domain.MaintenanceProgressedV1
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			return nil, err
+		}
+		return []projections.Statement{projections.Exec(`UPDATE {{status_maintenances}} SET status=$2, revision=$3, message=$4, updated_at=$5
+			WHERE maintenance_id=$1 AND revision < $3`, p.MaintenanceID, p.Status, p.Revision, p.Message, p.OccurredAt)}, nil
+	case domain.ComponentRegistered, domain.ComponentChanged:
+		var p domain.ComponentDefinedV1
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			return nil, err
+		}
+		return []projections.Statement{projections.Exec(`INSERT INTO {{status_components}} (organization_id, component_id, component_host,
+			component_name, component_group, check_url, status, consecutive_fails) VALUES ($1,$2,$3,$4,$5,$6,'operational',0)
+			ON CONFLICT (organization_id, component_id) DO UPDATE SET component_host=EXCLUDED.component_host,
+			component_name=EXCLUDED.component_name, component_group=EXCLUDED.component_group, check_url=EXCLUDED.check_url`,
+			e.OrganizationID, p.ComponentID, p.Host, p.Name, p.Group, p.CheckURL)}, nil
+	case domain.ComponentCheckFailed, domain.ComponentCheckSucceeded, domain.ComponentDegraded, domain.ComponentRecovered:
+		var p domain.ComponentCheckedV1
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			return nil, err
+		}
+		status := "status" // unchanged
+		switch e.Type {
+		case domain.ComponentDegraded:
+			status = "'" + domain.Degraded + "'"
+		case domain.ComponentRecovered:
+			status = "'" + domain.Operational + "'"
+		}
+		return []projections.Statement{projections.Exec(`UPDATE {{status_components}} SET status=`+status+`,
+			consecutive_fails=$3, last_http_status=$4, last_checked_at=$5 WHERE organization_id=$1 AND component_id=$2`,
+			e.OrganizationID, p.ComponentID, p.ConsecutiveFails, p.HTTPStatus, p.CheckedAt)}, nil
+	}
+	return nil, nil
+}
+
+func incidentUpdate(id string, revision int, status, message, severity string, at any) projections.Statement {
+	return projections.Exec(`INSERT INTO {{status_incident_updates}} (incident_id, revision, status, message, severity, occurred_at)
+		VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING`, id, revision, status, message, severity, at)
+}

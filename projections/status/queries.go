@@ -1,0 +1,244 @@
+package status
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/projections"
+)
+
+// Queries reads the active generation of the status read model.
+type Queries struct {
+	pool   *pgxpool.Pool
+	reader *projections.Reader
+}
+
+func NewQueries(pool *pgxpool.Pool, reader *projections.Reader) *Queries {
+	return &Queries{pool: pool, reader: reader}
+}
+
+type Incident struct {
+	IncidentID    string           `json:"incident_id"`
+	Title         string           `json:"title"`
+	Message       string           `json:"message"`
+	Severity      string           `json:"severity"`
+	Status        string           `json:"status"`
+	Revision      int              `json:"revision"`
+	ComponentHost *string          `json:"component_host"`
+	ComponentName *string          `json:"component_name"`
+	CreatedAt     time.Time        `json:"created_at"`
+	UpdatedAt     time.Time        `json:"updated_at"`
+	Updates       []IncidentUpdate `json:"updates,omitempty"`
+}
+
+type IncidentUpdate struct {
+	Revision   int       `json:"revision"`
+	Status     string    `json:"status"`
+	Message    string    `json:"message"`
+	Severity   string    `json:"severity"`
+	OccurredAt time.Time `json:"occurred_at"`
+}
+
+type Maintenance struct {
+	MaintenanceID  string    `json:"maintenance_id"`
+	Title          string    `json:"title"`
+	Message        string    `json:"message"`
+	Status         string    `json:"status"`
+	Revision       int       `json:"revision"`
+	ScheduledStart time.Time `json:"scheduled_start"`
+	ScheduledEnd   time.Time `json:"scheduled_end"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+type Component struct {
+	ComponentID      string     `json:"component_id"`
+	ComponentHost    string     `json:"component_host"`
+	ComponentName    string     `json:"component_name"`
+	ComponentGroup   *string    `json:"component_group"`
+	CheckURL         string     `json:"check_url"`
+	Status           string     `json:"status"`
+	ConsecutiveFails int        `json:"consecutive_fails"`
+	LastHTTPStatus   *int       `json:"last_http_status"`
+	LastCheckedAt    *time.Time `json:"last_checked_at"`
+}
+
+func (q *Queries) sql(ctx context.Context, s string) (string, error) {
+	return q.reader.SQL(ctx, Projection{}, s)
+}
+
+// IncidentFilter selects incidents: status "open", "resolved" or "" (all).
+type IncidentFilter struct {
+	Status string
+	Limit  int
+}
+
+func (q *Queries) Incidents(ctx context.Context, org string, f IncidentFilter) ([]Incident, error) {
+	if f.Limit == 0 {
+		f.Limit = 50
+	}
+	where := ""
+	switch f.Status {
+	case "open":
+		where = " AND status <> 'resolved'"
+	case "resolved":
+		where = " AND status = 'resolved'"
+	}
+	sql, err := q.sql(ctx, `SELECT incident_id, title, message, severity, status, revision, component_host, component_name, created_at, updated_at
+		FROM {{status_incidents}} WHERE organization_id=$1`+where+` ORDER BY created_at DESC LIMIT $2`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.pool.Query(ctx, sql, org, f.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Incident, error) {
+		var i Incident
+		err := r.Scan(&i.IncidentID, &i.Title, &i.Message, &i.Severity, &i.Status, &i.Revision, &i.ComponentHost, &i.ComponentName, &i.CreatedAt, &i.UpdatedAt)
+		return i, err
+	})
+}
+
+// Incident returns one incident with its timeline.
+func (q *Queries) Incident(ctx context.Context, org, id string) (Incident, error) {
+	sql, err := q.sql(ctx, `SELECT incident_id, title, message, severity, status, revision, component_host, component_name, created_at, updated_at
+		FROM {{status_incidents}} WHERE organization_id=$1 AND incident_id=$2`)
+	if err != nil {
+		return Incident{}, err
+	}
+	var i Incident
+	err = q.pool.QueryRow(ctx, sql, org, id).Scan(&i.IncidentID, &i.Title, &i.Message, &i.Severity, &i.Status, &i.Revision,
+		&i.ComponentHost, &i.ComponentName, &i.CreatedAt, &i.UpdatedAt)
+	if err == pgx.ErrNoRows {
+		return Incident{}, errs.NotFound("incident")
+	}
+	if err != nil {
+		return Incident{}, err
+	}
+	sql, err = q.sql(ctx, `SELECT revision, status, message, severity, occurred_at FROM {{status_incident_updates}} WHERE incident_id=$1 ORDER BY revision`)
+	if err != nil {
+		return Incident{}, err
+	}
+	rows, err := q.pool.Query(ctx, sql, id)
+	if err != nil {
+		return Incident{}, err
+	}
+	i.Updates, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (IncidentUpdate, error) {
+		var u IncidentUpdate
+		err := r.Scan(&u.Revision, &u.Status, &u.Message, &u.Severity, &u.OccurredAt)
+		return u, err
+	})
+	return i, err
+}
+
+// Maintenances lists windows that are not completed, or all with all=true.
+func (q *Queries) Maintenances(ctx context.Context, org string, all bool) ([]Maintenance, error) {
+	where := " AND status <> 'completed'"
+	if all {
+		where = ""
+	}
+	sql, err := q.sql(ctx, `SELECT maintenance_id, title, message, status, revision, scheduled_start, scheduled_end, updated_at
+		FROM {{status_maintenances}} WHERE organization_id=$1`+where+` ORDER BY scheduled_start LIMIT 200`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.pool.Query(ctx, sql, org)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (Maintenance, error) {
+		var m Maintenance
+		err := r.Scan(&m.MaintenanceID, &m.Title, &m.Message, &m.Status, &m.Revision, &m.ScheduledStart, &m.ScheduledEnd, &m.UpdatedAt)
+		return m, err
+	})
+}
+
+func (q *Queries) Components(ctx context.Context, org string) ([]Component, error) {
+	sql, err := q.sql(ctx, `SELECT component_id, component_host, component_name, component_group, check_url, status, consecutive_fails,
+		last_http_status, last_checked_at FROM {{status_components}} WHERE organization_id=$1 ORDER BY component_group NULLS FIRST, component_name`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.pool.Query(ctx, sql, org)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanComponent)
+}
+
+// AllComponents lists every organization's components, for the poller.
+func (q *Queries) AllComponents(ctx context.Context) (map[string][]Component, error) {
+	sql, err := q.sql(ctx, `SELECT organization_id, component_id, component_host, component_name, component_group, check_url, status,
+		consecutive_fails, last_http_status, last_checked_at FROM {{status_components}} ORDER BY organization_id, component_id`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.pool.Query(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]Component{}
+	for rows.Next() {
+		var org string
+		var c Component
+		if err := rows.Scan(&org, &c.ComponentID, &c.ComponentHost, &c.ComponentName, &c.ComponentGroup, &c.CheckURL, &c.Status,
+			&c.ConsecutiveFails, &c.LastHTTPStatus, &c.LastCheckedAt); err != nil {
+			return nil, err
+		}
+		out[org] = append(out[org], c)
+	}
+	return out, rows.Err()
+}
+
+func scanComponent(r pgx.CollectableRow) (Component, error) {
+	var c Component
+	err := r.Scan(&c.ComponentID, &c.ComponentHost, &c.ComponentName, &c.ComponentGroup, &c.CheckURL, &c.Status, &c.ConsecutiveFails,
+		&c.LastHTTPStatus, &c.LastCheckedAt)
+	return c, err
+}
+
+// Page is the public status page and the widget summary.
+type Page struct {
+	Status       string        `json:"status"` // operational, degraded, major_outage, maintenance
+	Components   []Component   `json:"components"`
+	Incidents    []Incident    `json:"incidents"`
+	Maintenances []Maintenance `json:"maintenances"`
+}
+
+func (q *Queries) Page(ctx context.Context, org string) (Page, error) {
+	var p Page
+	var err error
+	if p.Components, err = q.Components(ctx, org); err != nil {
+		return Page{}, err
+	}
+	if p.Incidents, err = q.Incidents(ctx, org, IncidentFilter{Status: "open", Limit: 50}); err != nil {
+		return Page{}, err
+	}
+	if p.Maintenances, err = q.Maintenances(ctx, org, false); err != nil {
+		return Page{}, err
+	}
+	p.Status = "operational"
+	for _, m := range p.Maintenances {
+		if m.Status == "in_progress" {
+			p.Status = "maintenance"
+		}
+	}
+	for _, c := range p.Components {
+		if c.Status == "degraded" {
+			p.Status = "degraded"
+		}
+	}
+	for _, i := range p.Incidents {
+		if i.Severity == "critical" {
+			p.Status = "major_outage"
+			break
+		}
+		p.Status = "degraded"
+	}
+	return p, nil
+}
