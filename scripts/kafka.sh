@@ -36,14 +36,14 @@ pid_alive() {
 # with the metadata log and been unfenced, so this means "usable".
 ready() {
 	timeout 5 bash -c '
-		exec 3<>/dev/tcp/127.0.0.1/'"$PORT"' || exit 1
+		exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
 		# size=19 | api_key=3 (Metadata) | version=0 | correlation_id=7 | client_id="ready" | topics=[] (all)
 		printf "\x00\x00\x00\x13\x00\x03\x00\x00\x00\x00\x00\x07\x00\x05ready\x00\x00\x00\x00" >&3
 		read -r -a b < <(od -An -v -tu1 -N 16 <&3)
 		# b[0..3]=size, b[4..7]=correlation id, b[8..11]=number of brokers
 		[[ ${#b[@]} -eq 16 && ${b[7]} -eq 7 && ${b[4]} -eq 0 && ${b[5]} -eq 0 && ${b[6]} -eq 0 ]] || exit 1
 		(( (b[8]<<24 | b[9]<<16 | b[10]<<8 | b[11]) >= 1 ))
-	' 2>/dev/null
+	' _ "$PORT" 2>/dev/null
 }
 
 stop() {

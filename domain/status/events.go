@@ -78,6 +78,9 @@ type IncidentUpdatedV1 struct {
 	Title      string    `json:"title"`
 	Revision   int       `json:"revision"`
 	OccurredAt time.Time `json:"occurred_at"`
+	// Carried from creation so every revision names its component.
+	ComponentHost *string `json:"component_host"`
+	ComponentName *string `json:"component_name"`
 }
 
 type MaintenanceScheduledV1 struct {
@@ -98,6 +101,10 @@ type MaintenanceProgressedV1 struct {
 	Message       string    `json:"message"`
 	Revision      int       `json:"revision"`
 	OccurredAt    time.Time `json:"occurred_at"`
+	// Carried from scheduling so every revision describes its window.
+	Title          string    `json:"title"`
+	ScheduledStart time.Time `json:"scheduled_start"`
+	ScheduledEnd   time.Time `json:"scheduled_end"`
 }
 
 // ComponentDefinedV1 is the payload of ComponentRegistered and ComponentChanged.

@@ -161,6 +161,6 @@ func (i *Incident) Update(u IncidentUpdate, now time.Time) ([]event.Change, erro
 	}
 	return []event.Change{event.New(typ, IncidentUpdatedV1{
 		IncidentID: i.id, Status: status, Message: u.Message, Severity: severity, Title: title,
-		Revision: i.revision + 1, OccurredAt: now,
+		Revision: i.revision + 1, OccurredAt: now, ComponentHost: i.componentHost, ComponentName: i.componentName,
 	})}, nil
 }

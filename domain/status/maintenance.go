@@ -112,5 +112,6 @@ func (m *Maintenance) Advance(to, message string, now time.Time) ([]event.Change
 	}
 	return []event.Change{event.New(typ, MaintenanceProgressedV1{
 		MaintenanceID: m.id, Status: to, Message: message, Revision: m.revision + 1, OccurredAt: now,
+		Title: m.title, ScheduledStart: m.scheduledStart, ScheduledEnd: m.scheduledEnd,
 	})}, nil
 }

@@ -27,12 +27,14 @@ func mntScheduled() event.Recorded {
 func mntStarted() event.Recorded {
 	return rec(status.MaintenanceStarted, status.MaintenanceProgressedV1{
 		MaintenanceID: mntID, Status: status.InProgress, Message: "started", Revision: 2, OccurredAt: mntStart,
+		Title: "Database upgrade", ScheduledStart: mntStart, ScheduledEnd: mntEnd,
 	})
 }
 
 func mntCompleted() event.Recorded {
 	return rec(status.MaintenanceCompleted, status.MaintenanceProgressedV1{
 		MaintenanceID: mntID, Status: status.Completed, Message: "done", Revision: 3, OccurredAt: mntEnd,
+		Title: "Database upgrade", ScheduledStart: mntStart, ScheduledEnd: mntEnd,
 	})
 }
 
@@ -120,12 +122,14 @@ func TestMaintenanceAdvance(t *testing.T) {
 			name: "start a scheduled window", given: scheduled, to: "in_progress",
 			then: ok(v1("status.maintenance.started", status.MaintenanceProgressedV1{
 				MaintenanceID: mntID, Status: "in_progress", Message: "note", Revision: 2, OccurredAt: t0,
+				Title: "Database upgrade", ScheduledStart: mntStart, ScheduledEnd: mntEnd,
 			})),
 		},
 		{
 			name: "complete a window in progress", given: inProgress, to: "completed",
 			then: ok(v1("status.maintenance.completed", status.MaintenanceProgressedV1{
 				MaintenanceID: mntID, Status: "completed", Message: "note", Revision: 3, OccurredAt: t0,
+				Title: "Database upgrade", ScheduledStart: mntStart, ScheduledEnd: mntEnd,
 			})),
 		},
 		{name: "complete a scheduled window", given: scheduled, to: "completed", then: conflict("invalid_transition")},
@@ -184,6 +188,7 @@ func TestMaintenanceLifecycle(t *testing.T) {
 		got, err := m.Advance(s.to, "m", t0)
 		check(t, got, err, ok(v1(s.typ, status.MaintenanceProgressedV1{
 			MaintenanceID: mntID, Status: s.to, Message: "m", Revision: s.revision, OccurredAt: t0,
+			Title: "T", ScheduledStart: mntStart, ScheduledEnd: mntEnd,
 		})))
 		history = appendChanges(t, history, got)
 	}

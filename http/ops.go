@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/projections"
+	"github.com/platform/backend/projections/history"
+)
+
+var errAuthRequired = errs.AuthenticationRequired("a bearer token or API key is required")
+
+// OpsDeps are what operators and auditors call.
+type OpsDeps struct {
+	Pool    *pgxpool.Pool
+	Engine  *projections.Engine
+	History *history.Queries
+}
+
+// OpsService is the operators' and auditors' surface: event history,
+// projection state and rebuilds, Prometheus metrics.
+func OpsService(d OpsDeps) Service {
+	return Service{
+		Name: "ops",
+		Actions: []Action{
+			{
+				Name: "history.list", Method: http.MethodGet, Path: "/api/history", Permission: "history:read", ReadOnly: true,
+				Summary: "The organization's event history, oldest first, paginated by cursor", ReadModel: history.Name,
+				InputSchema: schemaObject(nil, map[string]string{
+					"streamId": `{"type":"string","minLength":1}`, "type": `{"type":"string","minLength":1}`,
+					"since": `{"type":"string","format":"date-time"}`, "until": `{"type":"string","format":"date-time"}`,
+					"after": `{"type":"string","format":"uuid"}`, "limit": `{"type":"integer","minimum":1,"maximum":500}`}),
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					var in struct {
+						StreamID string     `json:"streamId"`
+						Type     string     `json:"type"`
+						Since    *time.Time `json:"since"`
+						Until    *time.Time `json:"until"`
+						After    string     `json:"after"`
+						Limit    int        `json:"limit"`
+					}
+					if err := c.Decode(&in); err != nil {
+						return Reply{}, err
+					}
+					list, next, err := d.History.List(ctx, history.Filter{OrganizationID: c.Principal.OrganizationID,
+						StreamID: in.StreamID, Type: in.Type, Since: in.Since, Until: in.Until, After: in.After, Limit: in.Limit})
+					if err != nil {
+						return Reply{}, err
+					}
+					if list == nil {
+						list = []history.Entry{}
+					}
+					return OK(map[string]any{"events": list, "next": next}), nil
+				},
+			},
+			{
+				Name: "projections.list", Method: http.MethodGet, Path: "/api/projections", Permission: "projections:read", ReadOnly: true,
+				Summary: "Every projection generation and its state",
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					gens, err := projections.Generations(ctx, d.Pool)
+					return OK(map[string]any{"generations": gens}), err
+				},
+			},
+			{
+				Name: "projections.replay", Method: http.MethodPost, Path: "/api/projections/{name}/replay", Permission: "projections:replay",
+				SuccessStatus: http.StatusAccepted, Summary: "Rebuild a projection from offset zero into a new generation; queries switch when it has caught up",
+				InputSchema: schemaObject([]string{"name"}, map[string]string{"name": `{"type":"string","minLength":1}`}),
+				Handle: func(ctx context.Context, c *Call) (Reply, error) {
+					var in struct {
+						Name string `json:"name"`
+					}
+					if err := c.Decode(&in); err != nil {
+						return Reply{}, err
+					}
+					// A projection without versioned tables (the notification delivery
+					// log) is not rebuilt: rebuilds never re-send notifications.
+					if p, ok := d.Engine.Projection(in.Name); !ok || len(p.Tables()) == 0 {
+						return Reply{}, errs.NotFound("rebuildable projection " + in.Name)
+					}
+					gen, err := projections.RequestRebuild(ctx, d.Pool, in.Name)
+					return OK(map[string]any{"projection": in.Name, "generation": gen, "state": "building"}), err
+				},
+			},
+		},
+		Routes: func(r *mux.Router) {
+			r.Handle("/metrics", promhttp.Handler()).Methods(http.MethodGet)
+			r.HandleFunc("/api/health", func(w http.ResponseWriter, _ *http.Request) {
+				WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "ops"})
+			}).Methods(http.MethodGet)
+		},
+	}
+}

@@ -1,0 +1,276 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	identitycmd "github.com/platform/backend/commands/identity"
+	statuscmd "github.com/platform/backend/commands/status"
+	"github.com/platform/backend/eventstore"
+	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/notifications"
+	"github.com/platform/backend/notifications/contracts"
+	"github.com/platform/backend/projections"
+	"github.com/platform/backend/projections/history"
+	statusview "github.com/platform/backend/projections/status"
+)
+
+// App is one platformd process.
+type App struct {
+	Cfg      Config
+	Log      *slog.Logger
+	Pool     *pgxpool.Pool
+	Store    *eventstore.Store
+	Engine   *projections.Engine
+	Reader   *projections.Reader
+	Relay    *eventstore.Relay
+	Identity *identitycmd.Handlers
+	Status   *statuscmd.Handlers
+	Queries  *statusview.Queries
+
+	producer  sarama.SyncProducer
+	publisher *kafka.Publisher
+	handlers  map[string]http.Handler
+}
+
+// Contexts whose topics exist and are read.
+var Contexts = []string{"identity", "status"}
+
+// New connects, migrates, creates topics and builds every component.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
+	a := &App{Cfg: cfg, Log: log, handlers: map[string]http.Handler{}}
+	ok := false
+	defer func() {
+		if !ok {
+			a.Close()
+		}
+	}()
+	var err error
+	if a.Pool, err = OpenPool(ctx, cfg.DatabaseURL); err != nil {
+		return nil, err
+	}
+	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate, notifications.Migrate} {
+		if err := m(ctx, a.Pool); err != nil {
+			return nil, fmt.Errorf("migrate: %w", err)
+		}
+	}
+	topics := cfg.Kafka.Topics
+	all := []string{topics.Notifications(), topics.DeadLetter(), topics.NotificationsPoison()}
+	for _, c := range Contexts {
+		all = append(all, topics.ForContext(c))
+	}
+	if err := eventstore.EnsureTopics(cfg.Kafka, all...); err != nil {
+		return nil, err
+	}
+	if a.producer, err = sarama.NewSyncProducer(cfg.Kafka.Brokers, cfg.Kafka.ProducerConfig()); err != nil {
+		return nil, fmt.Errorf("kafka producer: %w", err)
+	}
+	if a.publisher, err = kafka.NewPublisher(kafka.PublisherConfig{
+		Brokers: cfg.Kafka.Brokers, Marshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: cfg.Kafka.ProducerConfig(),
+	}, watermill.NewSlogLogger(log)); err != nil {
+		return nil, fmt.Errorf("kafka publisher: %w", err)
+	}
+	registry, err := contracts.Load()
+	if err != nil {
+		return nil, err
+	}
+	a.Store = eventstore.NewStore(a.Pool, topics)
+	if a.Relay, err = eventstore.NewRelay(a.Pool, a.producer, cfg.Relay, log); err != nil {
+		return nil, err
+	}
+	a.Engine, err = projections.NewEngine(a.Pool, cfg.Projections,
+		projections.DeadLetterTopic{Publisher: a.publisher, Topic: topics.DeadLetter()}, log,
+		statusview.Projection{},
+		history.Projection{Sources: Contexts},
+		&notifications.Projection{Registry: registry, Mappers: map[string]notifications.Mapper{"status": notifications.StatusMapper}},
+	)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.Engine.Init(ctx); err != nil {
+		return nil, err
+	}
+	a.Reader = projections.NewReader(a.Pool, a.Engine)
+	a.Identity = identitycmd.NewHandlers(a.Store, nil)
+	a.Status = statuscmd.NewHandlers(a.Store, nil)
+	a.Queries = statusview.NewQueries(a.Pool, a.Reader)
+	if err := a.buildHandlers(); err != nil {
+		return nil, err
+	}
+	ok = true
+	return a, nil
+}
+
+// OpenPool connects with a pool sized for concurrent commands unless the
+// URL says otherwise (pool_max_conns).
+func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		pc.MaxConns = 48
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	return pool, nil
+}
+
+func (a *App) buildHandlers() error {
+	var validator httpapi.Validator = httpapi.ValidatorFunc(a.Identity.Validate)
+	if a.Cfg.AuthBaseURL != "" {
+		validator = httpapi.NewRemoteValidator(a.Cfg.AuthBaseURL)
+	}
+	deps := httpapi.Deps{Validator: validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log}
+	identity := httpapi.IdentityService(a.Identity)
+	identity.Routes = chain(identity.Routes, httpapi.ValidateRoute(httpapi.ValidatorFunc(a.Identity.Validate), deps))
+	services := map[string]httpapi.Service{
+		"identity": identity,
+		"status": httpapi.StatusService(httpapi.StatusDeps{Commands: a.Status, Queries: a.Queries,
+			Checker: statuscmd.NewChecker(a.Cfg.Status.CheckTimeout), PublicOrganizationID: a.Cfg.Status.PublicOrganizationID}),
+		"ops": httpapi.OpsService(httpapi.OpsDeps{Pool: a.Pool, Engine: a.Engine, History: history.NewQueries(a.Pool, a.Reader)}),
+	}
+	for _, name := range a.Cfg.Services {
+		h, err := httpapi.NewHandler(services[name], deps)
+		if err != nil {
+			return err
+		}
+		a.handlers[name] = h
+	}
+	return nil
+}
+
+func chain[F ~func(T), T any](fs ...F) F {
+	return func(t T) {
+		for _, f := range fs {
+			if f != nil {
+				f(t)
+			}
+		}
+	}
+}
+
+// Handler is a service's HTTP handler (for in-process tests).
+func (a *App) Handler(service string) http.Handler { return a.handlers[service] }
+
+// Run starts the workers and, when serve is true, the listeners, until ctx ends.
+func (a *App) Run(ctx context.Context, serve bool) error {
+	var wg sync.WaitGroup
+	errc := make(chan error, 8)
+	goRun := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(ctx); err != nil && ctx.Err() == nil {
+				errc <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	goRun("relay", a.Relay.Run)
+	goRun("projections", a.Engine.Run)
+	goRun("dispatcher", func(ctx context.Context) error {
+		(&notifications.Dispatcher{Pool: a.Pool, Publisher: a.publisher, Topics: a.Cfg.Kafka.Topics, Log: a.Log}).Run(ctx)
+		return nil
+	})
+	if a.Cfg.Notify.URL != "" {
+		goRun("notify-webhook", a.runWebhook)
+	}
+	if a.Cfg.Status.PollInterval > 0 {
+		goRun("status-poller", func(ctx context.Context) error {
+			a.Status.RunPoller(ctx, a.Pool, a.listSurfaces, statuscmd.NewChecker(a.Cfg.Status.CheckTimeout), a.Cfg.Status.PollInterval, a.Log)
+			return nil
+		})
+	}
+	if serve {
+		for _, name := range a.Cfg.Services {
+			srv := &http.Server{Addr: a.Cfg.Addrs[name], Handler: a.handlers[name], ReadHeaderTimeout: 10 * time.Second}
+			ln, err := net.Listen("tcp", srv.Addr)
+			if err != nil {
+				return fmt.Errorf("listen %s on %s: %w", name, srv.Addr, err)
+			}
+			a.Log.Info("serving", "service", name, "url", "http://"+ln.Addr().String())
+			goRun("http "+name, func(ctx context.Context) error {
+				go func() {
+					<-ctx.Done()
+					sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					defer cancel()
+					_ = srv.Shutdown(sctx)
+				}()
+				if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+					return err
+				}
+				return nil
+			})
+		}
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	wg.Wait()
+	return err
+}
+
+func (a *App) runWebhook(ctx context.Context) error {
+	cfg := a.Cfg.Kafka.SaramaConfig()
+	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	sub, err := kafka.NewSubscriber(kafka.SubscriberConfig{
+		Brokers: a.Cfg.Kafka.Brokers, Unmarshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: cfg,
+		ConsumerGroup: a.Cfg.Kafka.Topics.Group("notify-webhook"),
+	}, watermill.NewSlogLogger(a.Log))
+	if err != nil {
+		return err
+	}
+	router, err := notifications.NewDeliveryRouter(&notifications.Webhook{Pool: a.Pool, Config: a.Cfg.Notify}, sub, a.publisher,
+		a.Cfg.Kafka.Topics.Notifications(), a.Cfg.Kafka.Topics.NotificationsPoison(), a.Log)
+	if err != nil {
+		return err
+	}
+	return router.Run(ctx)
+}
+
+func (a *App) listSurfaces(ctx context.Context) (map[string][]statuscmd.Surface, error) {
+	all, err := a.Queries.AllComponents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]statuscmd.Surface, len(all))
+	for org, comps := range all {
+		for _, c := range comps {
+			out[org] = append(out[org], statuscmd.Surface{ComponentID: c.ComponentID, CheckURL: c.CheckURL})
+		}
+	}
+	return out, nil
+}
+
+// Close releases connections.
+func (a *App) Close() {
+	if a.publisher != nil {
+		_ = a.publisher.Close()
+	}
+	if a.producer != nil {
+		_ = a.producer.Close()
+	}
+	if a.Pool != nil {
+		a.Pool.Close()
+	}
+}

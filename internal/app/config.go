@@ -1,0 +1,145 @@
+// Package app wires the platform together: configuration, the stores, the
+// relay, the projection engine, notification delivery and the HTTP services.
+// cmd/platformd runs it; integration tests start it in-process.
+package app
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/platform/backend/eventstore"
+	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/notifications"
+	"github.com/platform/backend/projections"
+)
+
+// Services served, each on its own listener. The seeds' other services
+// (design, gateway, studio, publishing, contacts, dashboard, agent) follow.
+var AllServices = []string{"identity", "status", "ops"}
+
+// DefaultAddrs are the listeners when PLATFORM_<SERVICE>_ADDR is not set.
+var DefaultAddrs = map[string]string{
+	"identity": "127.0.0.1:8081",
+	"status":   "127.0.0.1:8082",
+	"ops":      "127.0.0.1:8090",
+}
+
+// Config is the whole configuration, one struct per section.
+type Config struct {
+	DatabaseURL string
+	Kafka       eventstore.KafkaConfig
+	Relay       eventstore.RelayConfig
+	Projections projections.EngineConfig
+	Notify      notifications.WebhookConfig
+	RateLimit   httpapi.RateLimitConfig
+	Services    []string
+	Addrs       map[string]string
+	// AuthBaseURL: when set, bearer tokens are validated by that identity
+	// service's /validate over HTTP; otherwise in-process, through the same code.
+	AuthBaseURL string
+	Status      StatusConfig
+}
+
+type StatusConfig struct {
+	PublicOrganizationID string        // owner of GET /api/status
+	PollInterval         time.Duration // periodic checks; 0 disables the poller
+	CheckTimeout         time.Duration
+}
+
+// FromEnv reads the environment over the defaults.
+func FromEnv() (Config, error) {
+	c := Config{
+		DatabaseURL: os.Getenv("DATABASE_URL"),
+		Kafka: eventstore.KafkaConfig{
+			Brokers: splitList(os.Getenv("KAFKA_BROKERS")),
+			Topics:  eventstore.Topics{Prefix: os.Getenv("PLATFORM_TOPIC_PREFIX")},
+		},
+		Notify:      notifications.WebhookConfig{URL: os.Getenv("PLATFORM_NOTIFY_URL")},
+		Services:    splitList(os.Getenv("PLATFORM_SERVICES")),
+		Addrs:       map[string]string{},
+		AuthBaseURL: os.Getenv("AUTH_BASE_URL"),
+		Status:      StatusConfig{PublicOrganizationID: os.Getenv("STATUS_PUBLIC_ORGANIZATION_ID")},
+	}
+	var errs []error
+	if v := os.Getenv("KAFKA_PARTITIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		errs = append(errs, err)
+		c.Kafka.Partitions = int32(n)
+	}
+	if v := os.Getenv("RATE_LIMIT_PER_SECOND"); v != "" {
+		n, err := strconv.ParseFloat(v, 64)
+		errs = append(errs, err)
+		c.RateLimit.PerSecond = n
+	}
+	if v := os.Getenv("STATUS_POLL_INTERVAL"); v != "" {
+		d, err := time.ParseDuration(v)
+		errs = append(errs, err)
+		c.Status.PollInterval = d
+	}
+	for _, s := range AllServices {
+		if v := os.Getenv("PLATFORM_" + strings.ToUpper(s) + "_ADDR"); v != "" {
+			c.Addrs[s] = v
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	c = c.WithDefaults()
+	return c, c.Validate()
+}
+
+func (c Config) WithDefaults() Config {
+	c.Kafka = c.Kafka.WithDefaults()
+	c.Relay = c.Relay.WithDefaults()
+	c.Projections.Kafka = c.Kafka
+	c.Projections = c.Projections.WithDefaults()
+	c.RateLimit = c.RateLimit.WithDefaults()
+	if len(c.Services) == 0 {
+		c.Services = AllServices
+	}
+	if c.Addrs == nil {
+		c.Addrs = map[string]string{}
+	}
+	for s, a := range DefaultAddrs {
+		if c.Addrs[s] == "" {
+			c.Addrs[s] = a
+		}
+	}
+	if c.Status.PollInterval == 0 {
+		c.Status.PollInterval = 30 * time.Second
+	}
+	if c.Status.CheckTimeout == 0 {
+		c.Status.CheckTimeout = 5 * time.Second
+	}
+	return c
+}
+
+// Validate fails fast with every problem at once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("database: DATABASE_URL is required"))
+	}
+	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate())
+	for _, s := range c.Services {
+		if !slices.Contains(AllServices, s) {
+			errs = append(errs, fmt.Errorf("services: unknown service %q (known: %s)", s, strings.Join(AllServices, ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

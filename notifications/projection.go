@@ -1,0 +1,90 @@
+package notifications
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"io/fs"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/migrate"
+	"github.com/platform/backend/notifications/contracts"
+	"github.com/platform/backend/projections"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	return migrate.Apply(ctx, pool, "notifications", sub)
+}
+
+// Name of the notification projection.
+const Name = "notifications"
+
+// Projection is the notification projector: it writes mapped notifications
+// into the delivery log (not versioned: a rebuild of it finds every key
+// already there and sends nothing again). A payload that fails its contract
+// is logged as 'invalid' with the reason, and the dispatcher parks it on the
+// dead-letter topic; it is never emitted.
+type Projection struct {
+	Registry *contracts.Registry
+	Mappers  map[string]Mapper // by context
+}
+
+var _ projections.Projection = (*Projection)(nil)
+
+func (p *Projection) Name() string { return Name }
+func (p *Projection) Contexts() []string {
+	out := make([]string, 0, len(p.Mappers))
+	for c := range p.Mappers {
+		out = append(out, c)
+	}
+	return out
+}
+func (p *Projection) Schema() []string { return nil }
+func (p *Projection) Tables() []string { return nil }
+
+func (p *Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+	ctx, _, _ := cutContext(e.StreamType)
+	mapper, ok := p.Mappers[ctx]
+	if !ok {
+		return nil, nil
+	}
+	ns, err := mapper(e)
+	if err != nil {
+		return nil, err
+	}
+	var out []projections.Statement
+	for _, n := range ns {
+		env, verr := envelope(p.Registry, e, n)
+		state, reason := "pending", ""
+		if verr != nil {
+			state, reason = "invalid", verr.Error()
+		}
+		raw, err := json.Marshal(env)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, projections.Exec(`INSERT INTO notification_deliveries
+			(idempotency_key, type, version, organization_id, source_event_id, envelope, state, reason)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT (idempotency_key) DO NOTHING`,
+			n.IdempotencyKey, n.Type, max(env.Version, 1), e.OrganizationID, e.ID.String(), raw, state, reason))
+	}
+	return out, nil
+}
+
+func cutContext(streamType string) (string, string, bool) {
+	for i := 0; i < len(streamType); i++ {
+		if streamType[i] == '.' {
+			return streamType[:i], streamType[i+1:], true
+		}
+	}
+	return streamType, "", false
+}

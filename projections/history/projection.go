@@ -1,0 +1,61 @@
+// Package history is the auditors' view: every event of every context, who
+// did what, when, to which object, and why (correlation and causation).
+package history
+
+import (
+	"encoding/json"
+
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/projections"
+)
+
+const Name = "history"
+
+// Projection records every event it reads.
+type Projection struct{ Sources []string }
+
+var _ projections.Projection = Projection{}
+
+func (Projection) Name() string         { return Name }
+func (p Projection) Contexts() []string { return p.Sources }
+func (Projection) Tables() []string     { return []string{"history_events"} }
+
+func (Projection) Schema() []string {
+	return []string{
+		`CREATE TABLE IF NOT EXISTS {{history_events}} (
+			event_id uuid PRIMARY KEY, organization_id text NOT NULL, stream_type text NOT NULL, stream_id text NOT NULL,
+			stream_version bigint NOT NULL, event_type text NOT NULL, schema_version int NOT NULL,
+			actor_id text NOT NULL, actor_type text NOT NULL, occurred_at timestamptz NOT NULL, recorded_at timestamptz NOT NULL,
+			correlation_id text NOT NULL, causation_id text NOT NULL, idempotency_key text NOT NULL, payload jsonb NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS {{history_events}}_org ON {{history_events}} (organization_id, event_id)`,
+		`CREATE INDEX IF NOT EXISTS {{history_events}}_stream ON {{history_events}} (stream_id, stream_version)`,
+	}
+}
+
+// redacted members never reach the audit view, even as hashes.
+var redacted = []string{"secret_hash", "password_hash"}
+
+func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+	payload := e.Payload
+	var m map[string]json.RawMessage
+	if json.Unmarshal(payload, &m) == nil {
+		changed := false
+		for _, k := range redacted {
+			if _, ok := m[k]; ok {
+				delete(m, k)
+				changed = true
+			}
+		}
+		if changed {
+			var err error
+			if payload, err = json.Marshal(m); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return []projections.Statement{projections.Exec(`INSERT INTO {{history_events}} (event_id, organization_id, stream_type, stream_id,
+		stream_version, event_type, schema_version, actor_id, actor_type, occurred_at, recorded_at, correlation_id, causation_id,
+		idempotency_key, payload) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) ON CONFLICT (event_id) DO NOTHING`,
+		e.ID, e.OrganizationID, e.StreamType, e.StreamID, e.StreamVersion, e.Type, e.SchemaVersion, e.Actor.ID, e.Actor.Type,
+		e.OccurredAt, e.RecordedAt, e.CorrelationID, e.CausationID, e.IdempotencyKey, payload)}, nil
+}
