@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/domain/errs"
@@ -109,19 +110,33 @@ func (s *Store) Execute(ctx context.Context, cmd Command, decide Decider) (Outco
 		return err
 	})
 	if err != nil {
-		if _, typed := errs.As(err); typed || errors.Is(err, context.Canceled) {
-			return Outcome{}, err
-		}
-		return Outcome{}, errs.Unavailable("the event store could not record the command", err)
+		return Outcome{}, classify(err)
 	}
 	return out, nil
+}
+
+// classify tells a database that is down or overloaded (503, retry) from a
+// statement the database refused (a bug: 500).
+func classify(err error) error {
+	if _, typed := errs.As(err); typed || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.SQLState()[:2] {
+		case "08", "53", "57": // connection exception, insufficient resources, operator intervention
+		default:
+			return err
+		}
+	}
+	return errs.Unavailable("the event store could not record the command", err)
 }
 
 func (s *Store) execute(ctx context.Context, tx pgx.Tx, topic string, cmd Command, decide Decider) (Outcome, error) {
 	scope := cmd.OrganizationID
 	if cmd.IdempotencyKey != "" {
 		// Lock order is always key, then stream: no deadlock between commands.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 1))`, scope+"\x00"+cmd.IdempotencyKey); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 1))`, scope+":"+cmd.IdempotencyKey); err != nil {
 			return Outcome{}, err
 		}
 		var hash string
