@@ -3,6 +3,7 @@ package notifications
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	domain "github.com/platform/backend/domain/status"
@@ -71,7 +72,7 @@ func StatusMapper(e eventstore.Event) ([]Notification, error) {
 		if e.Type == domain.ComponentRecovered {
 			severity, title, body = "success", p.Name+" recovered", fmt.Sprintf("%s answers again (HTTP %d).", p.Host, p.HTTPStatus)
 		}
-		key := fmt.Sprintf("status:component:%s:v%d", e.StreamID[len("component:"):], e.StreamVersion)
+		key := fmt.Sprintf("status:component:%s:v%d", strings.TrimPrefix(e.StreamID, "component:"), e.StreamVersion)
 		return one(e.Type, key, map[string]any{
 			"title": title, "body": body, "object_id": p.ComponentID, "occurred_at": ts(p.CheckedAt),
 			"category": "status", "severity": severity, "object_type": "status_component",
@@ -91,7 +92,9 @@ func maintenancePayload(severity, title, body, id, status string, revision int, 
 	}
 }
 
-func incidentKey(id string, revision int) string { return fmt.Sprintf("status:incident:%s:rev:%d", id, revision) }
+func incidentKey(id string, revision int) string {
+	return fmt.Sprintf("status:incident:%s:rev:%d", id, revision)
+}
 
 func maintenanceKey(id string, revision int) string {
 	return fmt.Sprintf("status:maintenance:%s:rev:%d", id, revision)
