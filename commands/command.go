@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/eventstore"
@@ -19,6 +20,15 @@ type Meta struct {
 	IdempotencyKey string
 	RequestHash    string
 	CorrelationID  string
+}
+
+// Clock returns now (time.Now when nil) in UTC at microsecond precision,
+// the precision PostgreSQL stores, so a replayed answer equals the first.
+func Clock(now func() time.Time) func() time.Time {
+	if now == nil {
+		now = time.Now
+	}
+	return func() time.Time { return now().UTC().Truncate(time.Microsecond) }
 }
 
 // Result is a command's answer, with the position of its events for

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/google/uuid"
@@ -26,11 +25,7 @@ var migrations embed.FS
 
 // Migrate creates the outbox, stream-head and idempotency tables.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
-	return migrate.Apply(ctx, pool, "eventstore", sub)
+	return migrate.Apply(ctx, pool, "eventstore", migrations, "migrations")
 }
 
 // NotifyChannel is signalled at every commit that appends events, so the

@@ -30,7 +30,7 @@ func OpenAPI(svc Service) map[string]any {
 				"requiresConfirmation": a.RequiresConfirmation, "agentAccess": a.AgentAccess, "authorizationMode": a.AuthorizationMode},
 			"responses": map[string]any{
 				strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success", "content": map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.OutputSchema)}}},
-				"default":             map[string]any{"description": "problem", "content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}},
+				"default":                     map[string]any{"description": "problem", "content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}},
 			},
 		}
 		if a.AuthorizationMode != AuthPublic {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"io/fs"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -18,11 +17,7 @@ import (
 var migrations embed.FS
 
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
-	return migrate.Apply(ctx, pool, "notifications", sub)
+	return migrate.Apply(ctx, pool, "notifications", migrations, "migrations")
 }
 
 // Name of the notification projection.

@@ -5,7 +5,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"sync"
 	"time"
@@ -24,11 +23,7 @@ var migrations embed.FS
 
 // Migrate creates the runner's registry, checkpoint and failure tables.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return err
-	}
-	return migrate.Apply(ctx, pool, "projections", sub)
+	return migrate.Apply(ctx, pool, "projections", migrations, "migrations")
 }
 
 // EngineConfig is the projections section of the configuration.

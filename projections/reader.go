@@ -21,7 +21,9 @@ type Reader struct {
 	engine *Engine // optional: wakes waiters at once when it runs in-process
 }
 
-func NewReader(pool *pgxpool.Pool, engine *Engine) *Reader { return &Reader{pool: pool, engine: engine} }
+func NewReader(pool *pgxpool.Pool, engine *Engine) *Reader {
+	return &Reader{pool: pool, engine: engine}
+}
 
 // Active returns the active generation of a projection.
 func (r *Reader) Active(ctx context.Context, name string) (int, error) {

@@ -4,6 +4,7 @@ package identity
 import (
 	"time"
 
+	"github.com/platform/backend/commands"
 	"github.com/platform/backend/eventstore"
 )
 
@@ -13,8 +14,5 @@ type Handlers struct {
 }
 
 func NewHandlers(store *eventstore.Store, now func() time.Time) *Handlers {
-	if now == nil {
-		now = time.Now
-	}
-	return &Handlers{store: store, now: func() time.Time { return now().UTC().Truncate(time.Microsecond) }}
+	return &Handlers{store: store, now: commands.Clock(now)}
 }

@@ -16,10 +16,7 @@ type Handlers struct {
 }
 
 func NewHandlers(store *eventstore.Store, now func() time.Time) *Handlers {
-	if now == nil {
-		now = time.Now
-	}
-	return &Handlers{store: store, now: func() time.Time { return now().UTC().Truncate(time.Microsecond) }}
+	return &Handlers{store: store, now: commands.Clock(now)}
 }
 
 // decide is the shape of every status command: load the write model, let it

@@ -14,8 +14,12 @@ import (
 
 const lockID = 7_310_001 // arbitrary, constant across releases
 
-// Apply runs every *.sql file of files not yet recorded for component.
-func Apply(ctx context.Context, pool *pgxpool.Pool, component string, files fs.FS) error {
+// Apply runs every *.sql file of dir in files not yet recorded for component.
+func Apply(ctx context.Context, pool *pgxpool.Pool, component string, files fs.FS, dir string) error {
+	files, err := fs.Sub(files, dir)
+	if err != nil {
+		return err
+	}
 	names, err := fs.Glob(files, "*.sql")
 	if err != nil {
 		return err

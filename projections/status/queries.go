@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/domain/errs"
+	domain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/projections"
 )
 
@@ -21,18 +22,10 @@ func NewQueries(pool *pgxpool.Pool, reader *projections.Reader) *Queries {
 	return &Queries{pool: pool, reader: reader}
 }
 
+// Incident is the command answer's shape plus the update timeline.
 type Incident struct {
-	IncidentID    string           `json:"incident_id"`
-	Title         string           `json:"title"`
-	Message       string           `json:"message"`
-	Severity      string           `json:"severity"`
-	Status        string           `json:"status"`
-	Revision      int              `json:"revision"`
-	ComponentHost *string          `json:"component_host"`
-	ComponentName *string          `json:"component_name"`
-	CreatedAt     time.Time        `json:"created_at"`
-	UpdatedAt     time.Time        `json:"updated_at"`
-	Updates       []IncidentUpdate `json:"updates,omitempty"`
+	domain.IncidentState
+	Updates []IncidentUpdate `json:"updates,omitempty"`
 }
 
 type IncidentUpdate struct {
@@ -43,16 +36,8 @@ type IncidentUpdate struct {
 	OccurredAt time.Time `json:"occurred_at"`
 }
 
-type Maintenance struct {
-	MaintenanceID  string    `json:"maintenance_id"`
-	Title          string    `json:"title"`
-	Message        string    `json:"message"`
-	Status         string    `json:"status"`
-	Revision       int       `json:"revision"`
-	ScheduledStart time.Time `json:"scheduled_start"`
-	ScheduledEnd   time.Time `json:"scheduled_end"`
-	UpdatedAt      time.Time `json:"updated_at"`
-}
+// Maintenance has the command answer's shape.
+type Maintenance = domain.MaintenanceState
 
 type Component struct {
 	ComponentID      string     `json:"component_id"`

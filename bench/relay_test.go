@@ -1,0 +1,154 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/platform/backend/eventstore"
+)
+
+// BenchmarkRawKafkaProduce is the broker's ceiling for the relay: a bare
+// SyncProducer with the relay's ProducerConfig (idempotent, acks=all, one
+// request in flight) sending ~400-byte values, keyed over 2,000 stream ids,
+// in SendMessages batches of 500 to a fresh 3-partition topic.
+func BenchmarkRawKafkaProduce(b *testing.B) {
+	cfg := kafkaConfig(b, "braw")
+	topic := cfg.Topics.ForContext("raw")
+	must(b, eventstore.EnsureTopics(cfg, topic))
+	p := newProducer(b, cfg)
+	value := make([]byte, rawKafkaValue)
+	_, _ = rand.Read(value)
+	must(b, p.SendMessages([]*sarama.ProducerMessage{{Topic: topic, Value: sarama.ByteEncoder(value)}})) // warm up
+	var rate float64
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		msgs := make([]*sarama.ProducerMessage, rawKafkaEvents)
+		for i := range msgs {
+			msgs[i] = &sarama.ProducerMessage{Topic: topic, Key: sarama.StringEncoder(fmt.Sprint("stream-", i%2000)),
+				Value: sarama.ByteEncoder(value)}
+		}
+		b.StartTimer()
+		rate = float64(rawKafkaEvents) / sendAll(b, p, msgs).Seconds()
+	}
+	b.ReportMetric(rate, "events/s")
+	b.Logf("raw sarama SyncProducer (relay config), %d x %d-byte values in batches of %d: %.0f events/s",
+		rawKafkaEvents, rawKafkaValue, kafkaBatch, rate)
+}
+
+// timedProducer accounts the time the relay spends inside SendMessages, to
+// split the relay's time between the broker and PostgreSQL.
+type timedProducer struct {
+	sarama.SyncProducer
+	mu    sync.Mutex
+	send  time.Duration
+	calls int
+}
+
+func (p *timedProducer) SendMessages(msgs []*sarama.ProducerMessage) error {
+	t := time.Now()
+	err := p.SyncProducer.SendMessages(msgs)
+	p.mu.Lock()
+	p.send += time.Since(t)
+	p.calls++
+	p.mu.Unlock()
+	return err
+}
+
+// BenchmarkRelay times eventstore.Relay.PublishBatch draining an outbox of
+// relayEvents unpublished status events (a fresh database, filled with COPY
+// outside the timer) until nothing is pending. The ceiling, measured in the
+// same benchmark just before, is the raw SyncProducer sending the very same
+// envelopes (same keys, values and headers) in batches of 500.
+func BenchmarkRelay(b *testing.B) {
+	ctx := context.Background()
+	cfg := kafkaConfig(b, "brelay")
+	topic := cfg.Topics.ForContext("status")
+	must(b, eventstore.EnsureTopics(cfg, topic))
+	var rate, raw float64
+	var sendShare float64
+	var firstBatch, lastBatch time.Duration
+	var batches int
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		events := statusEvents("org-bench", relayEvents, replayIncidents)
+		raw = rawKafkaRate(b, cfg, events)
+
+		pool := newPool(b, 8)
+		must(b, eventstore.Migrate(ctx, pool))
+		rows := make([][]any, len(events))
+		for i, e := range events {
+			rows[i] = []any{e.ID, e.StreamType, e.StreamID, e.StreamVersion, e.Type, e.SchemaVersion, e.OrganizationID,
+				e.Actor.ID, e.Actor.Type, e.OccurredAt, e.RecordedAt, e.IdempotencyKey, e.CorrelationID, e.CausationID, e.Payload, topic}
+		}
+		_, err := pool.CopyFrom(ctx, pgx.Identifier{"es_events"}, []string{"event_id", "stream_type", "stream_id", "stream_version",
+			"event_type", "schema_version", "organization_id", "actor_id", "actor_type", "occurred_at", "recorded_at",
+			"idempotency_key", "correlation_id", "causation_id", "payload", "topic"}, pgx.CopyFromRows(rows))
+		must(b, err)
+		_, err = pool.Exec(ctx, `ANALYZE es_events`)
+		must(b, err)
+		producer := &timedProducer{SyncProducer: newProducer(b, cfg)}
+		relay, err := eventstore.NewRelay(pool, producer, eventstore.RelayConfig{}, discardLog)
+		must(b, err)
+		// Warm the producer (metadata, producer id) as a running relay's is.
+		warm, _ := events[0].ToMessage(cfg.Topics.ForContext("rawceiling"))
+		must(b, producer.SyncProducer.SendMessages([]*sarama.ProducerMessage{warm}))
+
+		b.StartTimer()
+		start := time.Now()
+		published := 0
+		var durations []time.Duration
+		for {
+			t := time.Now()
+			n, err := relay.PublishBatch(ctx)
+			if err != nil {
+				b.Fatalf("publish: %v", err)
+			}
+			if n == 0 {
+				break
+			}
+			durations = append(durations, time.Since(t))
+			published += n
+		}
+		elapsed := time.Since(start)
+		b.StopTimer()
+
+		pending, err := eventstore.Pending(ctx, pool)
+		must(b, err)
+		if published != len(events) || pending != 0 {
+			b.Fatalf("published %d of %d, %d still pending", published, len(events), pending)
+		}
+		rate = float64(published) / elapsed.Seconds()
+		sendShare = producer.send.Seconds() / elapsed.Seconds()
+		batches = len(durations)
+		firstBatch, lastBatch = avg(durations[:min(5, len(durations))]), avg(durations[max(0, len(durations)-5):])
+		b.Logf("relay: %d events in %d PublishBatch calls, %.2fs: %.0f events/s; %.0f%% of the time in SendMessages, %.0f%% in PostgreSQL (select + mark) and encoding",
+			published, batches, elapsed.Seconds(), rate, 100*sendShare, 100*(1-sendShare))
+		b.Logf("relay: avg PublishBatch %.1f ms over the first 5 batches, %.1f ms over the last 5; message size ~%.0f bytes",
+			ms(firstBatch), ms(lastBatch), messageBytes(events[:200]))
+	}
+	b.ReportMetric(rate, "events/s")
+	b.ReportMetric(raw, "raw-events/s")
+	b.ReportMetric(rate/raw, "ratio")
+	b.ReportMetric(sendShare, "kafka-share")
+	b.Logf("relay %.0f events/s vs raw producer %.0f events/s (same envelopes): ratio %.2f", rate, raw, rate/raw)
+}
+
+func avg(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	var t time.Duration
+	for _, x := range d {
+		t += x
+	}
+	return t / time.Duration(len(d))
+}
