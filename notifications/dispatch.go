@@ -108,7 +108,10 @@ func (d *Dispatcher) DispatchBatch(ctx context.Context) (int, error) {
 		if err := d.Publisher.Publish(topic, msg); err != nil {
 			return 0, err
 		}
-		if _, err := d.Pool.Exec(ctx, `UPDATE notification_deliveries SET state=$2, published_at=now() WHERE idempotency_key=$1`, x.key, next); err != nil {
+		// Only rows still waiting move: the webhook may already have marked
+		// this one delivered between the publish and this update.
+		if _, err := d.Pool.Exec(ctx, `UPDATE notification_deliveries SET state=$2, published_at=now()
+			WHERE idempotency_key=$1 AND state IN ('pending', 'invalid')`, x.key, next); err != nil {
 			return 0, err
 		}
 		if next == "published" {
