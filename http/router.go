@@ -89,6 +89,13 @@ func (d Deps) serveAction(a *Action) http.Handler {
 			}
 			var err error
 			if p, err = d.Validator.Validate(ctx, token); err != nil {
+				// Failed credentials spend the client address's bucket, so
+				// guessing keys is rate limited too.
+				if errs.KindOf(err) == errs.KindAuthenticationRequired {
+					if lerr := d.Limiter.Allow(limitKey(identity.Principal{}, r)); lerr != nil {
+						err = lerr
+					}
+				}
 				fail(err)
 				return
 			}
