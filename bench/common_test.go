@@ -16,7 +16,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -36,15 +35,15 @@ import (
 // Workload sizes. They are fixed so that every run of `make bench` measures
 // the same thing; each timed part takes more than a second on a 2-core box.
 const (
-	kafkaBatch      = 500    // messages per SendMessages, as the relay's default batch
-	rawKafkaEvents  = 50_000 // BenchmarkRawKafkaProduce
-	rawKafkaValue   = 400    // bytes per value in BenchmarkRawKafkaProduce
-	relayEvents     = 20_000 // BenchmarkRelay
-	upsertBatch     = 500    // upserts per transaction, as the runner's default batch
-	rawUpsertRows   = 50_000 // BenchmarkRawUpsert
-	replayEvents    = 20_000 // BenchmarkProjectionReplay
-	replayIncidents = 2_000  // streams the replay events are spread over
-	httpIncidents   = 64     // BenchmarkIncidentUpdatesHTTP
+	kafkaBatch      = 500     // messages per SendMessages, as the relay's default batch
+	rawKafkaEvents  = 200_000 // BenchmarkRawKafkaProduce
+	rawKafkaValue   = 400     // bytes per value in BenchmarkRawKafkaProduce
+	relayEvents     = 40_000  // BenchmarkRelay
+	upsertBatch     = 500     // upserts per transaction, as the runner's default batch
+	rawUpsertRows   = 50_000  // BenchmarkRawUpsert
+	replayEvents    = 40_000  // BenchmarkProjectionReplay
+	replayIncidents = 2_000   // streams the replay events are spread over
+	httpIncidents   = 64      // BenchmarkIncidentUpdatesHTTP
 	httpClients     = 32
 	httpUpdates     = 6_000
 )
@@ -210,7 +209,7 @@ func incidentsDDL(table string) []string {
 func rawUpsertRate(b *testing.B, pool *pgxpool.Pool, events []eventstore.Event) float64 {
 	b.Helper()
 	ctx := context.Background()
-	table := "bench_" + strings.ReplaceAll(testenv.UniqueName("upsert"), "-", "_")
+	table := "bench_" + testenv.UniqueName("upsert")
 	for _, ddl := range incidentsDDL(table) {
 		_, err := pool.Exec(ctx, ddl)
 		must(b, err)
@@ -256,11 +255,14 @@ type commitStats struct {
 // rawCommitRate is the ceiling of a command: `clients` concurrent
 // connections each committing one-row INSERT transactions (a row shaped like
 // an es_events row) into a fresh table, n in total. With fsync and
-// synchronous_commit on, this is the server's durable commit rate.
-func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int) commitStats {
+// synchronous_commit on, this is the server's durable commit rate. With
+// notify, each transaction also runs SELECT pg_notify(...) as Store.Execute
+// does (PostgreSQL serializes the commits of notifying transactions).
+func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int, notify bool) commitStats {
 	b.Helper()
 	ctx := context.Background()
-	_, err := pool.Exec(ctx, `CREATE TABLE bench_commits (
+	table := "bench_" + testenv.UniqueName("commits")
+	_, err := pool.Exec(ctx, `CREATE TABLE `+table+` (
 		global_seq bigserial PRIMARY KEY, event_id uuid NOT NULL UNIQUE, stream_id text NOT NULL, stream_version bigint NOT NULL,
 		event_type text NOT NULL, organization_id text NOT NULL, occurred_at timestamptz NOT NULL, payload jsonb NOT NULL,
 		topic text NOT NULL, published_at timestamptz, UNIQUE (stream_id, stream_version))`)
@@ -282,10 +284,14 @@ func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int) commitStats
 				}
 				t := time.Now()
 				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-					_, err := tx.Exec(ctx, `INSERT INTO bench_commits (event_id, stream_id, stream_version, event_type, organization_id,
+					batch := &pgx.Batch{}
+					batch.Queue(`INSERT INTO `+table+` (event_id, stream_id, stream_version, event_type, organization_id,
 						occurred_at, payload, topic) VALUES ($1,$2,$3,'status.incident.updated','org',now(),$4,'t')`,
 						uuid.Must(uuid.NewV7()), fmt.Sprint("s", k%64), k, payload)
-					return err
+					if notify {
+						batch.Queue(`SELECT pg_notify($1, '')`, "bench_"+table)
+					}
+					return tx.SendBatch(ctx, batch).Close()
 				})
 				if err != nil {
 					failed.Store(err)

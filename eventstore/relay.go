@@ -15,7 +15,7 @@ import (
 // RelayConfig tunes the outbox relay.
 type RelayConfig struct {
 	BatchSize    int           // rows published per round trip; default 500
-	PollInterval time.Duration // fallback when no NOTIFY arrives; default 500ms
+	PollInterval time.Duration // idle poll; default 20ms
 	RetryBackoff time.Duration // after a broker or database error; default 1s
 }
 
@@ -24,7 +24,10 @@ func (c RelayConfig) WithDefaults() RelayConfig {
 		c.BatchSize = 500
 	}
 	if c.PollInterval == 0 {
-		c.PollInterval = 500 * time.Millisecond
+		// Polling an empty partial index costs ~50 tiny queries/s when idle;
+		// a NOTIFY per command instead serializes every commit on the
+		// notification queue lock (measured: 9.2k -> 3.6k commits/s).
+		c.PollInterval = 20 * time.Millisecond
 	}
 	if c.RetryBackoff == 0 {
 		c.RetryBackoff = time.Second
@@ -54,7 +57,6 @@ type Relay struct {
 	producer sarama.SyncProducer
 	cfg      RelayConfig
 	log      *slog.Logger
-	wake     chan struct{}
 }
 
 func NewRelay(pool *pgxpool.Pool, producer sarama.SyncProducer, cfg RelayConfig, log *slog.Logger) (*Relay, error) {
@@ -62,7 +64,7 @@ func NewRelay(pool *pgxpool.Pool, producer sarama.SyncProducer, cfg RelayConfig,
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Relay{pool: pool, producer: producer, cfg: cfg, log: log, wake: make(chan struct{}, 1)}, nil
+	return &Relay{pool: pool, producer: producer, cfg: cfg, log: log}, nil
 }
 
 // Run publishes until ctx ends. Only the process holding the relay lock
@@ -97,17 +99,6 @@ func (r *Relay) runAsLeader(ctx context.Context) error {
 	}
 	// A session lock dies with its connection, so a crashed leader frees it.
 	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, relayLockID) //nolint:errcheck
-	listenCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	listenDone := make(chan error, 1)
-	listener, err := r.pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	go func() {
-		defer listener.Release()
-		listenDone <- r.listen(listenCtx, listener)
-	}()
 	for {
 		n, err := r.PublishBatch(ctx)
 		if err != nil {
@@ -119,29 +110,7 @@ func (r *Relay) runAsLeader(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case err := <-listenDone:
-			return fmt.Errorf("relay listener: %w", err)
-		case <-r.wake:
 		case <-time.After(r.cfg.PollInterval):
-		}
-	}
-}
-
-func (r *Relay) listen(ctx context.Context, conn *pgxpool.Conn) error {
-	if _, err := conn.Exec(ctx, `LISTEN `+NotifyChannel); err != nil {
-		return err
-	}
-	defer conn.Exec(context.WithoutCancel(ctx), `UNLISTEN `+NotifyChannel) //nolint:errcheck
-	for {
-		if _, err := conn.Conn().WaitForNotification(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		select {
-		case r.wake <- struct{}{}:
-		default:
 		}
 	}
 }

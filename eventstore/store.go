@@ -28,10 +28,6 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	return migrate.Apply(ctx, pool, "eventstore", migrations, "migrations")
 }
 
-// NotifyChannel is signalled at every commit that appends events, so the
-// relay wakes at once instead of waiting for its next poll.
-const NotifyChannel = "es_outbox"
-
 // Store appends events to the PostgreSQL outbox.
 type Store struct {
 	pool   *pgxpool.Pool
@@ -198,7 +194,6 @@ func (s *Store) execute(ctx context.Context, tx pgx.Tx, topic string, cmd Comman
 		batch.Queue(`INSERT INTO es_idempotency (scope, key, request_hash, result, stream_id, stream_version) VALUES ($1,$2,$3,$4,$5,$6)`,
 			scope, cmd.IdempotencyKey, cmd.RequestHash, result, pos.StreamID, pos.Version)
 	}
-	batch.Queue(`SELECT pg_notify($1, '')`, NotifyChannel)
 	br := tx.SendBatch(ctx, batch)
 	for i := 0; i < batch.Len(); i++ {
 		tag, err := br.Exec()
@@ -219,7 +214,7 @@ func (s *Store) execute(ctx context.Context, tx pgx.Tx, topic string, cmd Comman
 }
 
 const eventColumns = `event_id, event_type, schema_version, stream_type, stream_id, stream_version, organization_id,
-	actor_id, actor_type, occurred_at, recorded_at, idempotency_key, correlation_id, causation_id, payload`
+	actor_id, actor_type, occurred_at, recorded_at, idempotency_key, correlation_id, causation_id, payload::text`
 
 func scanEvent(row pgx.Row) (Event, error) {
 	var e Event
@@ -228,7 +223,12 @@ func scanEvent(row pgx.Row) (Event, error) {
 	return e, err
 }
 
-func loadStream(ctx context.Context, q pgx.Tx, streamID string) ([]Event, error) {
+// querier is a transaction or the pool.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+func loadStream(ctx context.Context, q querier, streamID string) ([]Event, error) {
 	rows, err := q.Query(ctx, `SELECT `+eventColumns+` FROM es_events WHERE stream_id=$1 ORDER BY stream_version`, streamID)
 	if err != nil {
 		return nil, err
@@ -248,13 +248,8 @@ func loadStream(ctx context.Context, q pgx.Tx, streamID string) ([]Event, error)
 	return out, rows.Err()
 }
 
-// Load returns a stream's history for read-side checks outside a command.
+// Load returns a stream's history for checks outside a command (one
+// statement, no transaction: credential validation runs it per request).
 func (s *Store) Load(ctx context.Context, streamID string) ([]Event, error) {
-	var out []Event
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		out, err = loadStream(ctx, tx, streamID)
-		return err
-	})
-	return out, err
+	return loadStream(ctx, s.pool, streamID)
 }

@@ -95,29 +95,39 @@ func (d *Dispatcher) DispatchBatch(ctx context.Context) (int, error) {
 	if err != nil || len(list) == 0 {
 		return 0, err
 	}
+	// One publish call and one update per destination, not per row.
+	byTopic := map[string][]*message.Message{}
+	keys := map[string][]string{}
 	for _, x := range list {
 		msg := message.NewMessage(x.key, x.envelope)
 		msg.Metadata.Set(MetaType, x.typ)
 		msg.Metadata.Set(MetaIdempotencyKey, x.key)
 		msg.Metadata.Set(MetaOrganization, x.org)
-		topic, next := d.Topics.Notifications(), "published"
+		next := "published"
 		if x.state == "invalid" {
 			msg.Metadata.Set(MetaReason, x.reason)
-			topic, next = d.Topics.DeadLetter(), "parked"
+			next = "parked"
 		}
-		if err := d.Publisher.Publish(topic, msg); err != nil {
+		byTopic[next] = append(byTopic[next], msg)
+		keys[next] = append(keys[next], x.key)
+	}
+	topics := map[string]string{"published": d.Topics.Notifications(), "parked": d.Topics.DeadLetter()}
+	for next, msgs := range byTopic {
+		if err := d.Publisher.Publish(topics[next], msgs...); err != nil {
 			return 0, err
 		}
 		// Only rows still waiting move: the webhook may already have marked
-		// this one delivered between the publish and this update.
+		// some delivered between the publish and this update.
 		if _, err := d.Pool.Exec(ctx, `UPDATE notification_deliveries SET state=$2, published_at=now()
-			WHERE idempotency_key=$1 AND state IN ('pending', 'invalid')`, x.key, next); err != nil {
+			WHERE idempotency_key = ANY($1) AND state IN ('pending', 'invalid')`, keys[next], next); err != nil {
 			return 0, err
 		}
-		if next == "published" {
-			emitted.WithLabelValues(x.typ).Inc()
-		} else {
-			invalid.WithLabelValues(x.typ).Inc()
+		counter := emitted
+		if next == "parked" {
+			counter = invalid
+		}
+		for _, m := range msgs {
+			counter.WithLabelValues(m.Metadata.Get(MetaType)).Inc()
 		}
 	}
 	return len(list), nil

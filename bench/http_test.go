@@ -1,0 +1,389 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/platform/backend/commands"
+	statuscmd "github.com/platform/backend/commands/status"
+	domain "github.com/platform/backend/domain/status"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/app"
+	"github.com/platform/backend/internal/apptest"
+)
+
+// loadResult is a closed-loop load: `clients` workers issue n operations.
+type loadResult struct {
+	rate              float64
+	p50, p99, max     time.Duration
+	firstP50, lastP50 time.Duration // p50 of the first and the last 1,000 operations (stream growth)
+}
+
+// closedLoop runs n operations over `clients` workers; op gets the
+// operation's index and fails the run by returning an error.
+func closedLoop(b *testing.B, clients, n int, op func(k int) error) loadResult {
+	b.Helper()
+	var next atomic.Int64
+	lat := make([]time.Duration, n)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	start := time.Now()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for failed.Load() == nil {
+				k := int(next.Add(1)) - 1
+				if k >= n {
+					return
+				}
+				t := time.Now()
+				if err := op(k); err != nil {
+					failed.Store(err)
+					return
+				}
+				lat[k] = time.Since(t)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	w := min(1000, n)
+	head := percentiles(append([]time.Duration(nil), lat[:w]...), 0.5)
+	tail := percentiles(append([]time.Duration(nil), lat[n-w:]...), 0.5)
+	p := percentiles(lat, 0.50, 0.99, 1)
+	return loadResult{rate: float64(n) / elapsed.Seconds(), p50: p[0], p99: p[1], max: p[2], firstP50: head[0], lastP50: tail[0]}
+}
+
+type httpClient struct {
+	c     *http.Client
+	base  string
+	token string
+}
+
+func (c *httpClient) do(method, path string, body any, want int) ([]byte, error) {
+	raw, _ := json.Marshal(body)
+	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != want {
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, out)
+	}
+	return out, nil
+}
+
+// BenchmarkIncidentUpdatesHTTP runs the whole platform in-process (apptest:
+// HTTP services, relay, projections and dispatcher all running), opens
+// httpIncidents incidents, then httpClients concurrent clients PATCH
+// httpUpdates updates over HTTP (keep-alive connections), each update going
+// to the next incident in turn. It reports commands/s and the p50/p99 of the
+// per-request latency.
+//
+// The ceiling, measured in the same benchmark before the platform starts, is
+// PostgreSQL's durable commit rate at the same concurrency: one-row INSERT
+// transactions shaped like an outbox row. Every command is (at least) one
+// such commit, and nothing else in its path is shared, so that is the rate a
+// command path cannot exceed on this server.
+//
+// For the split between HTTP/auth and the event store it also runs the same
+// updates (on other incidents) directly through the command handlers.
+func BenchmarkIncidentUpdatesHTTP(b *testing.B) {
+	rawPool := newPool(b, 48)
+	raw := rawCommitRate(b, rawPool, httpClients, httpUpdates, false)
+	rawNotify := rawCommitRate(b, rawPool, httpClients, httpUpdates, true)
+	rawPool.Close()
+	b.Logf("raw PostgreSQL, %d one-row INSERT transactions by %d clients: %.0f commits/s (p50 %.1f ms, p99 %.1f ms); with pg_notify in each, as Store.Execute does: %.0f commits/s (p50 %.1f ms, p99 %.1f ms)",
+		httpUpdates, httpClients, raw.rate, ms(raw.p50), ms(raw.p99), rawNotify.rate, ms(rawNotify.p50), ms(rawNotify.p99))
+
+	h := startPlatform(b, false)
+	var res, direct httpRun
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		res = runHTTPUpdates(b, h, httpIncidents, true, true)
+		// The same commands without HTTP: the command handlers called in-process.
+		direct = runDirectUpdates(b, h, httpIncidents)
+	}
+	b.ReportMetric(res.rate, "cmds/s")
+	b.ReportMetric(ms(res.p50), "p50-ms")
+	b.ReportMetric(ms(res.p99), "p99-ms")
+	b.ReportMetric(raw.rate, "raw-commits/s")
+	b.ReportMetric(res.rate/raw.rate, "ratio")
+	b.ReportMetric(rawNotify.rate, "raw-notify-commits/s")
+	b.ReportMetric(direct.rate, "store-cmds/s")
+	b.Logf("HTTP PATCH /api/incidents/{id}: %d updates by %d clients over %d incidents: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+		httpUpdates, httpClients, httpIncidents, res.rate, ms(res.p50), ms(res.p99), ms(res.max))
+	b.Logf("HTTP p50 over the first 1,000 updates %.1f ms, over the last 1,000 %.1f ms (streams grow from ~3 to ~%d events)",
+		ms(res.firstP50), ms(res.lastP50), 3+httpUpdates/httpIncidents)
+	b.Logf("HTTP %s (the Go process holds the HTTP clients too)", res.cpu.perOp(httpUpdates, "command"))
+	b.Logf("HTTP background work during the run: %s", res.workers)
+	b.Logf("in-process command handlers (no HTTP, no auth), same load: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms; first/last 1,000 p50 %.1f/%.1f ms",
+		direct.rate, ms(direct.p50), ms(direct.p99), ms(direct.firstP50), ms(direct.lastP50))
+	b.Logf("in-process %s", direct.cpu.perOp(httpUpdates, "command"))
+	bar := "MET"
+	if res.rate < 1500 || res.p99 >= 50*time.Millisecond {
+		bar = "NOT MET"
+	}
+	b.Logf("commands %.0f/s vs raw commits %.0f/s: ratio %.2f (bar >= 1500 cmds/s with p99 < 50 ms: %s)", res.rate, raw.rate, res.rate/raw.rate, bar)
+}
+
+// BenchmarkDiagCommandPath is a diagnostic, skipped unless BENCH_DIAG=1: the
+// HTTP update load of BenchmarkIncidentUpdatesHTTP with the platform's
+// background workers switched on one by one, over long streams (64
+// incidents, ~96 events each by the end) and short ones (3,000 incidents,
+// 2-4 events each). It tells the cost of the stream history from the cost of
+// the relay and of the projection engine.
+func BenchmarkDiagCommandPath(b *testing.B) {
+	if os.Getenv("BENCH_DIAG") != "1" {
+		b.Skip("diagnostic: set BENCH_DIAG=1")
+	}
+	for _, incidents := range []int{64, 3000} {
+		for _, workers := range []string{"none", "relay", "relay+projections", "all"} {
+			b.Run(fmt.Sprintf("incidents=%d/workers=%s", incidents, workers), func(b *testing.B) {
+				h := startPlatform(b, true)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				switch workers {
+				case "relay":
+					go h.App.Relay.Run(ctx) //nolint:errcheck
+				case "relay+projections":
+					go h.App.Relay.Run(ctx)  //nolint:errcheck
+					go h.App.Engine.Run(ctx) //nolint:errcheck
+				case "all":
+					go h.App.Run(ctx, false) //nolint:errcheck
+				}
+				var res httpRun
+				for range b.N {
+					res = runHTTPUpdates(b, h, incidents, workers == "all" || workers == "relay+projections", workers == "all")
+				}
+				b.ReportMetric(res.rate, "cmds/s")
+				b.ReportMetric(ms(res.p50), "p50-ms")
+				b.ReportMetric(ms(res.p99), "p99-ms")
+				b.Logf("%.0f cmds/s, p50 %.1f ms, p99 %.1f ms; %s", res.rate, ms(res.p50), ms(res.p99), res.cpu.perOp(httpUpdates, "command"))
+			})
+		}
+	}
+}
+
+// startPlatform starts the in-process platform with a rate limit that never
+// bites; with noWorkers only the HTTP services run.
+func startPlatform(b *testing.B, noWorkers bool) *apptest.Harness {
+	return apptest.Start(b, apptest.Options{NoWorkers: noWorkers, Configure: func(c *app.Config) {
+		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
+	}})
+}
+
+// httpRun is one closed-loop run with the CPU it used.
+type httpRun struct {
+	loadResult
+	cpu     cpuUse
+	workers string // what the relay and the projections did meanwhile
+}
+
+// runHTTPUpdates opens `incidents` incidents over HTTP, warms up, then times
+// httpUpdates PATCH updates by httpClients keep-alive clients, update k
+// going to incident k mod incidents. With idle it first waits for the relay
+// and the projections to finish the setup's events.
+func runHTTPUpdates(b *testing.B, h *apptest.Harness, incidents int, idle, dispatcher bool) httpRun {
+	b.Helper()
+	client := &httpClient{
+		c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+			MaxIdleConns: 4 * httpClients, MaxIdleConnsPerHost: 4 * httpClients, IdleConnTimeout: time.Minute}},
+		base: h.URLs["status"], token: h.APIKey,
+	}
+	defer client.c.CloseIdleConnections()
+	ids := make([]string, incidents)
+	closedLoop(b, 8, incidents, func(i int) error {
+		out, err := client.do(http.MethodPost, "/api/incidents", map[string]any{
+			"title": fmt.Sprintf("Elevated error rate on API node %d", i), "message": "We are investigating elevated error rates.",
+			"severity": "major", "componentHost": "api.example.com", "componentName": "Public API"}, http.StatusCreated)
+		if err != nil {
+			return err
+		}
+		var inc struct {
+			IncidentID string `json:"incident_id"`
+		}
+		if err := json.Unmarshal(out, &inc); err != nil {
+			return err
+		}
+		ids[i] = inc.IncidentID
+		return nil
+	})
+	statuses := []string{"identified", "monitoring", "investigating"}
+	update := func(k int) error {
+		_, err := client.do(http.MethodPatch, "/api/incidents/"+ids[k%len(ids)], map[string]any{
+			"status":  statuses[(k/len(ids))%len(statuses)],
+			"message": fmt.Sprintf("Update %d: the fix is being rolled out region by region.", k)}, http.StatusOK)
+		return err
+	}
+	closedLoop(b, httpClients, 2*httpClients, func(k int) error { return update(k + len(ids)) }) // warm-up: connections, caches
+	if idle {
+		waitIdle(b, h, dispatcher)
+	}
+	db := h.App.Pool.Config().ConnConfig.Database
+	w0 := workerCounters()
+	pending0, published0 := deliveries(b, h)
+	b.StartTimer()
+	cpu0 := sampleCPU(db)
+	res := closedLoop(b, httpClients, httpUpdates, func(k int) error { return update(k + len(ids) + 2*httpClients) })
+	cpu := cpu0.to(sampleCPU(db))
+	b.StopTimer()
+	workers := w0.to(workerCounters())
+	if pending, published := deliveries(b, h); dispatcher && (published > 0 || pending > 0) {
+		workers += fmt.Sprintf("; notification dispatcher published %d deliveries (%d waiting before, %d waiting after)",
+			published-published0, pending0, pending)
+		// With the load stopped, how fast does the dispatcher catch up?
+		start := time.Now()
+		waitIdle(b, h, true)
+		if d := time.Since(start); pending > 0 {
+			workers += fmt.Sprintf("; after the load it drained them in %.1fs (%.0f deliveries/s)", d.Seconds(), float64(pending)/d.Seconds())
+		}
+	}
+	return httpRun{loadResult: res, cpu: cpu, workers: workers}
+}
+
+// deliveries counts the notification deliveries waiting for the dispatcher
+// and those it has published.
+func deliveries(b *testing.B, h *apptest.Harness) (pending, published int64) {
+	b.Helper()
+	err := h.App.Pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE state IN ('pending', 'invalid')),
+		count(*) FILTER (WHERE state NOT IN ('pending', 'invalid')) FROM notification_deliveries`).Scan(&pending, &published)
+	must(b, err)
+	return pending, published
+}
+
+// runDirectUpdates is runHTTPUpdates through the command handlers in-process.
+func runDirectUpdates(b *testing.B, h *apptest.Harness, incidents int) httpRun {
+	b.Helper()
+	ctx := context.Background()
+	meta := commands.Meta{OrganizationID: h.OrgID, Actor: eventstore.Actor{ID: "bench", Type: "api_key"}}
+	ids := make([]string, incidents)
+	for i := range ids {
+		r, err := h.App.Status.CreateIncident(ctx, meta, statuscmd.CreateIncident{Title: fmt.Sprintf("Direct %d", i),
+			Message: "We are investigating elevated error rates.", Severity: "major"})
+		must(b, err)
+		ids[i] = r.Value.IncidentID
+	}
+	statuses := []string{"identified", "monitoring", "investigating"}
+	waitIdle(b, h, true)
+	db := h.App.Pool.Config().ConnConfig.Database
+	cpu0 := sampleCPU(db)
+	res := closedLoop(b, httpClients, httpUpdates, func(k int) error {
+		_, err := h.App.Status.UpdateIncident(ctx, meta, statuscmd.UpdateIncident{IncidentID: ids[k%len(ids)],
+			Status: statuses[(k/len(ids))%len(statuses)], Message: fmt.Sprintf("Update %d: the fix is being rolled out.", k)})
+		return err
+	})
+	return httpRun{loadResult: res, cpu: cpu0.to(sampleCPU(db))}
+}
+
+// workerSample counts what the relay and the projection runners committed.
+type workerSample struct {
+	relayed          float64
+	batches, applied map[string]float64
+}
+
+func workerCounters() workerSample {
+	s := workerSample{relayed: counter("platform_relay_published_events_total"), batches: map[string]float64{}, applied: map[string]float64{}}
+	for _, name := range []string{"status", "history", "notifications"} {
+		s.batches[name] = counter("platform_projection_batches_total", "projection", name)
+		s.applied[name] = counter("platform_projection_events_applied_total", "projection", name)
+	}
+	return s
+}
+
+func (a workerSample) to(b workerSample) string {
+	out := fmt.Sprintf("relay published %.0f events", b.relayed-a.relayed)
+	for _, name := range []string{"status", "history", "notifications"} {
+		n, e := b.batches[name]-a.batches[name], b.applied[name]-a.applied[name]
+		if n > 0 {
+			out += fmt.Sprintf("; projection %s committed %.0f transactions for %.0f events (%.1f events each)", name, n, e, e/n)
+		}
+	}
+	return out
+}
+
+// waitIdle waits until the relay has published everything, every projection
+// has caught up and the dispatcher has published every notification, so that
+// one phase's background work does not load the next phase. Without
+// dispatcher, waiting notification deliveries are not waited for.
+func waitIdle(b *testing.B, h *apptest.Harness, dispatcher bool) {
+	b.Helper()
+	ctx := context.Background()
+	apptest.Eventually(b, 2*time.Minute, "relay and projections idle", func() bool {
+		var pending int64
+		if err := h.App.Pool.QueryRow(ctx, `SELECT count(*) FROM es_events WHERE published_at IS NULL`).Scan(&pending); err != nil || pending > 0 {
+			return false
+		}
+		if waiting, _ := deliveries(b, h); dispatcher && waiting > 0 {
+			return false
+		}
+		for _, name := range h.App.Engine.Names() {
+			var lag int64
+			err := h.App.Pool.QueryRow(ctx, `SELECT count(*) FROM es_events e WHERE e.stream_type LIKE 'status.%' AND NOT EXISTS (
+				SELECT 1 FROM proj_stream_versions v WHERE v.projection = $1 AND v.stream_id = e.stream_id AND v.version >= e.stream_version)`,
+				name).Scan(&lag)
+			if err != nil || lag > 0 {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// BenchmarkIncidentHistoryDecode is a diagnostic: the Go CPU one incident
+// command spends rebuilding its stream from the whole history, as a function
+// of the stream's length. Per event: pgx scans the jsonb payload into a
+// json.RawMessage (json.Unmarshal), eventstore.Upcast, then
+// domain LoadIncident decodes every payload again.
+func BenchmarkIncidentHistoryDecode(b *testing.B) {
+	for _, n := range []int{3, 32, 96} {
+		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
+			events := statusEvents("org", n, 1)
+			const reps = 2000
+			start := time.Now()
+			for range b.N {
+				for range reps {
+					history := make([]eventstore.Event, n)
+					for i, e := range events {
+						var payload json.RawMessage
+						if err := json.Unmarshal(e.Payload, &payload); err != nil {
+							b.Fatal(err)
+						}
+						e.Payload = payload
+						up, err := eventstore.Upcast(e)
+						must(b, err)
+						history[i] = up
+					}
+					if _, err := domain.LoadIncident(commands.Recorded(history)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(time.Since(start).Microseconds())/float64(b.N*reps), "us/cmd")
+		})
+	}
+}
