@@ -71,53 +71,6 @@ func esitCount(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int64 
 	return n
 }
 
-// esitConsumeAll reads every record of a topic, from the oldest offset up to
-// the high-water mark seen when it starts (bounded by timeout).
-func esitConsumeAll(t *testing.T, brokers []string, topic string, timeout time.Duration) []*sarama.ConsumerMessage {
-	t.Helper()
-	cfg := eventstore.KafkaConfig{Brokers: brokers}.SaramaConfig()
-	client, err := sarama.NewClient(brokers, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	consumer, err := sarama.NewConsumerFromClient(client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer consumer.Close()
-	parts, err := client.Partitions(topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.After(timeout)
-	var out []*sarama.ConsumerMessage
-	for _, p := range parts {
-		hw, err := client.GetOffset(topic, p, sarama.OffsetNewest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hw == 0 {
-			continue
-		}
-		pc, err := consumer.ConsumePartition(topic, p, sarama.OffsetOldest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for done := false; !done; {
-			select {
-			case msg := <-pc.Messages():
-				out = append(out, msg)
-				done = msg.Offset >= hw-1
-			case <-deadline:
-				pc.Close()
-				t.Fatalf("timed out reading %s/%d up to offset %d", topic, p, hw)
-			}
-		}
-		pc.Close()
-	}
-	return out
-}
 
 // TestIdempotencyUnderConcurrency: 20 concurrent identical requests with one
 // Idempotency-Key append one incident; every answer is the first result, 19
@@ -425,7 +378,7 @@ func TestRelayPublishesLateCommits(t *testing.T) {
 		t.Fatalf("Pending = %d, %v", p, err)
 	}
 
-	msgs := esitConsumeAll(t, kc.Brokers, topic, 20*time.Second)
+	msgs := apptest.ReadTopic(t, kc.Brokers, topic, 20*time.Second)
 	seen := map[uuid.UUID]int{}
 	for _, m := range msgs {
 		e, err := eventstore.DecodeEvent(m.Value)
@@ -511,7 +464,7 @@ func TestRelayOutputMatchesOutbox(t *testing.T) {
 		t.Fatalf("outbox holds %d status events, want %d", len(want), incidents*(updates+1))
 	}
 
-	msgs := esitConsumeAll(t, h.Config.Kafka.Brokers, topic, 20*time.Second)
+	msgs := apptest.ReadTopic(t, h.Config.Kafka.Brokers, topic, 20*time.Second)
 	got := map[uuid.UUID]int{}
 	partitionOf := map[string]int32{}
 	lastVersion := map[string]int64{}

@@ -47,51 +47,6 @@ func nitCount(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int64 {
 	return n
 }
 
-// nitReadTopic reads a topic from the oldest offset to its current end.
-func nitReadTopic(t *testing.T, brokers []string, topic string) []*sarama.ConsumerMessage {
-	t.Helper()
-	client, err := sarama.NewClient(brokers, eventstore.KafkaConfig{Brokers: brokers}.SaramaConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	consumer, err := sarama.NewConsumerFromClient(client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer consumer.Close()
-	parts, err := client.Partitions(topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*sarama.ConsumerMessage
-	for _, p := range parts {
-		hw, err := client.GetOffset(topic, p, sarama.OffsetNewest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hw == 0 {
-			continue
-		}
-		pc, err := consumer.ConsumePartition(topic, p, sarama.OffsetOldest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		timeout := time.After(10 * time.Second)
-		for done := false; !done; {
-			select {
-			case m := <-pc.Messages():
-				out = append(out, m)
-				done = m.Offset >= hw-1
-			case <-timeout:
-				pc.Close()
-				t.Fatalf("timed out reading %s/%d", topic, p)
-			}
-		}
-		pc.Close()
-	}
-	return out
-}
 
 func nitHeader(m *sarama.ConsumerMessage, key string) string {
 	for _, h := range m.Headers {
@@ -284,7 +239,7 @@ func TestStatusNotificationsEndToEnd(t *testing.T) {
 
 	var msgs []*sarama.ConsumerMessage
 	apptest.Eventually(t, 20*time.Second, "8 records on the notifications topic", func() bool {
-		msgs = nitReadTopic(t, h.Config.Kafka.Brokers, h.Config.Kafka.Topics.Notifications())
+		msgs = apptest.ReadTopic(t, h.Config.Kafka.Brokers, h.Config.Kafka.Topics.Notifications(), 20*time.Second)
 		return len(msgs) >= 8
 	})
 	var keys, wantKeys []string
@@ -513,13 +468,13 @@ func TestInvalidNotificationIsDeadLettered(t *testing.T) {
 	}
 
 	var emittedKeys []string
-	for _, m := range nitReadTopic(t, kc.Brokers, kc.Topics.Notifications()) {
+	for _, m := range apptest.ReadTopic(t, kc.Brokers, kc.Topics.Notifications(), 20*time.Second) {
 		emittedKeys = append(emittedKeys, nitHeader(m, notifications.MetaIdempotencyKey))
 	}
 	if len(emittedKeys) != 1 || emittedKeys[0] != goodKey {
 		t.Fatalf("notifications topic keys %v, want only %s", emittedKeys, goodKey)
 	}
-	dead := nitReadTopic(t, kc.Brokers, kc.Topics.DeadLetter())
+	dead := apptest.ReadTopic(t, kc.Brokers, kc.Topics.DeadLetter(), 20*time.Second)
 	if len(dead) != 1 {
 		t.Fatalf("%d dead-letter records, want 1", len(dead))
 	}

@@ -465,7 +465,7 @@ func TestPoisonEventIsParked(t *testing.T) {
 	var found []parked
 	apptest.Eventually(t, 20*time.Second, "both poison records on the dead-letter topic for status", func() bool {
 		found = found[:0]
-		for _, m := range pitReadTopic(t, h, dlq) {
+		for _, m := range apptest.ReadTopic(t, h.Config.Kafka.Brokers, dlq, 20*time.Second) {
 			hd := map[string]string{}
 			for _, x := range m.Headers {
 				hd[string(x.Key)] = string(x.Value)
@@ -490,48 +490,3 @@ func TestPoisonEventIsParked(t *testing.T) {
 	}
 }
 
-// pitReadTopic reads a topic from the oldest offset to its current end.
-func pitReadTopic(t *testing.T, h *apptest.Harness, topic string) []*sarama.ConsumerMessage {
-	t.Helper()
-	client, err := sarama.NewClient(h.Config.Kafka.Brokers, h.Config.Kafka.SaramaConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	consumer, err := sarama.NewConsumerFromClient(client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer consumer.Close()
-	parts, err := client.Partitions(topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []*sarama.ConsumerMessage
-	for _, p := range parts {
-		hw, err := client.GetOffset(topic, p, sarama.OffsetNewest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hw == 0 {
-			continue
-		}
-		pc, err := consumer.ConsumePartition(topic, p, sarama.OffsetOldest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		timeout := time.After(10 * time.Second)
-		for done := false; !done; {
-			select {
-			case m := <-pc.Messages():
-				out = append(out, m)
-				done = m.Offset >= hw-1
-			case <-timeout:
-				pc.Close()
-				t.Fatalf("timed out reading %s/%d", topic, p)
-			}
-		}
-		pc.Close()
-	}
-	return out
-}
