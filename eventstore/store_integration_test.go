@@ -71,7 +71,6 @@ func esitCount(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int64 
 	return n
 }
 
-
 // TestIdempotencyUnderConcurrency: 20 concurrent identical requests with one
 // Idempotency-Key append one incident; every answer is the first result, 19
 // of them marked as replayed. The same key with another body is refused and

@@ -47,7 +47,6 @@ func nitCount(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int64 {
 	return n
 }
 
-
 func nitHeader(m *sarama.ConsumerMessage, key string) string {
 	for _, h := range m.Headers {
 		if string(h.Key) == key {

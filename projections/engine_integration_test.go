@@ -489,4 +489,3 @@ func TestPoisonEventIsParked(t *testing.T) {
 		}
 	}
 }
-
