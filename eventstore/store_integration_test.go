@@ -19,7 +19,6 @@ import (
 
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
-	"github.com/platform/backend/internal/testenv"
 )
 
 // esitResponse is one HTTP answer collected from a goroutine (t.Fatal may not
@@ -295,19 +294,9 @@ func TestParallelUpdatesKeepRevisionsDense(t *testing.T) {
 func TestRelayPublishesLateCommits(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	pool, err := pgxpool.New(ctx, testenv.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if err := eventstore.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	kc := eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName("relay")}}.WithDefaults()
+	pool, kc := apptest.Infra(t, "relay", []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate},
+		func(kc eventstore.KafkaConfig) []string { return []string{kc.Topics.ForContext("status")} })
 	topic := kc.Topics.ForContext("status")
-	if err := eventstore.EnsureTopics(kc, topic); err != nil {
-		t.Fatal(err)
-	}
 	producer, err := sarama.NewSyncProducer(kc.Brokers, kc.ProducerConfig())
 	if err != nil {
 		t.Fatal(err)

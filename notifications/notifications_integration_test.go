@@ -26,7 +26,6 @@ import (
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
-	"github.com/platform/backend/internal/testenv"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/notifications/contracts"
 )
@@ -381,18 +380,7 @@ func TestInvalidNotificationIsDeadLettered(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	pool, err := pgxpool.New(ctx, testenv.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if err := notifications.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	kc := eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName("notif")}}.WithDefaults()
-	if err := eventstore.EnsureTopics(kc, kc.Topics.Notifications(), kc.Topics.DeadLetter()); err != nil {
-		t.Fatal(err)
-	}
+	pool, kc := apptest.Infra(t, "notif", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, notificationTopics)
 	publisher, err := kafka.NewPublisher(kafka.PublisherConfig{Brokers: kc.Brokers, Marshaler: kafka.DefaultMarshaler{},
 		OverwriteSaramaConfig: kc.ProducerConfig()}, watermill.NopLogger{})
 	if err != nil {
@@ -519,18 +507,7 @@ func TestDeliveredStateSurvivesDispatcherMark(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	pool, err := pgxpool.New(ctx, testenv.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if err := notifications.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	kc := eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName("race")}}.WithDefaults()
-	if err := eventstore.EnsureTopics(kc, kc.Topics.Notifications(), kc.Topics.DeadLetter()); err != nil {
-		t.Fatal(err)
-	}
+	pool, kc := apptest.Infra(t, "race", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, notificationTopics)
 	kp, err := kafka.NewPublisher(kafka.PublisherConfig{Brokers: kc.Brokers, Marshaler: kafka.DefaultMarshaler{},
 		OverwriteSaramaConfig: kc.ProducerConfig()}, watermill.NopLogger{})
 	if err != nil {
@@ -578,4 +555,8 @@ func TestDeliveredStateSurvivesDispatcherMark(t *testing.T) {
 		t.Fatalf("after delivery then the dispatcher's mark: state %q (delivered_at set: %v), want delivered: "+
 			"the dispatcher's UPDATE overwrote the webhook's state", state, delivered)
 	}
+}
+
+func notificationTopics(kc eventstore.KafkaConfig) []string {
+	return []string{kc.Topics.Notifications(), kc.Topics.DeadLetter()}
 }

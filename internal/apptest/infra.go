@@ -1,0 +1,34 @@
+package apptest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/testenv"
+)
+
+// Infra gives a component test a fresh database with the given migrations
+// applied and a Kafka configuration under its own topic prefix, with the
+// named topics (from the config) created. For tests below a whole platform.
+func Infra(t testing.TB, prefix string, migrate []func(context.Context, *pgxpool.Pool) error, topics func(eventstore.KafkaConfig) []string) (*pgxpool.Pool, eventstore.KafkaConfig) {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, testenv.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	for _, m := range migrate {
+		if err := m(ctx, pool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kc := eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName(prefix)}}.WithDefaults()
+	if err := eventstore.EnsureTopics(kc, topics(kc)...); err != nil {
+		t.Fatal(err)
+	}
+	return pool, kc
+}
