@@ -43,10 +43,13 @@ type Result[T any] struct {
 type Decide[T any] func(history []event.Recorded) ([]event.Change, T, error)
 
 // Run executes a command against one stream.
-func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T]) (Result[T], error) {
+func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
 	cmd := eventstore.Command{
 		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
 		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID,
+	}
+	for _, opt := range opts {
+		opt(&cmd)
 	}
 	out, err := store.Execute(ctx, cmd, func(history []eventstore.Event) (eventstore.Decision, error) {
 		changes, value, err := decide(Recorded(history))
@@ -60,6 +63,21 @@ func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType
 		return Result[T]{}, fmt.Errorf("decode command result: %w", err)
 	}
 	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed}, nil
+}
+
+// Option adjusts how Run loads and saves a stream.
+type Option func(*eventstore.Command)
+
+// Snapshots makes Run load the stream from its latest snapshot of this
+// schema and save a new one with every append. fold turns a history, which
+// may begin with a snapshot (event.SnapshotType), into the state to save;
+// the write model's loader must accept that same snapshot.
+func Snapshots(schema int, fold func([]event.Recorded) (any, error)) Option {
+	return func(c *eventstore.Command) {
+		c.Snapshot = &eventstore.Snapshotting{Schema: schema, Fold: func(history []eventstore.Event) (any, error) {
+			return fold(Recorded(history))
+		}}
+	}
 }
 
 // Recorded is the domain's view of stored events.

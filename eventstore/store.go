@@ -51,6 +51,9 @@ type Command struct {
 	RequestHash    string
 	CorrelationID  string
 	CausationID    string
+	// Snapshot, when set, makes the store load the stream from its latest
+	// snapshot and save a new one with every append.
+	Snapshot *Snapshotting
 }
 
 // NewEvent is what a decision returns: the store fills in the envelope.
@@ -147,7 +150,7 @@ func (s *Store) execute(ctx context.Context, tx pgx.Tx, topic string, cmd Comman
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 2))`, cmd.StreamID); err != nil {
 		return Outcome{}, err
 	}
-	history, err := loadStream(ctx, tx, cmd.StreamID)
+	history, err := loadLatest(ctx, tx, cmd.StreamID, cmd.Snapshot.schema())
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -163,18 +166,26 @@ func (s *Store) execute(ctx context.Context, tx pgx.Tx, topic string, cmd Comman
 	if err != nil {
 		return Outcome{}, fmt.Errorf("encode result: %w", err)
 	}
-	version := int64(len(history))
+	before := headVersion(history)
+	version := before
 	if len(decision.Events) == 0 {
 		return Outcome{Result: result, Position: Position{StreamID: cmd.StreamID, Version: version}}, nil
 	}
+	if err := claimUnique(ctx, tx, cmd.StreamID, decision.Events); err != nil {
+		return Outcome{}, err
+	}
 	now := s.now().UTC()
 	batch := &pgx.Batch{}
+	appended := make([]Event, 0, len(decision.Events))
 	for _, ne := range decision.Events {
 		version++
 		payload, err := json.Marshal(ne.Payload)
 		if err != nil {
 			return Outcome{}, fmt.Errorf("encode %s: %w", ne.Type, err)
 		}
+		appended = append(appended, Event{Type: ne.Type, SchemaVersion: max(ne.SchemaVersion, 1), StreamType: cmd.StreamType,
+			StreamID: cmd.StreamID, StreamVersion: version, OrganizationID: cmd.OrganizationID, Actor: cmd.Actor,
+			OccurredAt: now, RecordedAt: now, Payload: payload})
 		id, err := uuid.NewV7()
 		if err != nil {
 			return Outcome{}, err
@@ -185,10 +196,23 @@ func (s *Store) execute(ctx context.Context, tx pgx.Tx, topic string, cmd Comman
 			id, cmd.StreamType, cmd.StreamID, version, ne.Type, max(ne.SchemaVersion, 1),
 			cmd.OrganizationID, cmd.Actor.ID, cmd.Actor.Type, now, cmd.IdempotencyKey, cmd.CorrelationID, cmd.CausationID, payload, topic)
 	}
-	before := int64(len(history))
-	batch.Queue(`INSERT INTO es_streams (stream_id, stream_type, organization_id, version) VALUES ($1,$2,$3,$4)
-		ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version WHERE es_streams.version = $5`,
-		cmd.StreamID, cmd.StreamType, cmd.OrganizationID, version, before)
+	snapshot, err := cmd.Snapshot.take(append(history, appended...))
+	if err != nil {
+		return Outcome{}, err
+	}
+	// Without a new snapshot the stream keeps its last one (schema 0 marks none yet).
+	snapVersion, snapSchema := int64(0), 0
+	if snapshot != nil {
+		snapVersion, snapSchema = version, cmd.Snapshot.schema()
+	}
+	batch.Queue(`INSERT INTO es_streams (stream_id, stream_type, organization_id, version, snapshot, snapshot_version, snapshot_schema)
+		VALUES ($1,$2,$3,$4,$6,$7,$8)
+		ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version,
+			snapshot = COALESCE(EXCLUDED.snapshot, es_streams.snapshot),
+			snapshot_version = CASE WHEN EXCLUDED.snapshot IS NULL THEN es_streams.snapshot_version ELSE EXCLUDED.snapshot_version END,
+			snapshot_schema = CASE WHEN EXCLUDED.snapshot IS NULL THEN es_streams.snapshot_schema ELSE EXCLUDED.snapshot_schema END
+		WHERE es_streams.version = $5`,
+		cmd.StreamID, cmd.StreamType, cmd.OrganizationID, version, before, snapshot, snapVersion, snapSchema)
 	pos := Position{StreamID: cmd.StreamID, Version: version}
 	if cmd.IdempotencyKey != "" {
 		batch.Queue(`INSERT INTO es_idempotency (scope, key, request_hash, result, stream_id, stream_version) VALUES ($1,$2,$3,$4,$5,$6)`,
@@ -228,28 +252,14 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-func loadStream(ctx context.Context, q querier, streamID string) ([]Event, error) {
-	rows, err := q.Query(ctx, `SELECT `+eventColumns+` FROM es_events WHERE stream_id=$1 ORDER BY stream_version`, streamID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		if e, err = Upcast(e); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+// Load returns a stream's whole history for checks outside a command (one
+// statement, no transaction).
+func (s *Store) Load(ctx context.Context, streamID string) ([]Event, error) {
+	return loadLatest(ctx, s.pool, streamID, 0)
 }
 
-// Load returns a stream's history for checks outside a command (one
-// statement, no transaction: credential validation runs it per request).
-func (s *Store) Load(ctx context.Context, streamID string) ([]Event, error) {
-	return loadStream(ctx, s.pool, streamID)
+// LoadLatest is Load starting from the stream's snapshot of the given
+// schema, when there is one: credential validation runs it per request.
+func (s *Store) LoadLatest(ctx context.Context, streamID string, snapshotSchema int) ([]Event, error) {
+	return loadLatest(ctx, s.pool, streamID, snapshotSchema)
 }

@@ -21,9 +21,9 @@ type CreateIncident struct {
 
 func (h *Handlers) CreateIncident(ctx context.Context, m commands.Meta, in CreateIncident) (commands.Result[domain.IncidentState], error) {
 	id := uuid.Must(uuid.NewV7()).String()
-	return commands.Run(ctx, h.store, m, domain.StreamIncident, id,
-		decide(domain.LoadIncident, func(inc *domain.Incident) ([]event.Change, error) {
+	return run(ctx, h, m, domain.StreamIncident, id,
+		domain.LoadIncident, func(inc *domain.Incident) ([]event.Change, error) {
 			return inc.Create(domain.NewIncident{ID: id, Title: in.Title, Message: in.Message, Severity: in.Severity,
 				ComponentHost: in.ComponentHost, ComponentName: in.ComponentName}, h.now())
-		}, (*domain.Incident).State))
+		}, (*domain.Incident).State)
 }

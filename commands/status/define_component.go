@@ -23,9 +23,9 @@ func ComponentStreamID(organizationID, componentID string) string {
 }
 
 func (h *Handlers) DefineComponent(ctx context.Context, m commands.Meta, in DefineComponent) (commands.Result[domain.ComponentState], error) {
-	return commands.Run(ctx, h.store, m, domain.StreamComponent, ComponentStreamID(m.OrganizationID, in.ComponentID),
-		decide(domain.LoadComponent, func(c *domain.Component) ([]event.Change, error) {
+	return run(ctx, h, m, domain.StreamComponent, ComponentStreamID(m.OrganizationID, in.ComponentID),
+		domain.LoadComponent, func(c *domain.Component) ([]event.Change, error) {
 			return c.Define(domain.ComponentDefinedV1{ComponentID: in.ComponentID, Host: in.ComponentHost,
 				Name: in.ComponentName, Group: in.ComponentGroup, CheckURL: in.CheckURL})
-		}, (*domain.Component).State))
+		}, (*domain.Component).State)
 }

@@ -17,8 +17,8 @@ type RecordCheck struct {
 }
 
 func (h *Handlers) RecordCheck(ctx context.Context, m commands.Meta, in RecordCheck) (commands.Result[domain.ComponentState], error) {
-	return commands.Run(ctx, h.store, m, domain.StreamComponent, ComponentStreamID(m.OrganizationID, in.ComponentID),
-		decide(domain.LoadComponent, func(c *domain.Component) ([]event.Change, error) {
+	return run(ctx, h, m, domain.StreamComponent, ComponentStreamID(m.OrganizationID, in.ComponentID),
+		domain.LoadComponent, func(c *domain.Component) ([]event.Change, error) {
 			return c.RecordCheck(in.HTTPStatus, in.Error, h.now())
-		}, (*domain.Component).State))
+		}, (*domain.Component).State)
 }

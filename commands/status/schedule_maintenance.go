@@ -21,9 +21,9 @@ type ScheduleMaintenance struct {
 
 func (h *Handlers) ScheduleMaintenance(ctx context.Context, m commands.Meta, in ScheduleMaintenance) (commands.Result[domain.MaintenanceState], error) {
 	id := uuid.Must(uuid.NewV7()).String()
-	return commands.Run(ctx, h.store, m, domain.StreamMaintenance, id,
-		decide(domain.LoadMaintenance, func(mw *domain.Maintenance) ([]event.Change, error) {
+	return run(ctx, h, m, domain.StreamMaintenance, id,
+		domain.LoadMaintenance, func(mw *domain.Maintenance) ([]event.Change, error) {
 			return mw.Schedule(domain.NewMaintenance{ID: id, Title: in.Title, Message: in.Message,
 				ScheduledStart: in.ScheduledStart, ScheduledEnd: in.ScheduledEnd}, h.now())
-		}, (*domain.Maintenance).State))
+		}, (*domain.Maintenance).State)
 }

@@ -18,8 +18,8 @@ type UpdateIncident struct {
 }
 
 func (h *Handlers) UpdateIncident(ctx context.Context, m commands.Meta, in UpdateIncident) (commands.Result[domain.IncidentState], error) {
-	return commands.Run(ctx, h.store, m, domain.StreamIncident, in.IncidentID,
-		decide(domain.LoadIncident, func(inc *domain.Incident) ([]event.Change, error) {
+	return run(ctx, h, m, domain.StreamIncident, in.IncidentID,
+		domain.LoadIncident, func(inc *domain.Incident) ([]event.Change, error) {
 			return inc.Update(domain.IncidentUpdate{Status: in.Status, Message: in.Message, Severity: in.Severity, Title: in.Title}, h.now())
-		}, (*domain.Incident).State))
+		}, (*domain.Incident).State)
 }

@@ -16,8 +16,8 @@ type UpdateMaintenance struct {
 }
 
 func (h *Handlers) UpdateMaintenance(ctx context.Context, m commands.Meta, in UpdateMaintenance) (commands.Result[domain.MaintenanceState], error) {
-	return commands.Run(ctx, h.store, m, domain.StreamMaintenance, in.MaintenanceID,
-		decide(domain.LoadMaintenance, func(mw *domain.Maintenance) ([]event.Change, error) {
+	return run(ctx, h, m, domain.StreamMaintenance, in.MaintenanceID,
+		domain.LoadMaintenance, func(mw *domain.Maintenance) ([]event.Change, error) {
 			return mw.Advance(in.Status, in.Message, h.now())
-		}, (*domain.Maintenance).State))
+		}, (*domain.Maintenance).State)
 }

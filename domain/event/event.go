@@ -9,7 +9,24 @@ type Change struct {
 	Type          string
 	SchemaVersion int
 	Payload       any
+	// Unique claims or releases values that must be unique across streams
+	// (an organization slug, a user's email). The event store enforces them
+	// in the command's transaction; a taken value fails the command with a
+	// conflict whose code is "<kind>_taken".
+	Unique []Unique
 }
+
+// Unique is one claim on a value of a kind (for example kind "slug").
+// Release frees a value the stream holds (rename, permanent delete).
+type Unique struct {
+	Kind    string
+	Value   string
+	Release bool
+}
+
+// SnapshotType marks a Recorded that is not an event but a write model's
+// saved state at Version: loaders that support snapshots start from it.
+const SnapshotType = "$snapshot"
 
 // Recorded is a stored event as domain code sees it when rebuilding state.
 type Recorded struct {
@@ -28,12 +45,17 @@ func New(typ string, payload any) Change {
 // decision's outcome can be rendered from the state after it.
 func Append(history []Recorded, changes []Change) ([]Recorded, error) {
 	out := append([]Recorded(nil), history...)
+	version := int64(0)
+	if len(history) > 0 {
+		version = history[len(history)-1].Version // a snapshot stands for the events up to its version
+	}
 	for _, c := range changes {
 		payload, err := json.Marshal(c.Payload)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Recorded{Type: c.Type, SchemaVersion: max(c.SchemaVersion, 1), Version: int64(len(out) + 1), Payload: payload})
+		version++
+		out = append(out, Recorded{Type: c.Type, SchemaVersion: max(c.SchemaVersion, 1), Version: version, Payload: payload})
 	}
 	return out, nil
 }

@@ -21,6 +21,12 @@ func LoadComponent(history []event.Recorded) (*Component, error) {
 	c := &Component{}
 	for _, r := range history {
 		switch r.Type {
+		case event.SnapshotType:
+			var st ComponentState
+			if err := json.Unmarshal(r.Payload, &st); err != nil {
+				return nil, err
+			}
+			c.def, c.status, c.consecutiveFails = st.ComponentDefinedV1, st.Status, st.ConsecutiveFails
 		case ComponentRegistered, ComponentChanged:
 			if err := json.Unmarshal(r.Payload, &c.def); err != nil {
 				return nil, err

@@ -127,3 +127,8 @@ type ComponentCheckedV1 struct {
 	Error            string    `json:"error,omitempty"`
 	CheckedAt        time.Time `json:"checked_at"`
 }
+
+// SnapshotSchema is the format of the status write models' snapshots: each
+// model's State. Bump it whenever a State changes shape; older snapshots are
+// then ignored and streams fold from their first event.
+const SnapshotSchema = 1

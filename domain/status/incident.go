@@ -29,6 +29,13 @@ func LoadIncident(history []event.Recorded) (*Incident, error) {
 	i := &Incident{}
 	for _, r := range history {
 		switch r.Type {
+		case event.SnapshotType:
+			var st IncidentState
+			if err := json.Unmarshal(r.Payload, &st); err != nil {
+				return nil, err
+			}
+			i.id, i.status, i.revision, i.severity, i.title, i.message = st.IncidentID, st.Status, st.Revision, st.Severity, st.Title, st.Message
+			i.componentHost, i.componentName, i.createdAt, i.updatedAt = st.ComponentHost, st.ComponentName, st.CreatedAt, st.UpdatedAt
 		case IncidentCreated:
 			var p IncidentCreatedV1
 			if err := json.Unmarshal(r.Payload, &p); err != nil {

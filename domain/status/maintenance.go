@@ -42,6 +42,15 @@ func (m *Maintenance) State() MaintenanceState {
 func LoadMaintenance(history []event.Recorded) (*Maintenance, error) {
 	m := &Maintenance{}
 	for _, r := range history {
+		if r.Type == event.SnapshotType {
+			var st MaintenanceState
+			if err := json.Unmarshal(r.Payload, &st); err != nil {
+				return nil, err
+			}
+			m.id, m.status, m.revision, m.title, m.message = st.MaintenanceID, st.Status, st.Revision, st.Title, st.Message
+			m.scheduledStart, m.scheduledEnd, m.updatedAt = st.ScheduledStart, st.ScheduledEnd, st.UpdatedAt
+			continue
+		}
 		if r.Type == MaintenanceScheduled {
 			var p MaintenanceScheduledV1
 			if err := json.Unmarshal(r.Payload, &p); err != nil {

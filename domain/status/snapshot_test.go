@@ -1,0 +1,106 @@
+package status_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/status"
+)
+
+// snapshotOf is what the event store saves: the model's state as JSON, as
+// a Recorded of type event.SnapshotType at the history's last version.
+func snapshotOf(t *testing.T, state any, version int64) event.Recorded {
+	t.Helper()
+	raw, err := json.Marshal(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return event.Recorded{Type: event.SnapshotType, SchemaVersion: status.SnapshotSchema, Version: version, Payload: raw}
+}
+
+// A model loaded from its snapshot plus the events after it must decide
+// exactly as the model folded from the whole stream: same state, same
+// events for the same next command.
+func TestSnapshotsRestoreTheWholeWriteModel(t *testing.T) {
+	host, name := "api.example.com", "API"
+	t.Run("incident", func(t *testing.T) {
+		full := given(rec(status.IncidentCreated, status.IncidentCreatedV1{IncidentID: "i1", Title: "Down", Message: "m",
+			Severity: "major", Status: "investigating", Revision: 1, ComponentHost: &host, ComponentName: &name, OccurredAt: t0}))
+		inc, err := status.LoadIncident(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes, err := inc.Update(status.IncidentUpdate{Status: "identified", Message: "found"}, t0.Add(60e9))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full = appendChanges(t, full, changes)
+		whole, _ := status.LoadIncident(full)
+		restored, err := status.LoadIncident([]event.Recorded{snapshotOf(t, whole.State(), 2)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(whole.State(), restored.State()) {
+			t.Fatalf("restored %+v, want %+v", restored.State(), whole.State())
+		}
+		next := status.IncidentUpdate{Status: "resolved", Message: "fixed"}
+		a, errA := whole.Update(next, t0.Add(120e9))
+		b, errB := restored.Update(next, t0.Add(120e9))
+		if !reflect.DeepEqual(a, b) || errA != nil || errB != nil {
+			t.Fatalf("decisions differ: %+v (%v) vs %+v (%v)", a, errA, b, errB)
+		}
+	})
+	t.Run("maintenance", func(t *testing.T) {
+		var mw status.Maintenance
+		changes, err := mw.Schedule(status.NewMaintenance{ID: "m1", Title: "DB", Message: "upgrade",
+			ScheduledStart: t0.Add(3600e9), ScheduledEnd: t0.Add(7200e9)}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := appendChanges(t, nil, changes)
+		whole, _ := status.LoadMaintenance(full)
+		restored, err := status.LoadMaintenance([]event.Recorded{snapshotOf(t, whole.State(), 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(whole.State(), restored.State()) {
+			t.Fatalf("restored %+v, want %+v", restored.State(), whole.State())
+		}
+		a, errA := whole.Advance("in_progress", "started", t0.Add(3600e9))
+		b, errB := restored.Advance("in_progress", "started", t0.Add(3600e9))
+		if !reflect.DeepEqual(a, b) || errA != nil || errB != nil {
+			t.Fatalf("decisions differ: %+v (%v) vs %+v (%v)", a, errA, b, errB)
+		}
+	})
+	t.Run("component", func(t *testing.T) {
+		var c status.Component
+		changes, err := c.Define(status.ComponentDefinedV1{ComponentID: "c1", Host: host, Name: name, CheckURL: "https://api.example.com/health"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := appendChanges(t, nil, changes)
+		for i := 0; i < 2; i++ { // two failures: one more degrades
+			model, _ := status.LoadComponent(full)
+			ch, err := model.RecordCheck(500, "boom", t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full = appendChanges(t, full, ch)
+		}
+		whole, _ := status.LoadComponent(full)
+		restored, err := status.LoadComponent([]event.Recorded{snapshotOf(t, whole.State(), int64(len(full)))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(whole.State(), restored.State()) {
+			t.Fatalf("restored %+v, want %+v", restored.State(), whole.State())
+		}
+		a, errA := whole.RecordCheck(500, "boom", t0)
+		b, errB := restored.RecordCheck(500, "boom", t0)
+		if !reflect.DeepEqual(a, b) || errA != nil || errB != nil || len(a) == 0 {
+			t.Fatalf("decisions differ: %+v (%v) vs %+v (%v)", a, errA, b, errB)
+		}
+	})
+}
