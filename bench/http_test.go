@@ -334,8 +334,7 @@ func waitIdle(b *testing.B, h *apptest.Harness, dispatcher bool) {
 	b.Helper()
 	ctx := context.Background()
 	apptest.Eventually(b, 2*time.Minute, "relay and projections idle", func() bool {
-		var pending int64
-		if err := h.App.Pool.QueryRow(ctx, `SELECT count(*) FROM es_events WHERE published_at IS NULL`).Scan(&pending); err != nil || pending > 0 {
+		if pending, err := eventstore.Pending(ctx, h.App.Pool); err != nil || pending > 0 {
 			return false
 		}
 		if waiting, _ := deliveries(b, h); dispatcher && waiting > 0 {

@@ -53,7 +53,11 @@ func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType
 	}
 	out, err := store.Execute(ctx, cmd, func(history []eventstore.Event) (eventstore.Decision, error) {
 		changes, value, err := decide(Recorded(history))
-		return eventstore.Decision{Events: changes, Result: value}, err
+		d := eventstore.Decision{Events: changes, Result: value}
+		if cmd.Snapshot != nil {
+			d.Snapshot = value
+		}
+		return d, err
 	})
 	if err != nil {
 		return Result[T]{}, err
@@ -68,16 +72,13 @@ func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType
 // Option adjusts how Run loads and saves a stream.
 type Option func(*eventstore.Command)
 
-// Snapshots makes Run load the stream from its latest snapshot of this
-// schema and save a new one with every append. fold turns a history, which
-// may begin with a snapshot (event.SnapshotType), into the state to save;
-// the write model's loader must accept that same snapshot.
-func Snapshots(schema int, fold func([]event.Recorded) (any, error)) Option {
-	return func(c *eventstore.Command) {
-		c.Snapshot = &eventstore.Snapshotting{Schema: schema, Fold: func(history []eventstore.Event) (any, error) {
-			return fold(Recorded(history))
-		}}
-	}
+// Snapshots is for commands whose answer is the write model's whole state
+// after the decision: Run saves that answer as the stream's snapshot, and
+// loads the stream from its latest snapshot of this schema. The write
+// model's loader must accept a snapshot (event.SnapshotType) as the first
+// record of a history.
+func Snapshots(schema int) Option {
+	return func(c *eventstore.Command) { c.Snapshot = &eventstore.Snapshotting{Schema: schema} }
 }
 
 // Recorded is the domain's view of stored events.

@@ -1,23 +1,21 @@
 package eventstore
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/platform/backend/domain/event"
 )
 
-// Snapshotting says how a stream type's write model is saved whole, so that
+// Snapshotting says that a stream type's write model is saved whole, so that
 // a command on a long stream reads one row and the events after it instead
 // of replaying everything (measured: 572 µs of decoding at 96 events).
+// The decision supplies the state to save (Decision.Snapshot).
 type Snapshotting struct {
 	// Schema is the snapshot format's version (>= 1). Snapshots of another
 	// schema are ignored: the stream is folded from its first event again.
 	Schema int
-	// Fold returns the state to save after the given history, which may
-	// begin with a snapshot (Type event.SnapshotType).
-	Fold func(history []Event) (any, error)
 }
 
 func (s *Snapshotting) schema() int {
@@ -25,19 +23,6 @@ func (s *Snapshotting) schema() int {
 		return 0
 	}
 	return s.Schema
-}
-
-// take folds the history after an append into the snapshot to save (nil
-// without snapshotting).
-func (s *Snapshotting) take(history []Event) ([]byte, error) {
-	if s == nil || s.Schema < 1 {
-		return nil, nil
-	}
-	state, err := s.Fold(history)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
-	}
-	return json.Marshal(state)
 }
 
 // headVersion is the stream version a history ends at.
@@ -48,15 +33,24 @@ func headVersion(history []Event) int64 {
 	return history[len(history)-1].StreamVersion
 }
 
-// loadLatest returns the stream from its snapshot of the given schema (as a
-// first Event of type event.SnapshotType) and the events after it, or the
-// whole stream when schema is 0 or no such snapshot exists. One round trip.
-func loadLatest(ctx context.Context, q querier, streamID string, schema int) ([]Event, error) {
-	var out []Event
-	from := int64(0)
+// queueLoad queues the reads of a stream: its snapshot of the given schema
+// (none when schema is 0) and the events after it.
+func queueLoad(b *pgx.Batch, streamID string, schema int) {
 	if schema > 0 {
-		rows, err := q.Query(ctx, `SELECT stream_type, organization_id, snapshot::text, snapshot_version FROM es_streams
+		b.Queue(`SELECT stream_type, organization_id, snapshot::text, snapshot_version FROM es_streams
 			WHERE stream_id=$1 AND snapshot_schema=$2 AND snapshot IS NOT NULL`, streamID, schema)
+	}
+	b.Queue(`SELECT `+eventColumns+` FROM es_events WHERE stream_id=$1 AND stream_version >
+		COALESCE((SELECT snapshot_version FROM es_streams WHERE stream_id=$1 AND snapshot_schema=$2 AND snapshot IS NOT NULL), 0)
+		ORDER BY stream_version`, streamID, schema)
+}
+
+// readLoad reads what queueLoad queued: the snapshot as a first Event of
+// type event.SnapshotType, then the events after it, upcast.
+func readLoad(br pgx.BatchResults, streamID string, schema int) ([]Event, error) {
+	var out []Event
+	if schema > 0 {
+		rows, err := br.Query()
 		if err != nil {
 			return nil, err
 		}
@@ -68,14 +62,14 @@ func loadLatest(ctx context.Context, q querier, streamID string, schema int) ([]
 				return nil, err
 			}
 			snap.Payload = json.RawMessage(payload)
-			out, from = append(out, snap), snap.StreamVersion
+			out = append(out, snap)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 	}
-	rows, err := q.Query(ctx, `SELECT `+eventColumns+` FROM es_events WHERE stream_id=$1 AND stream_version > $2 ORDER BY stream_version`, streamID, from)
+	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func TestSnapshotsLoadStateFromOneRow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	stream := "snap-" + uuid.NewString()
-	snap := &eventstore.Snapshotting{Schema: 1, Fold: foldCounter}
+	snap := &eventstore.Snapshotting{Schema: 1}
 	var seen []int
 	for i := 0; i < 10; i++ {
 		_, err := store.Execute(ctx, eventstore.Command{StreamType: "status.incident", StreamID: stream, OrganizationID: "org-s",
@@ -61,10 +61,12 @@ func TestSnapshotsLoadStateFromOneRow(t *testing.T) {
 					t.Errorf("command %d: history starts with %s, want the snapshot", i, history[0].Type)
 				}
 				state, _ := foldCounter(history)
-				if got := state.(counter).N; got != i {
-					t.Errorf("command %d: folded %d events, want %d", i, got, i)
+				c := state.(counter)
+				if c.N != i {
+					t.Errorf("command %d: folded %d events, want %d", i, c.N, i)
 				}
-				return eventstore.Decision{Events: []eventstore.NewEvent{event.New("status.incident.updated", map[string]int{"i": i})}}, nil
+				return eventstore.Decision{Events: []eventstore.NewEvent{event.New("status.incident.updated", map[string]int{"i": i})},
+					Snapshot: counter{N: c.N + 1}}, nil
 			})
 		if err != nil {
 			t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 // claimUnique applies the events' unique claims and releases in the
 // command's transaction. A concurrent claim of the same value waits on the
 // primary key and then loses: exactly one stream holds a value.
-func claimUnique(ctx context.Context, tx pgx.Tx, streamID string, changes []event.Change) error {
+func claimUnique(ctx context.Context, tx *pgx.Conn, streamID string, changes []event.Change) error {
 	for _, c := range changes {
 		for _, u := range c.Unique {
 			if u.Release {

@@ -46,17 +46,10 @@ func decide[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([
 	}
 }
 
-// run executes a status command on one stream: decide with the write model,
-// answer with its state, and save that state as the stream's snapshot so the
-// next command reads one row instead of the whole stream.
+// run executes a status command on one stream: decide with the write model
+// and answer with its state, which is also saved as the stream's snapshot so
+// the next command reads one row instead of the whole stream.
 func run[A any, S any](ctx context.Context, h *Handlers, m commands.Meta, streamType, streamID string,
 	load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) (commands.Result[S], error) {
-	snapshot := commands.Snapshots(domain.SnapshotSchema, func(history []event.Recorded) (any, error) {
-		model, err := load(history)
-		if err != nil {
-			return nil, err
-		}
-		return state(model), nil
-	})
-	return commands.Run(ctx, h.store, m, streamType, streamID, decide(load, act, state), snapshot)
+	return commands.Run(ctx, h.store, m, streamType, streamID, decide(load, act, state), commands.Snapshots(domain.SnapshotSchema))
 }
