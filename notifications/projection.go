@@ -67,13 +67,13 @@ func (p *Projection) Reduce(e eventstore.Event) ([]projections.Statement, error)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, projections.Exec(`INSERT INTO notification_deliveries
-			(idempotency_key, type, version, organization_id, source_event_id, envelope, state, reason)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT (idempotency_key) DO NOTHING`,
-			n.IdempotencyKey, n.Type, max(env.Version, 1), e.OrganizationID, e.ID.String(), raw, state, reason))
+		out = append(out, projections.Insert("notification_deliveries", deliveryColumns, "ON CONFLICT (idempotency_key) DO NOTHING",
+			n.IdempotencyKey, n.Type, max(env.Version, 1), e.OrganizationID, e.ID.String(), json.RawMessage(raw), state, reason))
 	}
 	return out, nil
 }
+
+var deliveryColumns = []string{"idempotency_key", "type", "version", "organization_id", "source_event_id", "envelope", "state", "reason"}
 
 func cutContext(streamType string) (string, string, bool) {
 	for i := 0; i < len(streamType); i++ {

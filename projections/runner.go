@@ -236,6 +236,7 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 			return err
 		}
 		b := &pgx.Batch{}
+		var inserts rowGroups
 		touched := map[string]int64{}
 		for _, d := range events {
 			if d.ev.StreamVersion <= versions[d.ev.StreamID] {
@@ -248,10 +249,19 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 				continue
 			}
 			for _, s := range stmts {
+				if s.row != nil {
+					if err := inserts.add(s.row); err != nil {
+						return err
+					}
+					continue
+				}
 				b.Queue(r.names.Replace(s.SQL), s.Args...)
 			}
 			versions[d.ev.StreamID] = d.ev.StreamVersion
 			touched[d.ev.StreamID] = d.ev.StreamVersion
+		}
+		if err := inserts.queue(b, r.names); err != nil {
+			return err
 		}
 		for i, msg := range poisoned {
 			if err := r.dead.Park(ctx, name, msg, reasons[i]); err != nil {

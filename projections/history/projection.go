@@ -53,9 +53,10 @@ func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 			}
 		}
 	}
-	return []projections.Statement{projections.Exec(`INSERT INTO {{history_events}} (event_id, organization_id, stream_type, stream_id,
-		stream_version, event_type, schema_version, actor_id, actor_type, occurred_at, recorded_at, correlation_id, causation_id,
-		idempotency_key, payload) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) ON CONFLICT (event_id) DO NOTHING`,
+	return []projections.Statement{projections.Insert("{{history_events}}", columns, "ON CONFLICT (event_id) DO NOTHING",
 		e.ID, e.OrganizationID, e.StreamType, e.StreamID, e.StreamVersion, e.Type, e.SchemaVersion, e.Actor.ID, e.Actor.Type,
 		e.OccurredAt, e.RecordedAt, e.CorrelationID, e.CausationID, e.IdempotencyKey, payload)}, nil
 }
+
+var columns = []string{"event_id", "organization_id", "stream_type", "stream_id", "stream_version", "event_type", "schema_version",
+	"actor_id", "actor_type", "occurred_at", "recorded_at", "correlation_id", "causation_id", "idempotency_key", "payload"}

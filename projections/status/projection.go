@@ -115,7 +115,11 @@ func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 	return nil, nil
 }
 
+// incidentUpdate is one timeline row; the timeline is append-only, so the
+// runner writes a batch's rows in one statement.
 func incidentUpdate(id string, revision int, status, message, severity string, at any) projections.Statement {
-	return projections.Exec(`INSERT INTO {{status_incident_updates}} (incident_id, revision, status, message, severity, occurred_at)
-		VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT DO NOTHING`, id, revision, status, message, severity, at)
+	return projections.Insert("{{status_incident_updates}}", timelineColumns, "ON CONFLICT DO NOTHING",
+		id, revision, status, message, severity, at)
 }
+
+var timelineColumns = []string{"incident_id", "revision", "status", "message", "severity", "occurred_at"}
