@@ -2,52 +2,91 @@ package httpapi
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	identityview "github.com/platform/backend/projections/identity"
 )
 
-// IdentityService serves what the backbone needs of seed 001's identity
-// service: /validate for every backend, and API key management.
-func IdentityService(cmds *identitycmd.Handlers) Service {
-	return Service{
-		Name: "identity",
-		Actions: []Action{
-			{
-				Name: "app_platform_auth.api_keys.create", Method: http.MethodPost, Path: "/api/api-keys", Permission: "api_keys:write",
-				SuccessStatus: http.StatusCreated, Summary: "Create an API key of the caller's organization; the token is shown once",
-				InputSchema: schemaObject([]string{"name", "scopes"}, map[string]string{
-					"name": `{"type":"string","minLength":1,"maxLength":120}`, "service": `{"type":"string"}`,
-					"scopes": `{"type":"array","minItems":1,"items":{"type":"string","pattern":"^[a-z0-9_.-]+:[a-z0-9_.-]+$"}}`}),
-				Handle: func(ctx context.Context, c *Call) (Reply, error) {
-					var in identitycmd.CreateAPIKey
-					if err := c.Decode(&in); err != nil {
-						return Reply{}, err
-					}
-					return FromResult(cmds.CreateAPIKey(ctx, c.Meta, in))
-				},
-			},
-			{
-				Name: "app_platform_auth.api_keys.revoke", Method: http.MethodDelete, Path: "/api/api-keys/{keyId}", Permission: "api_keys:write",
-				Destructive: true, Summary: "Revoke an API key; it fails validation at once",
-				InputSchema: schemaObject([]string{"keyId"}, map[string]string{"keyId": `{"type":"string","format":"uuid"}`}),
-				Handle: func(ctx context.Context, c *Call) (Reply, error) {
-					var in identitycmd.RevokeAPIKey
-					if err := c.Decode(&in); err != nil {
-						return Reply{}, err
-					}
-					return FromResult(cmds.RevokeAPIKey(ctx, c.Meta, in))
-				},
-			},
-		},
-		Routes: func(r *mux.Router) {
-			r.HandleFunc("/api/health", func(w http.ResponseWriter, _ *http.Request) {
-				WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "identity"})
-			}).Methods(http.MethodGet)
-		},
+// IdentityDeps are what the accounts and sessions half of the identity
+// service calls.
+type IdentityDeps struct {
+	Commands *identitycmd.Handlers
+	Accounts *identityview.Queries
+	Web      SessionWeb
+	Log      *slog.Logger
+}
+
+// IdentityPart is one half of the identity service: its actions and its
+// plain routes. The service is composed from parts so that each half lives
+// in its own files (identity_accounts.go, identity_sessions.go here; the
+// access half in identity_access.go).
+type IdentityPart struct {
+	Actions []Action
+	Routes  func(r *mux.Router)
+}
+
+// IdentityService is seed 001's identity service: accounts and sessions, the
+// health route and /validate (added by the app with the validator), plus the
+// parts given (the access half, API keys).
+func IdentityService(d IdentityDeps, parts ...IdentityPart) Service {
+	if d.Log == nil {
+		d.Log = slog.Default()
 	}
+	all := append([]IdentityPart{accountActions(d), sessionActions(d)}, parts...)
+	svc := Service{Name: "identity"}
+	var routes []func(*mux.Router)
+	for _, p := range all {
+		svc.Actions = append(svc.Actions, p.Actions...)
+		if p.Routes != nil {
+			routes = append(routes, p.Routes)
+		}
+	}
+	svc.Routes = func(r *mux.Router) {
+		r.HandleFunc("/api/health", func(w http.ResponseWriter, _ *http.Request) {
+			WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "identity"})
+		}).Methods(http.MethodGet)
+		for _, f := range routes {
+			f(r)
+		}
+	}
+	return svc
+}
+
+// APIKeyActions are the backbone's API key routes (create, revoke). The
+// access half may replace them with its own part.
+func APIKeyActions(cmds *identitycmd.Handlers) IdentityPart {
+	return IdentityPart{Actions: []Action{
+		{
+			Name: "app_platform_auth.api_keys.create", Method: http.MethodPost, Path: "/api/api-keys", Permission: "api_keys:write",
+			SuccessStatus: http.StatusCreated, Summary: "Create an API key of the caller's organization; the token is shown once",
+			InputSchema: schemaObject([]string{"name", "scopes"}, map[string]string{
+				"name": `{"type":"string","minLength":1,"maxLength":120}`, "service": `{"type":"string"}`,
+				"scopes": `{"type":"array","minItems":1,"items":{"type":"string","pattern":"^[a-z0-9_.-]+:[a-z0-9_.-]+$"}}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in identitycmd.CreateAPIKey
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				return FromResult(cmds.CreateAPIKey(ctx, c.Meta, in))
+			},
+		},
+		{
+			Name: "app_platform_auth.api_keys.revoke", Method: http.MethodDelete, Path: "/api/api-keys/{keyId}", Permission: "api_keys:write",
+			Destructive: true, Summary: "Revoke an API key; it fails validation at once",
+			InputSchema: schemaObject([]string{"keyId"}, map[string]string{"keyId": `{"type":"string","format":"uuid"}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in identitycmd.RevokeAPIKey
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				return FromResult(cmds.RevokeAPIKey(ctx, c.Meta, in))
+			},
+		},
+	}}
 }
 
 // ValidateRoute is the identity service's /validate (any method): 200 with
@@ -65,6 +104,7 @@ func ValidateRoute(v Validator, d Deps) func(r *mux.Router) {
 				WriteError(w, req, d.Log, err)
 				return
 			}
+			w.Header().Set("Cache-Control", "no-store")
 			WriteJSON(w, http.StatusOK, p)
 		})
 	}

@@ -46,10 +46,12 @@ func withRecover(next http.Handler, log *slog.Logger) http.Handler {
 	})
 }
 
-// withCORS lets browser apps send the platform's headers, preflight included.
-func withCORS(next http.Handler) http.Handler {
+// withCORS lets first-party browser apps (the policy's origins) send the
+// platform's headers with credentials, preflight included. Other origins get
+// no CORS headers, so browsers keep them out.
+func withCORS(next http.Handler, policy *CORSPolicy) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if origin := r.Header.Get("Origin"); origin != "" {
+		if origin := r.Header.Get("Origin"); origin != "" && policy.Allows(origin) {
 			h := w.Header()
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Set("Vary", "Origin")
@@ -58,6 +60,7 @@ func withCORS(next http.Handler) http.Handler {
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
 				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key, X-Api-Key, X-Brand-ID, X-Platform-Auth, X-App-ID, X-Platform-Min-Position, X-Request-Id")
+				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}

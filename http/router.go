@@ -45,6 +45,8 @@ type Deps struct {
 	Limiter   *Limiter
 	Reader    *projections.Reader
 	Log       *slog.Logger
+	// CORS is the first-party origin policy (nil: local development origins).
+	CORS *CORSPolicy
 }
 
 // NewHandler builds a service's handler: its actions, its descriptors at
@@ -73,7 +75,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		WriteError(w, req, d.Log, &errs.Error{Kind: errs.KindNotFound, Code: "method_not_allowed", Message: req.Method + " is not served at " + req.URL.Path})
 	})
-	return withRequestID(withRecover(withCORS(r), d.Log)), nil
+	return withRequestID(withRecover(withCORS(r, d.CORS), d.Log)), nil
 }
 
 func (d Deps) serveAction(a *Action) http.Handler {

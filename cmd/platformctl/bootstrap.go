@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/platform/backend/commands"
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/eventstore"
@@ -17,14 +19,18 @@ import (
 // DefaultScopes are what the demo key of `make run` holds.
 const DefaultScopes = "status:read,status:write,status:poll,history:read,projections:read,projections:replay,api_keys:write"
 
-// bootstrap creates an organization, its owner and an API key through the
+// bootstrap creates the first organization (by default the platform
+// administration organization), its owner and an API key through the
 // identity commands, straight on the event store: the first credential
-// cannot come from an API that needs one.
+// cannot come from an API that needs one. The owner can sign in (POST /login)
+// when a password is given (--password or PLATFORM_BOOTSTRAP_PASSWORD).
 func bootstrap(args []string) error {
 	fs := flag.NewFlagSet("bootstrap", flag.ContinueOnError)
 	name := fs.String("org-name", "Demo Organization", "organization name")
 	slug := fs.String("slug", "demo", "organization slug")
 	email := fs.String("email", "owner@demo.example", "owner email")
+	password := fs.String("password", os.Getenv("PLATFORM_BOOTSTRAP_PASSWORD"), "owner password (optional; 10+ characters)")
+	admin := fs.Bool("administration", true, "make it the platform administration organization (its owner is platform_super_admin)")
 	scopes := fs.String("scopes", DefaultScopes, "comma-separated scopes of the key")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -39,26 +45,26 @@ func bootstrap(args []string) error {
 		return err
 	}
 	defer pool.Close()
-	if err := eventstore.Migrate(ctx, pool); err != nil {
-		return err
+	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, identitycmd.Migrate} {
+		if err := m(ctx, pool); err != nil {
+			return err
+		}
 	}
-	h := identitycmd.NewHandlers(eventstore.NewStore(pool, eventstore.Topics{Prefix: os.Getenv("PLATFORM_TOPIC_PREFIX")}), nil)
+	h := identitycmd.NewHandlers(eventstore.NewStore(pool, eventstore.Topics{Prefix: os.Getenv("PLATFORM_TOPIC_PREFIX")}), nil,
+		identitycmd.WithKeys(pool))
 	system := commands.Meta{Actor: eventstore.Actor{ID: "platformctl", Type: "system"}}
-	org, err := h.CreateOrganization(ctx, system, identitycmd.CreateOrganization{Name: *name, Slug: *slug})
+	out, err := h.Bootstrap(ctx, system, identitycmd.Bootstrap{OrganizationName: *name, Slug: *slug, Email: *email,
+		Password: *password, Administration: *admin})
 	if err != nil {
 		return err
 	}
-	m := commands.Meta{OrganizationID: org.Value.OrganizationID, Actor: system.Actor}
-	user, err := h.CreateUser(ctx, m, identitycmd.CreateUser{Email: *email, Role: "owner"})
-	if err != nil {
-		return err
-	}
-	m.Actor = eventstore.Actor{ID: user.Value.UserID, Type: "user"}
+	m := commands.Meta{OrganizationID: out.Organization.OrganizationID, Actor: eventstore.Actor{ID: out.User.UserID, Type: "user"}}
 	key, err := h.CreateAPIKey(ctx, m, identitycmd.CreateAPIKey{Name: "bootstrap", Scopes: strings.Split(*scopes, ",")})
 	if err != nil {
 		return err
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"organization_id": org.Value.OrganizationID, "user_id": user.Value.UserID, "key_id": key.Value.KeyID, "api_key": key.Value.Token,
+		"organization_id": out.Organization.OrganizationID, "user_id": out.User.UserID, "key_id": key.Value.KeyID, "api_key": key.Value.Token,
+		"administration": out.Organization.Administration,
 	})
 }

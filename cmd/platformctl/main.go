@@ -4,6 +4,7 @@
 //	platformctl actions list|get NAME|validate NAME JSON|plan NAME JSON|call NAME JSON [--confirm]
 //	platformctl history [--stream ID] [--type T] [--since RFC3339] [--limit N]
 //	platformctl replay PROJECTION
+//	platformctl privacy-maintenance [--now RFC3339]                           (database: purge expired tombstones and audit records)
 //
 // Service URLs come from PLATFORM_<SERVICE>_URL (default the platformd
 // listeners), the credential from PLATFORM_API_KEY.
@@ -23,7 +24,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: platformctl bootstrap|actions|history|replay ... (see the package comment)")
+		return fmt.Errorf("usage: platformctl bootstrap|actions|history|replay|privacy-maintenance ... (see the package comment)")
 	}
 	switch args[0] {
 	case "bootstrap":
@@ -34,6 +35,8 @@ func run(args []string) error {
 		return historyCmd(args[1:])
 	case "replay":
 		return replay(args[1:])
+	case "privacy-maintenance":
+		return privacyMaintenance(args[1:])
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }

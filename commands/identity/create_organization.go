@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -11,23 +12,57 @@ import (
 )
 
 type CreateOrganization struct {
-	Name string `json:"name"`
-	Slug string `json:"slug"`
+	Name               string `json:"name"`
+	Slug               string `json:"slug"`
+	DeveloperWorkspace bool   `json:"developerWorkspace"`
+	// Owner becomes the first member (role owner). Empty for system-made
+	// organizations whose owner is added afterwards.
+	Owner string `json:"-"`
+	// Administration marks the platform administration organization (only
+	// platformctl bootstrap sets it; there is one).
+	Administration bool `json:"-"`
+	// ID is preset when the caller must know it first (register); else new.
+	ID string `json:"-"`
 }
 
-func (h *Handlers) CreateOrganization(ctx context.Context, m commands.Meta, in CreateOrganization) (commands.Result[domain.OrganizationCreatedV1], error) {
-	id := uuid.Must(uuid.NewV7()).String()
+// OrganizationCreated is the answer. It holds no name: command answers are
+// kept for idempotent replays, and clear data must live only under its key.
+type OrganizationCreated struct {
+	OrganizationID     string    `json:"organization_id"`
+	Slug               string    `json:"slug"`
+	State              string    `json:"state"`
+	Administration     bool      `json:"administration"`
+	DeveloperWorkspace bool      `json:"developer_workspace"`
+	CreatedAt          time.Time `json:"created_at"`
+}
+
+func (h *Handlers) CreateOrganization(ctx context.Context, m commands.Meta, in CreateOrganization) (commands.Result[OrganizationCreated], error) {
+	var zero commands.Result[OrganizationCreated]
+	if err := h.requireKeys(); err != nil {
+		return zero, err
+	}
+	id := in.ID
+	if id == "" {
+		id = uuid.Must(uuid.NewV7()).String()
+	}
+	sealed, err := h.keys.Seal(ctx, id, in.Name)
+	if err != nil {
+		return zero, err
+	}
 	m.OrganizationID = id // an organization is its own tenant
 	return commands.Run(ctx, h.store, m, domain.StreamOrganization, id,
-		func(history []event.Recorded) ([]event.Change, domain.OrganizationCreatedV1, error) {
+		func(history []event.Recorded) ([]event.Change, OrganizationCreated, error) {
 			o, err := domain.LoadOrganization(history)
 			if err != nil {
-				return nil, domain.OrganizationCreatedV1{}, err
+				return nil, OrganizationCreated{}, err
 			}
-			changes, err := o.Create(id, in.Name, in.Slug, h.now())
+			changes, err := o.Create(domain.NewOrganization{ID: id, Name: in.Name, SealedName: sealed, Slug: in.Slug,
+				Administration: in.Administration, DeveloperWorkspace: in.DeveloperWorkspace, Owner: in.Owner}, h.now())
 			if err != nil {
-				return nil, domain.OrganizationCreatedV1{}, err
+				return nil, OrganizationCreated{}, err
 			}
-			return changes, changes[0].Payload.(domain.OrganizationCreatedV1), nil
+			c := changes[0].Payload.(domain.OrganizationCreatedV1)
+			return changes, OrganizationCreated{OrganizationID: id, Slug: c.Slug, State: domain.StateActive,
+				Administration: c.Administration, DeveloperWorkspace: c.DeveloperWorkspace, CreatedAt: c.CreatedAt}, nil
 		})
 }

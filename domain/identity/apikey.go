@@ -16,8 +16,9 @@ const (
 )
 
 type APIKey struct {
-	created APIKeyCreatedV1
-	state   string
+	created  APIKeyCreatedV1 // Scopes and Name are the current ones after updates
+	bindings []ResourceBinding
+	state    string
 }
 
 func LoadAPIKey(history []event.Recorded) (*APIKey, error) {
@@ -31,6 +32,10 @@ func LoadAPIKey(history []event.Recorded) (*APIKey, error) {
 			k.state = KeyActive
 		case APIKeyRevoked:
 			k.state = KeyRevoked
+		case APIKeyResourcesBound, APIKeyUpdated:
+			if err := k.applyUpdate(r); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return k, nil
@@ -45,6 +50,7 @@ func (k *APIKey) StateName() string        { return k.state }
 type NewAPIKey struct {
 	KeyID, OrganizationID, CreatedBy, Name, Service, SecretHash string
 	Scopes                                                      []string
+	Bindings                                                    []ResourceBinding
 }
 
 func (k *APIKey) Create(n NewAPIKey, now time.Time) ([]event.Change, error) {
@@ -60,14 +66,20 @@ func (k *APIKey) Create(n NewAPIKey, now time.Time) ([]event.Change, error) {
 			fields = append(fields, errs.Field{Pointer: "/scopes", Detail: "scope " + s + " must look like resource:action"})
 		}
 	}
+	fields = append(fields, validateBindings(n.Bindings)...)
 	if len(fields) > 0 {
 		return nil, errs.Invalid(fields...)
 	}
 	if k.Exists() {
 		return nil, errs.Conflict("api_key_exists", "the key already exists")
 	}
-	return []event.Change{event.New(APIKeyCreated, APIKeyCreatedV1{KeyID: n.KeyID, OrganizationID: n.OrganizationID,
-		CreatedBy: n.CreatedBy, Name: n.Name, Service: n.Service, Scopes: n.Scopes, SecretHash: n.SecretHash, CreatedAt: now})}, nil
+	changes := []event.Change{event.New(APIKeyCreated, APIKeyCreatedV1{KeyID: n.KeyID, OrganizationID: n.OrganizationID,
+		CreatedBy: n.CreatedBy, Name: n.Name, Service: n.Service, Scopes: n.Scopes, SecretHash: n.SecretHash, CreatedAt: now})}
+	if len(n.Bindings) > 0 {
+		changes = append(changes, event.New(APIKeyResourcesBound, APIKeyUpdatedV1{KeyID: n.KeyID, Name: n.Name, Scopes: n.Scopes,
+			ResourceBindings: n.Bindings, At: now}))
+	}
+	return changes, nil
 }
 
 func (k *APIKey) Revoke(now time.Time) ([]event.Change, error) {
@@ -84,11 +96,27 @@ func (k *APIKey) Revoke(now time.Time) ([]event.Change, error) {
 // from it, and it is rebuilt from stored state on every validation.
 type Principal struct {
 	ID             string   `json:"principal_id"`
-	Type           string   `json:"principal_type"` // api_key, user, service
-	OrganizationID string   `json:"organization_id"`
-	Role           string   `json:"role"`
+	Type           string   `json:"principal_type"`  // api_key, user, service
+	OrganizationID string   `json:"organization_id"` // the active organization
+	Role           string   `json:"role"`            // organization role (users); "member" for keys
 	Scopes         []string `json:"scopes"`
 	Service        string   `json:"service,omitempty"`
+	// Session principals (Type "user") only:
+	UserID    string `json:"user_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	// PlatformRole is platform_super_admin or platform_admin, set only when
+	// the active organization is the platform administration organization.
+	PlatformRole string `json:"platform_role,omitempty"`
+}
+
+// PlatformWide reports the platform-wide bypass (seed 001, authentication
+// rule 7): a platform role held in the administration organization.
+func (p Principal) PlatformWide() bool { return p.PlatformRole != "" }
+
+// SeesOrganization: a principal sees its own active organization, and a
+// platform role sees every organization. Anything else answers 404.
+func (p Principal) SeesOrganization(organizationID string) bool {
+	return organizationID != "" && (organizationID == p.OrganizationID || p.PlatformWide())
 }
 
 // Allows reports whether the principal holds a permission string.

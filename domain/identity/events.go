@@ -1,39 +1,23 @@
-// Package identity is the identity context's domain, as much as the backbone
-// needs: organizations, users and API keys. Issue #3 completes it.
+// Package identity is the identity context's domain: organizations and their
+// memberships, users, sessions, API keys, and the pure helpers they need
+// (password hashing, sealing personal data under a per-subject key).
+// No I/O: time, randomness and keys are passed in.
 package identity
 
 import "time"
 
+// Stream types of the identity context (topic <prefix>.identity.events.v1).
 const (
 	StreamOrganization = "identity.organization"
 	StreamUser         = "identity.user"
+	StreamSession      = "identity.session"
 	StreamAPIKey       = "identity.api_key"
 )
 
 const (
-	OrganizationCreated = "identity.organization.created"
-	UserCreated         = "identity.user.created"
-	APIKeyCreated       = "identity.api_key.created"
-	APIKeyRevoked       = "identity.api_key.revoked"
+	APIKeyCreated = "identity.api_key.created"
+	APIKeyRevoked = "identity.api_key.revoked"
 )
-
-// Organization roles, highest first. A missing role means member.
-var Roles = []string{"owner", "super_admin", "admin", "member", "guest"}
-
-type OrganizationCreatedV1 struct {
-	OrganizationID string    `json:"organization_id"`
-	Name           string    `json:"name"`
-	Slug           string    `json:"slug"`
-	CreatedAt      time.Time `json:"created_at"`
-}
-
-type UserCreatedV1 struct {
-	UserID         string    `json:"user_id"`
-	OrganizationID string    `json:"organization_id"`
-	Email          string    `json:"email"`
-	Role           string    `json:"role"`
-	CreatedAt      time.Time `json:"created_at"`
-}
 
 // APIKeyCreatedV1 holds the secret's hash only; the secret is shown once.
 type APIKeyCreatedV1 struct {

@@ -61,19 +61,20 @@ func TestPrincipalAllows(t *testing.T) {
 	}
 }
 
-func TestUserRoleDefaultsToMember(t *testing.T) {
+func TestUserCreateChecksEmailAndClaimsItsHash(t *testing.T) {
 	u, _ := identity.LoadUser(nil)
-	changes, err := u.Create("u", "o", "a@example.com", "", time.Now())
+	if _, err := u.Create(identity.NewUser{ID: "u", Email: "not-an-email"}, time.Now()); errs.KindOf(err) != errs.KindInvalidInput {
+		t.Fatalf("bad email: %v", err)
+	}
+	changes, err := u.Create(identity.NewUser{ID: "u", HomeOrganizationID: "o", Email: "A@Example.com", EmailHash: "h1",
+		SealedEmail: "enc:v1:x"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if changes[0].Payload.(identity.UserCreatedV1).Role != "member" {
-		t.Fatal("a missing role means member")
+	if len(changes[0].Unique) != 1 || changes[0].Unique[0] != (event.Unique{Kind: "email", Value: "h1"}) {
+		t.Fatalf("claims %+v, want the email hash", changes[0].Unique)
 	}
-	if _, err := u.Create("u", "o", "not-an-email", "admin", time.Now()); errs.KindOf(err) != errs.KindInvalidInput {
-		t.Fatalf("bad email: %v", err)
-	}
-	if _, err := u.Create("u", "o", "a@example.com", "emperor", time.Now()); errs.KindOf(err) != errs.KindInvalidInput {
-		t.Fatalf("bad role: %v", err)
+	if p := changes[0].Payload.(identity.UserCreatedV1); p.Email != "enc:v1:x" {
+		t.Fatalf("the event keeps the sealed email only, got %q", p.Email)
 	}
 }

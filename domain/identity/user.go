@@ -3,46 +3,153 @@ package identity
 import (
 	"encoding/json"
 	"net/mail"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 )
 
-type User struct{ created UserCreatedV1 }
+// User is the write model of one user: identity, credential and lifecycle.
+// Memberships live on the organizations' streams.
+type User struct {
+	created   UserCreatedV1
+	password  string // sealed hash, the latest
+	state     string
+	deletedAt time.Time
+	epoch     int
+}
 
 func LoadUser(history []event.Recorded) (*User, error) {
 	u := &User{}
 	for _, r := range history {
-		if r.Type == UserCreated {
+		switch r.Type {
+		case UserCreated:
 			if err := json.Unmarshal(r.Payload, &u.created); err != nil {
 				return nil, err
 			}
+			u.password, u.state = u.created.PasswordHash, StateActive
+		case UserPasswordChanged:
+			var p UserPasswordChangedV1
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				return nil, err
+			}
+			u.password = p.PasswordHash
+		case UserDeleted:
+			var p UserChangedV1
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				return nil, err
+			}
+			u.state, u.deletedAt = StateDeleted, p.At
+		case UserRestored:
+			u.state, u.deletedAt = StateActive, time.Time{}
+		case UserPermanentlyDeleted:
+			u.state, u.password = StateErased, ""
+		case UserSessionsRevoked:
+			var p UserSessionsRevokedV1
+			if err := json.Unmarshal(r.Payload, &p); err != nil {
+				return nil, err
+			}
+			u.epoch = p.Epoch
 		}
 	}
 	return u, nil
 }
 
-func (u *User) Exists() bool         { return u.created.UserID != "" }
+func (u *User) Exists() bool         { return u.state != "" }
 func (u *User) State() UserCreatedV1 { return u.created }
+func (u *User) Lifecycle() string    { return u.state }
+func (u *User) Active() bool         { return u.state == StateActive }
+func (u *User) Visible() bool        { return u.Exists() && u.state != StateErased }
+func (u *User) DeletedAt() time.Time { return u.deletedAt }
+func (u *User) SealedPassword() string {
+	return u.password
+}
 
-func (u *User) Create(id, organizationID, email, role string, now time.Time) ([]event.Change, error) {
-	if role == "" {
-		role = "member"
-	}
-	var fields []errs.Field
-	if _, err := mail.ParseAddress(email); err != nil {
-		fields = append(fields, errs.Field{Pointer: "/email", Detail: "must be an email address"})
-	}
-	if !slices.Contains(Roles, role) {
-		fields = append(fields, errs.Field{Pointer: "/role", Detail: "must be one of owner, super_admin, admin, member, guest"})
-	}
-	if len(fields) > 0 {
-		return nil, errs.Invalid(fields...)
+// SessionEpoch: sessions started at a lower epoch are ended (logout everywhere).
+func (u *User) SessionEpoch() int { return u.epoch }
+
+// NormalizeEmail is the form uniqueness and login compare: trimmed, lowercase.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// ValidEmail accepts a bare address (no display name), at most 254 characters.
+func ValidEmail(email string) bool {
+	a, err := mail.ParseAddress(email)
+	return err == nil && a.Address == email && len(email) <= 254
+}
+
+// NewUser is the input of user creation: Email only to check it; the event
+// keeps the sealed values and the keyed email hash.
+type NewUser struct {
+	ID, HomeOrganizationID                    string
+	Email, EmailHash, SealedEmail, SealedName string
+	SealedPassword                            string // "" for a passwordless identity
+}
+
+func (u *User) Create(n NewUser, now time.Time) ([]event.Change, error) {
+	if !ValidEmail(NormalizeEmail(n.Email)) {
+		return nil, errs.InvalidField("/email", "must be an email address")
 	}
 	if u.Exists() {
 		return nil, errs.Conflict("user_exists", "the user already exists")
 	}
-	return []event.Change{event.New(UserCreated, UserCreatedV1{UserID: id, OrganizationID: organizationID, Email: email, Role: role, CreatedAt: now})}, nil
+	c := event.New(UserCreated, UserCreatedV1{UserID: n.ID, OrganizationID: n.HomeOrganizationID, Email: n.SealedEmail,
+		EmailHash: n.EmailHash, Name: n.SealedName, PasswordHash: n.SealedPassword, CreatedAt: now})
+	c.Unique = []event.Unique{{Kind: UniqueEmail, Value: n.EmailHash}}
+	return []event.Change{c}, nil
+}
+
+func (u *User) requireVisible() error {
+	if !u.Visible() {
+		return errs.NotFound("user")
+	}
+	return nil
+}
+
+func (u *User) ChangePassword(sealed string, now time.Time) ([]event.Change, error) {
+	if !u.Active() {
+		return nil, errs.NotFound("user")
+	}
+	return []event.Change{event.New(UserPasswordChanged, UserPasswordChangedV1{UserID: u.created.UserID, PasswordHash: sealed, At: now})}, nil
+}
+
+func (u *User) SoftDelete(now time.Time) ([]event.Change, error) {
+	if err := u.requireVisible(); err != nil {
+		return nil, err
+	}
+	if u.state == StateDeleted {
+		return nil, nil
+	}
+	return []event.Change{event.New(UserDeleted, UserChangedV1{UserID: u.created.UserID, At: now})}, nil
+}
+
+func (u *User) Restore(now time.Time) ([]event.Change, error) {
+	if err := u.requireVisible(); err != nil {
+		return nil, err
+	}
+	if u.state == StateActive {
+		return nil, nil
+	}
+	return []event.Change{event.New(UserRestored, UserChangedV1{UserID: u.created.UserID, At: now})}, nil
+}
+
+// DeletePermanently erases the user and frees the email. Seed 001 asks only
+// for confirmation (the HTTP action requires it), not a prior soft delete.
+func (u *User) DeletePermanently(now time.Time) ([]event.Change, error) {
+	if err := u.requireVisible(); err != nil {
+		return nil, err
+	}
+	c := event.New(UserPermanentlyDeleted, UserChangedV1{UserID: u.created.UserID, At: now})
+	if u.created.EmailHash != "" {
+		c.Unique = []event.Unique{{Kind: UniqueEmail, Value: u.created.EmailHash, Release: true}}
+	}
+	return []event.Change{c}, nil
+}
+
+// RevokeSessions ends every session of the user (logout everywhere).
+func (u *User) RevokeSessions(now time.Time) ([]event.Change, error) {
+	if err := u.requireVisible(); err != nil {
+		return nil, err
+	}
+	return []event.Change{event.New(UserSessionsRevoked, UserSessionsRevokedV1{UserID: u.created.UserID, Epoch: u.epoch + 1, At: now})}, nil
 }

@@ -23,7 +23,9 @@ import (
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/notifications/contracts"
 	"github.com/platform/backend/projections"
+	accessview "github.com/platform/backend/projections/access"
 	"github.com/platform/backend/projections/history"
+	identityview "github.com/platform/backend/projections/identity"
 	statusview "github.com/platform/backend/projections/status"
 )
 
@@ -37,6 +39,9 @@ type App struct {
 	Reader   *projections.Reader
 	Relay    *eventstore.Relay
 	Identity *identitycmd.Handlers
+	Accounts *identityview.Queries
+	Access   *identitycmd.Access // identity access half (access.go)
+	AccessQ  *accessview.Queries
 	Status   *statuscmd.Handlers
 	Queries  *statusview.Queries
 
@@ -61,7 +66,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if a.Pool, err = OpenPool(ctx, cfg.DatabaseURL); err != nil {
 		return nil, err
 	}
-	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate, notifications.Migrate} {
+	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate, notifications.Migrate, identitycmd.Migrate} {
 		if err := m(ctx, a.Pool); err != nil {
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
@@ -93,6 +98,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a.Engine, err = projections.NewEngine(a.Pool, cfg.Projections,
 		projections.DeadLetterTopic{Publisher: a.publisher, Topic: topics.DeadLetter()}, log,
 		statusview.Projection{},
+		identityview.Projection{},
+		accessview.Projection{},
 		history.Projection{Sources: Contexts},
 		&notifications.Projection{Registry: registry, Mappers: map[string]notifications.Mapper{"status": notifications.StatusMapper}},
 	)
@@ -103,7 +110,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.Reader = projections.NewReader(a.Pool, a.Engine)
-	a.Identity = identitycmd.NewHandlers(a.Store, nil)
+	a.Identity = identitycmd.NewHandlers(a.Store, nil, identitycmd.WithKeys(a.Pool),
+		identitycmd.WithSessions(identitycmd.SessionConfig{AccessTTL: cfg.Identity.AccessTTL, SessionTTL: cfg.Identity.SessionTTL}))
+	a.Accounts = identityview.NewQueries(a.Pool, a.Reader, a.Identity.Keys())
+	a.Identity.SetDirectory(a.Accounts)
+	if err := a.wireAccess(ctx); err != nil {
+		return nil, err
+	}
+	// Service-scoped sign-in asks the access half which organizations may use a service.
+	a.Identity.SetServiceAccess(a.Access.MayUseService)
 	a.Status = statuscmd.NewHandlers(a.Store, nil)
 	a.Queries = statusview.NewQueries(a.Pool, a.Reader)
 	if err := a.buildHandlers(); err != nil {
@@ -139,8 +154,13 @@ func (a *App) buildHandlers() error {
 	if a.Cfg.AuthBaseURL != "" {
 		validator = httpapi.NewRemoteValidator(a.Cfg.AuthBaseURL)
 	}
-	deps := httpapi.Deps{Validator: validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log}
-	identity := httpapi.IdentityService(a.Identity)
+	validator = httpapi.WithServiceTokens(a.Access.Keys(), validator)
+	cors := &httpapi.CORSPolicy{Origins: a.Cfg.Identity.FirstPartyOrigins}
+	deps := httpapi.Deps{Validator: validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log, CORS: cors}
+	identity := httpapi.IdentityService(httpapi.IdentityDeps{Commands: a.Identity, Accounts: a.Accounts, Log: a.Log,
+		Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}},
+		httpapi.IdentityAccessPart(httpapi.AccessDeps{Access: a.Access, Queries: a.AccessQ, Log: a.Log,
+			Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}}))
 	identity.Routes = chain(identity.Routes, httpapi.ValidateRoute(httpapi.ValidatorFunc(a.Identity.Validate), deps))
 	services := map[string]httpapi.Service{
 		"identity": identity,
@@ -196,6 +216,12 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 	if a.Cfg.Status.PollInterval > 0 {
 		goRun("status-poller", func(ctx context.Context) error {
 			a.Status.RunPoller(ctx, a.Pool, a.listSurfaces, statuscmd.NewChecker(a.Cfg.Status.CheckTimeout), a.Cfg.Status.PollInterval, a.Log)
+			return nil
+		})
+	}
+	if a.Cfg.Identity.PrivacyInterval > 0 {
+		goRun("privacy-maintenance", func(ctx context.Context) error {
+			a.Identity.RunPrivacyMaintenance(ctx, a.Pool, a.Cfg.Identity.PrivacyInterval, a.Log)
 			return nil
 		})
 	}

@@ -43,6 +43,18 @@ type Config struct {
 	// service's /validate over HTTP; otherwise in-process, through the same code.
 	AuthBaseURL string
 	Status      StatusConfig
+	Identity    IdentityConfig
+	Access      AccessConfig // identity access half: config_access.go
+}
+
+// IdentityConfig: browser sessions and privacy maintenance of the identity service.
+type IdentityConfig struct {
+	FirstPartyOrigins []string      // CORS + session channel embedding (PLATFORM_FIRST_PARTY_ORIGINS)
+	AdminConsoleURL   string        // GET /settings redirects to <it>/security/user (IDENTITY_ADMIN_CONSOLE_URL)
+	CookieDomain      string        // refresh cookie domain (IDENTITY_COOKIE_DOMAIN)
+	AccessTTL         time.Duration // access token lifetime (IDENTITY_ACCESS_TTL, 15m)
+	SessionTTL        time.Duration // refresh lifetime (IDENTITY_SESSION_TTL, 720h)
+	PrivacyInterval   time.Duration // maintenance period (IDENTITY_PRIVACY_INTERVAL, 1h); negative disables
 }
 
 type StatusConfig struct {
@@ -64,6 +76,9 @@ func FromEnv() (Config, error) {
 		Addrs:       map[string]string{},
 		AuthBaseURL: os.Getenv("AUTH_BASE_URL"),
 		Status:      StatusConfig{PublicOrganizationID: os.Getenv("STATUS_PUBLIC_ORGANIZATION_ID")},
+		Access:      accessFromEnv(),
+		Identity: IdentityConfig{FirstPartyOrigins: splitList(os.Getenv("PLATFORM_FIRST_PARTY_ORIGINS")),
+			AdminConsoleURL: os.Getenv("IDENTITY_ADMIN_CONSOLE_URL"), CookieDomain: os.Getenv("IDENTITY_COOKIE_DOMAIN")},
 	}
 	var errs []error
 	if v := os.Getenv("KAFKA_PARTITIONS"); v != "" {
@@ -84,6 +99,14 @@ func FromEnv() (Config, error) {
 	for _, s := range AllServices {
 		if v := os.Getenv("PLATFORM_" + strings.ToUpper(s) + "_ADDR"); v != "" {
 			c.Addrs[s] = v
+		}
+	}
+	for env, d := range map[string]*time.Duration{"IDENTITY_ACCESS_TTL": &c.Identity.AccessTTL,
+		"IDENTITY_SESSION_TTL": &c.Identity.SessionTTL, "IDENTITY_PRIVACY_INTERVAL": &c.Identity.PrivacyInterval} {
+		if v := os.Getenv(env); v != "" {
+			parsed, err := time.ParseDuration(v)
+			errs = append(errs, err)
+			*d = parsed
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -110,8 +133,12 @@ func (c Config) WithDefaults() Config {
 			c.Addrs[s] = a
 		}
 	}
+	c.Access = c.Access.withDefaults(c.Addrs["identity"])
 	if c.Status.PollInterval == 0 {
 		c.Status.PollInterval = 30 * time.Second
+	}
+	if c.Identity.PrivacyInterval == 0 {
+		c.Identity.PrivacyInterval = time.Hour
 	}
 	if c.Status.CheckTimeout == 0 {
 		c.Status.CheckTimeout = 5 * time.Second

@@ -14,27 +14,48 @@ import (
 	domain "github.com/platform/backend/domain/identity"
 )
 
+// CreateAPIKey is the input of key creation. Service is the target
+// application's app id; ResourceBindings narrow the key to resources.
 type CreateAPIKey struct {
-	Name    string   `json:"name"`
-	Service string   `json:"service"`
-	Scopes  []string `json:"scopes"`
+	Name             string                   `json:"name"`
+	Service          string                   `json:"service"`
+	Scopes           []string                 `json:"scopes"`
+	ResourceBindings []domain.ResourceBinding `json:"resourceBindings"`
 }
 
 // APIKeyCreated is the answer. Token is shown once: it is not part of the
 // stored (replayable) result, so a replay of the same request omits it.
 type APIKeyCreated struct {
 	domain.APIKeyCreatedV1
-	State string `json:"state"`
-	Token string `json:"token,omitempty"`
+	// SecretHash shadows the event's member so that answers omit it.
+	SecretHash       string                   `json:"secret_hash,omitempty"`
+	ResourceBindings []domain.ResourceBinding `json:"resource_bindings"`
+	State            string                   `json:"state"`
+	Token            string                   `json:"token,omitempty"`
+}
+
+// keyAnswer renders a key's current state without its secret hash.
+func keyAnswer(k *domain.APIKey) APIKeyCreated {
+	c := k.Created()
+	c.SecretHash = "" // never leaves the event store
+	return APIKeyCreated{APIKeyCreatedV1: c, ResourceBindings: k.Bindings(), State: k.StateName()}
 }
 
 // TokenPrefix starts every platform API key.
 const TokenPrefix = "pk_"
 
+// CreateAPIKey creates a key with what the input says, unchecked against
+// any caller: it is the bootstrap path (platformctl bootstrap, test
+// harnesses), reachable in-process only. HTTP goes through
+// Access.CreateAPIKey, which repeats the api_keys.options calculation.
 func (h *Handlers) CreateAPIKey(ctx context.Context, m commands.Meta, in CreateAPIKey) (commands.Result[APIKeyCreated], error) {
 	if err := h.requireOrganization(ctx, m.OrganizationID); err != nil {
 		return commands.Result[APIKeyCreated]{}, err
 	}
+	return h.createAPIKey(ctx, m, in)
+}
+
+func (h *Handlers) createAPIKey(ctx context.Context, m commands.Meta, in CreateAPIKey) (commands.Result[APIKeyCreated], error) {
 	id := uuid.Must(uuid.NewV7()).String()
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
@@ -48,13 +69,18 @@ func (h *Handlers) CreateAPIKey(ctx context.Context, m commands.Meta, in CreateA
 				return nil, APIKeyCreated{}, err
 			}
 			changes, err := k.Create(domain.NewAPIKey{KeyID: id, OrganizationID: m.OrganizationID, CreatedBy: m.Actor.ID,
-				Name: in.Name, Service: in.Service, Scopes: in.Scopes, SecretHash: HashSecret(encoded)}, h.now())
+				Name: in.Name, Service: in.Service, Scopes: in.Scopes, Bindings: in.ResourceBindings, SecretHash: HashSecret(encoded)}, h.now())
 			if err != nil {
 				return nil, APIKeyCreated{}, err
 			}
-			created := changes[0].Payload.(domain.APIKeyCreatedV1)
-			created.SecretHash = "" // never leaves the event store
-			return changes, APIKeyCreated{APIKeyCreatedV1: created, State: domain.KeyActive}, nil
+			after, err := event.Append(history, changes)
+			if err != nil {
+				return nil, APIKeyCreated{}, err
+			}
+			if k, err = domain.LoadAPIKey(after); err != nil {
+				return nil, APIKeyCreated{}, err
+			}
+			return changes, keyAnswer(k), nil
 		})
 	if err == nil && !res.Replayed {
 		res.Value.Token = TokenPrefix + id + "." + encoded

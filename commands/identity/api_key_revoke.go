@@ -23,8 +23,8 @@ func (h *Handlers) RevokeAPIKey(ctx context.Context, m commands.Meta, in RevokeA
 			if err != nil {
 				return nil, APIKeyCreated{}, err
 			}
-			created := k.Created()
-			created.SecretHash = ""
-			return changes, APIKeyCreated{APIKeyCreatedV1: created, State: domain.KeyRevoked}, nil
+			out := keyAnswer(k)
+			out.State = domain.KeyRevoked
+			return changes, out, nil
 		})
 }

@@ -1,0 +1,199 @@
+package identity
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/errs"
+	domain "github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/providers/email"
+)
+
+// Access holds the access half of the identity service: permissions, the
+// service catalog, API key options, magic links, provisioning from checkout,
+// SSO handoff and launcher preferences. It shares the event store, keyring
+// and session start of Handlers.
+type Access struct {
+	h    *Handlers
+	cfg  AccessConfig
+	mail email.Sender
+	keys *ServiceKeys
+	log  *slog.Logger
+}
+
+// AccessConfig is the part of the configuration the access commands read.
+type AccessConfig struct {
+	// PublicURL is the identity service's browser-facing base URL: magic
+	// links point at PublicURL/magic-link/consume.
+	PublicURL string
+	// AppsBaseURL is the base of first-party app entrypoints in the default
+	// catalog (redirectUri and SSO redirect_uri are checked against them).
+	AppsBaseURL string
+}
+
+func NewAccess(h *Handlers, cfg AccessConfig, mail email.Sender, keys *ServiceKeys, log *slog.Logger) *Access {
+	if log == nil {
+		log = slog.Default()
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	return &Access{h: h, cfg: cfg, mail: mail, keys: keys, log: log}
+}
+
+// Keys is the service-token key set.
+func (a *Access) Keys() *ServiceKeys { return a.keys }
+
+func (a *Access) now() time.Time { return a.h.now() }
+
+func (a *Access) load(ctx context.Context, streamID string) ([]eventstore.Event, error) {
+	history, err := a.h.store.Load(ctx, streamID)
+	if err != nil {
+		return nil, errs.Unavailable("identity store unavailable", err)
+	}
+	return history, nil
+}
+
+// Catalog loads the service catalog from the write side.
+func (a *Access) Catalog(ctx context.Context) (*domain.Catalog, error) {
+	history, err := a.load(ctx, domain.CatalogStream)
+	if err != nil {
+		return nil, err
+	}
+	return domain.LoadCatalog(commands.Recorded(history))
+}
+
+// OrgAccess loads an organization's access settings from the write side.
+func (a *Access) OrgAccess(ctx context.Context, organizationID string) (*domain.OrgAccess, error) {
+	history, err := a.load(ctx, domain.AccessStreamID(organizationID))
+	if err != nil {
+		return nil, err
+	}
+	return domain.LoadOrgAccess(organizationID, commands.Recorded(history))
+}
+
+// MayUseService answers whether an organization may use a service; it plugs
+// into first-party service-scoped sign-in (WithServiceAccess).
+func (a *Access) MayUseService(ctx context.Context, organizationID, service string) (bool, error) {
+	cat, err := a.Catalog(ctx)
+	if err != nil {
+		return false, err
+	}
+	acc, err := a.OrgAccess(ctx, organizationID)
+	if err != nil {
+		return false, err
+	}
+	return acc.MayUse(cat, service), nil
+}
+
+// Caller resolves a validated principal to what authorization needs: its
+// effective permissions in its active organization. Users get their role
+// bundle and overrides evaluated; keys hold their scopes qualified with
+// their target application (a key without one, made by bootstrap, holds
+// each scope in every application that declares it); services hold none.
+func (a *Access) Caller(p domain.Principal, cat *domain.Catalog, acc *domain.OrgAccess) domain.Caller {
+	c := domain.Caller{PrincipalID: p.ID, Type: p.Type, OrganizationID: p.OrganizationID, Role: domain.RoleOrDefault(p.Role),
+		PlatformRole: p.PlatformRole, InAdministration: p.PlatformWide()}
+	switch p.Type {
+	case "user":
+		ev := domain.Evaluate(acc.EvalInput(cat, p.UserID, p.Role, domain.PlatformBypass(c)))
+		c.Permissions = ev.EffectivePermissions
+	case "api_key":
+		for _, s := range p.Scopes {
+			if s == "*" {
+				c.Permissions = append(c.Permissions, "*.*:*")
+				continue
+			}
+			if p.Service != "" {
+				c.Permissions = append(c.Permissions, domain.Qualify(p.Service, s))
+				continue
+			}
+			for _, e := range cat.Entries() {
+				for _, declared := range e.Scopes {
+					if declared == s {
+						c.Permissions = append(c.Permissions, domain.Qualify(e.AppID, s))
+					}
+				}
+			}
+		}
+	}
+	return c
+}
+
+// authorize loads catalog and access and applies one rule to the target
+// organization.
+func (a *Access) authorize(ctx context.Context, p domain.Principal, organizationID string, r domain.Rule) (domain.Caller, *domain.Catalog, *domain.OrgAccess, error) {
+	cat, err := a.Catalog(ctx)
+	if err != nil {
+		return domain.Caller{}, nil, nil, err
+	}
+	acc, err := a.OrgAccess(ctx, p.OrganizationID)
+	if err != nil {
+		return domain.Caller{}, nil, nil, err
+	}
+	c := a.Caller(p, cat, acc)
+	if err := domain.Authorize(c, organizationID, r); err != nil {
+		return domain.Caller{}, nil, nil, err
+	}
+	if organizationID != p.OrganizationID {
+		if acc, err = a.OrgAccess(ctx, organizationID); err != nil {
+			return domain.Caller{}, nil, nil, err
+		}
+	}
+	return c, cat, acc, nil
+}
+
+// Permission strings of the identity service's own access actions.
+const (
+	PermPermissionsRead     = "app_platform_auth.permissions:read"
+	PermPermissionsManage   = "app_platform_auth.permissions:manage"
+	PermServiceAccessRead   = "app_platform_auth.service_access:read"
+	PermServiceAccessManage = "app_platform_auth.service_access:manage"
+	PermAPIKeysRead         = "app_platform_auth.api_keys:read"
+	PermAPIKeysWrite        = "app_platform_auth.api_keys:write"
+	PermCatalogRead         = "app_platform_auth.catalog:read"
+)
+
+// Rules of the access routes. User-permission management is an
+// organization-scoped admin route (seed 001, authentication rule 7).
+var (
+	RulePermissionsRead   = domain.Rule{Permission: PermPermissionsRead, OrgAdminRoute: true}
+	RulePermissionsManage = domain.Rule{Permission: PermPermissionsManage, OrgAdminRoute: true}
+	RuleServiceAccessRead = domain.Rule{Permission: PermServiceAccessRead}
+	RuleServiceAccessEdit = domain.Rule{Permission: PermServiceAccessManage}
+	RuleAPIKeysRead       = domain.Rule{Permission: PermAPIKeysRead}
+	RuleAPIKeysWrite      = domain.Rule{Permission: PermAPIKeysWrite}
+)
+
+// Authorize applies a rule for the principal on an organization.
+func (a *Access) Authorize(ctx context.Context, p domain.Principal, organizationID string, r domain.Rule) error {
+	_, _, _, err := a.authorize(ctx, p, organizationID, r)
+	return err
+}
+
+// accessMeta is the meta of a command on an organization's access stream.
+func accessMeta(m commands.Meta, organizationID string) commands.Meta {
+	m.OrganizationID = organizationID
+	return m
+}
+
+// AuthorizeAny passes when the caller holds any of the permissions in its
+// own organization (or has the platform bypass), e.g. api_keys read or write
+// for key lists.
+func (a *Access) AuthorizeAny(ctx context.Context, p domain.Principal, permissions ...string) error {
+	c, _, _, err := a.authorize(ctx, p, p.OrganizationID, domain.Rule{})
+	if err != nil {
+		return err
+	}
+	if domain.PlatformBypass(c) {
+		return nil
+	}
+	for _, perm := range permissions {
+		if domain.Holds(c.Permissions, perm) {
+			return nil
+		}
+	}
+	return errs.PermissionDenied("the credential lacks permission " + strings.Join(permissions, " or "))
+}

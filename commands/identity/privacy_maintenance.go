@@ -1,0 +1,163 @@
+package identity
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/errs"
+	domain "github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/eventstore"
+)
+
+// Privacy maintenance limits (seed 001).
+const (
+	TombstoneRetention = 30 * 24 * time.Hour
+	AuditRetention     = 365 * 24 * time.Hour
+	PurgeBatchSize     = 100
+)
+
+// PrivacyReport says what one maintenance run did.
+type PrivacyReport struct {
+	Now               time.Time `json:"now"`
+	TombstonesPurged  int       `json:"tombstones_purged"`
+	TombstonesSkipped int       `json:"tombstones_skipped"`
+	AuditPurged       int64     `json:"audit_records_purged"`
+	Batches           int       `json:"batches"`
+}
+
+// PurgeExpired runs privacy maintenance as of now (injected, so tests and
+// operators can run it for a given day): soft-deleted organizations and users
+// whose tombstone is older than 30 days are permanently deleted, and audit
+// records older than 365 days are deleted, in batches of 100. Each purge is an
+// ordinary command with a deterministic idempotency key, so two runs (or two
+// leaders in a hand-over) purge a subject once.
+func (h *Handlers) PurgeExpired(ctx context.Context, now time.Time) (PrivacyReport, error) {
+	rep := PrivacyReport{Now: now}
+	if h.dir == nil {
+		return rep, errs.Unavailable("the accounts directory is not configured", nil)
+	}
+	cutoff := now.Add(-TombstoneRetention)
+	seen := map[string]bool{}
+	for {
+		batch, err := h.dir.Tombstones(ctx, cutoff, PurgeBatchSize)
+		if err != nil {
+			return rep, err
+		}
+		fresh := 0
+		for _, t := range batch {
+			if seen[t.ID] {
+				continue // the read model has not applied our purge yet
+			}
+			seen[t.ID] = true
+			fresh++
+			purged, err := h.purgeTombstone(ctx, t, cutoff)
+			if err != nil {
+				return rep, err
+			}
+			if purged {
+				rep.TombstonesPurged++
+			} else {
+				rep.TombstonesSkipped++
+			}
+		}
+		if fresh > 0 {
+			rep.Batches++
+		}
+		if fresh == 0 || len(batch) < PurgeBatchSize {
+			break
+		}
+	}
+	auditCutoff := now.Add(-AuditRetention)
+	for {
+		n, err := h.dir.PurgeAudit(ctx, auditCutoff, PurgeBatchSize)
+		if err != nil {
+			return rep, err
+		}
+		rep.AuditPurged += n
+		if n > 0 {
+			rep.Batches++
+		}
+		if n < PurgeBatchSize {
+			break
+		}
+	}
+	return rep, nil
+}
+
+// purgeTombstone confirms on the write side that the subject is still
+// soft-deleted since before the cutoff (it may have been restored since the
+// read model listed it), then erases it.
+func (h *Handlers) purgeTombstone(ctx context.Context, t Tombstone, cutoff time.Time) (bool, error) {
+	key := "privacy:purge:" + t.Kind + ":" + t.ID
+	m := commands.Meta{OrganizationID: t.OrganizationID, Actor: eventstore.Actor{ID: "privacy-maintenance", Type: "system"},
+		IdempotencyKey: key, RequestHash: eventstore.HashRequest([]byte(key))}
+	var err error
+	switch t.Kind {
+	case "organization":
+		o, lerr := h.loadOrganization(ctx, t.ID)
+		if lerr != nil {
+			return false, lerr
+		}
+		if o.Lifecycle() != domain.StateDeleted || !o.DeletedAt().Before(cutoff) {
+			return false, nil
+		}
+		_, err = h.DeleteOrganizationPermanently(ctx, m, t.ID)
+	case "user":
+		u, lerr := h.loadUser(ctx, t.ID)
+		if lerr != nil {
+			return false, lerr
+		}
+		if u.Lifecycle() != domain.StateDeleted || !u.DeletedAt().Before(cutoff) {
+			return false, nil
+		}
+		_, err = h.eraseUser(ctx, m, t.ID)
+	default:
+		return false, nil
+	}
+	switch errs.KindOf(err) {
+	case errs.KindNotFound, errs.KindConflict:
+		return false, nil // erased or restored meanwhile
+	}
+	return err == nil, err
+}
+
+// privacyLockID makes the periodic maintenance run in one process only.
+const privacyLockID = 7_310_004
+
+// RunPrivacyMaintenance purges every interval as the one leader holding the
+// maintenance lock (like the status poller).
+func (h *Handlers) RunPrivacyMaintenance(ctx context.Context, pool *pgxpool.Pool, interval time.Duration, log *slog.Logger) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		log.Error("privacy maintenance: acquire", "err", err)
+		return
+	}
+	defer conn.Release()
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	leader := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		if !leader {
+			if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, privacyLockID).Scan(&leader); err != nil || !leader {
+				continue
+			}
+		}
+		rep, err := h.PurgeExpired(ctx, h.now())
+		if err != nil {
+			log.Warn("privacy maintenance", "err", err)
+			continue
+		}
+		if rep.TombstonesPurged > 0 || rep.AuditPurged > 0 {
+			log.Info("privacy maintenance", "tombstones", rep.TombstonesPurged, "audit_records", rep.AuditPurged)
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/domain/errs"
+)
+
+// SessionWeb configures the browser side of sessions.
+type SessionWeb struct {
+	// CookieName of the refresh cookie (default platform_refresh).
+	CookieName string
+	// CookieDomain lets first-party subdomains share the cookie (optional).
+	CookieDomain string
+	// AdminConsoleURL is the admin console's base URL; GET /settings sends
+	// signed-in browsers to <AdminConsoleURL>/security/user.
+	AdminConsoleURL string
+	// CORS lists the first-party origins that may embed the session
+	// channel pages and call with credentials.
+	CORS *CORSPolicy
+}
+
+func (w SessionWeb) cookieName() string {
+	if w.CookieName == "" {
+		return "platform_refresh"
+	}
+	return w.CookieName
+}
+
+// HeaderPlatformAuth must accompany a cookie-backed refresh: a custom header
+// cannot be sent cross-site without a CORS preflight, which only first-party
+// origins pass, so a forged form post cannot refresh (CSRF).
+const HeaderPlatformAuth = "X-Platform-Auth"
+
+const sessionOut = `{"type":"object","required":["session_id","access_token","token_type"],"properties":{
+	"session_id":{"type":"string"},"user_id":{"type":"string"},"organization_id":{"type":"string"},"role":{"type":"string"},
+	"token_type":{"const":"Bearer"},"access_token":{"type":"string"},"access_expires_at":{"type":"string","format":"date-time"},
+	"expires_at":{"type":"string","format":"date-time"},"refresh_token":{"type":"string"}}}`
+
+// sessionActions: sign-in, refresh, logout, logout everywhere, sign-up, and
+// the browser routes (/settings, session channel pages).
+func sessionActions(d IdentityDeps) IdentityPart {
+	cmds, web := d.Commands, d.Web
+	return IdentityPart{Actions: []Action{
+		{
+			Name: "app_platform_auth.sessions.login", Method: http.MethodPost, Path: "/login", AuthorizationMode: AuthPublic,
+			Summary: "Sign in with email and password: an access token in the body, the refresh token in an HttpOnly cookie. " +
+				"organizationId picks the active organization; service (or X-App-ID) picks the one membership with access to that service. " +
+				"Passkeys are never a production factor.",
+			InputSchema: schemaObject([]string{"email", "password"}, map[string]string{
+				"email": `{"type":"string","minLength":3,"maxLength":254}`, "password": `{"type":"string","minLength":1,"maxLength":256}`,
+				"organizationId": uuidString, "service": `{"type":"string","minLength":1,"maxLength":64}`,
+				"returnRefreshToken": `{"type":"boolean","description":"also return the refresh token in the body (non-browser clients)"}`}),
+			OutputSchema: []byte(sessionOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in struct {
+					identitycmd.Login
+					ReturnRefreshToken bool `json:"returnRefreshToken"`
+				}
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				if in.Service == "" {
+					in.Service = c.Request.Header.Get("X-App-ID")
+				}
+				tokens, err := cmds.Login(ctx, c.Meta, in.Login)
+				if err != nil {
+					return Reply{}, err
+				}
+				return web.sessionReply(c.Request, tokens, in.ReturnRefreshToken), nil
+			},
+		},
+		{
+			Name: "app_platform_auth.sessions.refresh", Method: http.MethodPost, Path: "/refresh", AuthorizationMode: AuthPublic,
+			Summary: "Rotate the session's tokens. Browsers send the HttpOnly refresh cookie and the X-Platform-Auth header; " +
+				"other clients send refreshToken. A refresh token works once; reusing an old one ends the session.",
+			InputSchema: schemaObject(nil, map[string]string{"refreshToken": `{"type":"string","minLength":1,"maxLength":300}`,
+				"returnRefreshToken": `{"type":"boolean"}`}),
+			OutputSchema: []byte(sessionOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in struct {
+					RefreshToken       string `json:"refreshToken"`
+					ReturnRefreshToken bool   `json:"returnRefreshToken"`
+				}
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				token, fromBody := in.RefreshToken, in.RefreshToken != ""
+				if !fromBody {
+					ck, err := c.Request.Cookie(web.cookieName())
+					if err != nil || ck.Value == "" {
+						return Reply{}, errs.AuthenticationRequired("no refresh token: send the refresh cookie or refreshToken")
+					}
+					if c.Request.Header.Get(HeaderPlatformAuth) == "" {
+						return Reply{}, errs.AuthenticationRequired("a cookie-backed refresh needs the " + HeaderPlatformAuth + " header")
+					}
+					token = ck.Value
+				}
+				tokens, err := cmds.Refresh(ctx, c.Meta, token)
+				if err != nil {
+					return Reply{}, err
+				}
+				return web.sessionReply(c.Request, tokens, fromBody || in.ReturnRefreshToken), nil
+			},
+		},
+		{
+			Name: "app_platform_auth.sessions.logout", Method: http.MethodPost, Path: "/logout", AuthorizationMode: AuthPublic,
+			Summary: "End the current session (bearer access token, or the refresh cookie); its tokens fail /validate at once",
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				token := credential(c.Request)
+				if token == "" {
+					if ck, err := c.Request.Cookie(web.cookieName()); err == nil {
+						token = ck.Value
+					}
+				}
+				if token == "" {
+					return Reply{}, errs.AuthenticationRequired("no session: send the access token or the refresh cookie")
+				}
+				out, err := cmds.Logout(ctx, c.Meta, token)
+				if err != nil {
+					return Reply{}, err
+				}
+				return Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
+			},
+		},
+		{
+			Name: "app_platform_auth.sessions.logout_everywhere", Method: http.MethodPost, Path: "/logout-everywhere", AuthorizationMode: AuthRuntime,
+			Summary: "End every session of the signed-in user, on every device",
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				out, err := cmds.LogoutEverywhere(ctx, c.Meta, c.Principal)
+				if err != nil {
+					return Reply{}, err
+				}
+				return Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
+			},
+		},
+		{
+			Name: "app_platform_auth.users.register", Method: http.MethodPost, Path: "/register", AuthorizationMode: AuthPublic,
+			SuccessStatus: http.StatusCreated,
+			Summary:       "Sign up: with developerWorkspace and createOrganization, seeds a developer workspace (an organization) whose creator is owner, and signs in",
+			InputSchema: schemaObject([]string{"email", "password", "organizationSlug", "createOrganization"}, map[string]string{
+				"email": `{"type":"string","format":"email","maxLength":254}`, "password": `{"type":"string","minLength":10,"maxLength":256}`,
+				"name": `{"type":"string","maxLength":200}`, "organizationName": `{"type":"string","maxLength":200}`,
+				"organizationSlug": slugSchema, "developerWorkspace": `{"type":"boolean"}`, "createOrganization": `{"type":"boolean"}`,
+				"returnRefreshToken": `{"type":"boolean"}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in struct {
+					identitycmd.Register
+					ReturnRefreshToken bool `json:"returnRefreshToken"`
+				}
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := cmds.Register(ctx, c.Meta, in.Register)
+				if err != nil {
+					return Reply{}, err
+				}
+				r := web.sessionReply(c.Request, out.Session, in.ReturnRefreshToken)
+				r.Body = map[string]any{"organization": out.Organization, "user": out.User, "session": r.Body}
+				return r, nil
+			},
+		},
+	}, Routes: sessionPages(d)}
+}
+
+type sessionBody struct {
+	identitycmd.SessionTokens
+	RefreshToken string `json:"refresh_token,omitempty"`
+}
+
+// sessionReply answers tokens: the refresh token as an HttpOnly, SameSite=Lax
+// cookie (Secure over HTTPS), never cached.
+func (w SessionWeb) sessionReply(r *http.Request, t identitycmd.SessionTokens, includeRefresh bool) Reply {
+	body := sessionBody{SessionTokens: t}
+	if includeRefresh {
+		body.RefreshToken = t.RefreshToken
+	}
+	ck := &http.Cookie{Name: w.cookieName(), Value: t.RefreshToken, Path: "/", Domain: w.CookieDomain, HttpOnly: true,
+		Secure: secureRequest(r), SameSite: http.SameSiteLaxMode, Expires: t.ExpiresAt, MaxAge: int(time.Until(t.ExpiresAt).Seconds())}
+	h := http.Header{}
+	h.Add("Set-Cookie", ck.String())
+	h.Set("Cache-Control", "no-store")
+	return Reply{Body: body, Header: h}
+}
+
+func (w SessionWeb) clearCookie(r *http.Request) http.Header {
+	ck := &http.Cookie{Name: w.cookieName(), Value: "", Path: "/", Domain: w.CookieDomain, HttpOnly: true,
+		Secure: secureRequest(r), SameSite: http.SameSiteLaxMode, MaxAge: -1}
+	h := http.Header{}
+	h.Add("Set-Cookie", ck.String())
+	h.Set("Cache-Control", "no-store")
+	return h
+}
+
+// secureRequest: HTTPS directly or behind a TLS-terminating proxy.
+func secureRequest(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
