@@ -65,7 +65,7 @@ func iatRegister(t *testing.T, h *apptest.Harness, prefix string) iatAccount {
 			DeveloperWorkspace bool   `json:"developer_workspace"`
 		} `json:"organization"`
 		User    struct{ UserID, Role string } `json:"user"`
-		Session iatSession                     `json:"session"`
+		Session iatSession                    `json:"session"`
 	}
 	res.JSON(t, &body)
 	if body.Session.Role != "owner" || !body.Organization.DeveloperWorkspace || body.Session.OrganizationID != body.Organization.OrganizationID {
@@ -318,6 +318,19 @@ func TestActiveOrganizationChoice(t *testing.T) {
 		t.Fatalf("second organization session: %+v", p)
 	}
 	hitExpectProblem(t, iatLogin(t, h, a.Email, a.Password, map[string]any{"organizationId": other.OrgID}), http.StatusForbidden, "permission_denied")
+
+	// First-party service-scoped sign-in: the one membership whose
+	// organization may use the service; none, or several, are refused.
+	hitExpectProblem(t, iatLogin(t, h, a.Email, a.Password, map[string]any{"service": "no_such_service"}), http.StatusForbidden, "permission_denied")
+	hitExpectProblem(t, iatLogin(t, h, a.Email, a.Password, map[string]any{"service": "status"}), http.StatusConflict, "organization_required")
+	iatLoginEventually(t, h, other.Email, other.Password) // other is in the read model
+	res = iatLogin(t, h, other.Email, other.Password, map[string]any{"service": "status"})
+	hitMust(t, res, http.StatusOK, "service-scoped sign-in with one membership")
+	var s3 iatSession
+	res.JSON(t, &s3)
+	if s3.OrganizationID != other.OrgID {
+		t.Fatalf("service-scoped sign-in chose %s, want %s", s3.OrganizationID, other.OrgID)
+	}
 }
 
 // TestOrganizationIsolation: every read and write route with another
@@ -715,6 +728,61 @@ func TestOriginPatterns(t *testing.T) {
 	} {
 		if got := p.Allows(origin); got != want {
 			t.Errorf("Allows(%q) = %v, want %v", origin, got, want)
+		}
+	}
+}
+
+// TestIdentityAccountDescriptors: every accounts and sessions operation is an
+// action descriptor following seed 000's rules, and OpenAPI lists it.
+func TestIdentityAccountDescriptors(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{NoWorkers: true})
+	res := h.Do(t, "identity", http.MethodGet, "/api/actions", "-", nil)
+	hitMust(t, res, http.StatusOK, "actions")
+	var body struct {
+		Actions []struct {
+			Name                 string `json:"name"`
+			Path                 string `json:"path"`
+			ReadOnly             bool   `json:"readOnly"`
+			Destructive          bool   `json:"destructive"`
+			RequiresConfirmation bool   `json:"requiresConfirmation"`
+			AgentAccess          string `json:"agentAccess"`
+		} `json:"actions"`
+	}
+	res.JSON(t, &body)
+	byName := map[string]int{}
+	for i, a := range body.Actions {
+		byName[a.Name] = i
+		if a.ReadOnly != (a.AgentAccess == "auto") || a.ReadOnly == a.RequiresConfirmation {
+			t.Errorf("%s: readOnly %v agentAccess %s requiresConfirmation %v", a.Name, a.ReadOnly, a.AgentAccess, a.RequiresConfirmation)
+		}
+	}
+	want := map[string]bool{ // name -> destructive
+		"app_platform_auth.sessions.login": false, "app_platform_auth.sessions.refresh": false, "app_platform_auth.sessions.logout": false,
+		"app_platform_auth.sessions.logout_everywhere": false, "app_platform_auth.users.register": false,
+		"app_platform_auth.organizations.create": false, "app_platform_auth.organizations.get": false,
+		"app_platform_auth.organizations.export": false, "app_platform_auth.organizations.delete": false,
+		"app_platform_auth.organizations.restore": false, "app_platform_auth.organizations.delete_permanently": true,
+		"app_platform_auth.organizations.members.list": false, "app_platform_auth.organizations.members.update": false,
+		"app_platform_auth.organizations.members.remove": false, "app_platform_auth.organizations.slug_availability": false,
+		"app_platform_auth.users.create": false, "app_platform_auth.users.get": false, "app_platform_auth.users.export": false,
+		"app_platform_auth.users.delete": false, "app_platform_auth.users.restore": false, "app_platform_auth.users.delete_permanently": true,
+		"app_platform_auth.privacy.maintenance.run": false,
+	}
+	for name, destructive := range want {
+		i, ok := byName[name]
+		if !ok {
+			t.Errorf("action %s is not served", name)
+			continue
+		}
+		if body.Actions[i].Destructive != destructive {
+			t.Errorf("%s: destructive %v, want %v", name, body.Actions[i].Destructive, destructive)
+		}
+	}
+	doc := h.Do(t, "identity", http.MethodGet, "/api/openapi.json", "-", nil)
+	hitMust(t, doc, http.StatusOK, "openapi")
+	for _, p := range []string{`"/login"`, `"/api/organizations/{orgId}/permanent"`, `"/api/internal/organizations/slug-availability"`} {
+		if !bytes.Contains(doc.Body, []byte(p)) {
+			t.Errorf("OpenAPI lacks %s", p)
 		}
 	}
 }
