@@ -317,3 +317,24 @@ func (s *Store) LoadLatest(ctx context.Context, streamID string, snapshotSchema 
 	}
 	return history, br.Close()
 }
+
+// Heads returns the current version of each given stream that exists (one
+// indexed query): a write model decoded at a version is current exactly
+// while its stream's head has not moved.
+func (s *Store) Heads(ctx context.Context, streamIDs ...string) (map[string]int64, error) {
+	rows, err := s.pool.Query(ctx, `SELECT stream_id, version FROM es_streams WHERE stream_id = ANY($1)`, streamIDs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	heads := make(map[string]int64, len(streamIDs))
+	for rows.Next() {
+		var id string
+		var v int64
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, err
+		}
+		heads[id] = v
+	}
+	return heads, rows.Err()
+}

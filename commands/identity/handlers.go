@@ -21,6 +21,7 @@ type Handlers struct {
 	// serviceAccess answers whether an organization may use a service, for
 	// service-scoped sign-in; nil lets every organization use every service.
 	serviceAccess func(ctx context.Context, organizationID, service string) (bool, error)
+	cache         streamCache // validation's decoded write models
 }
 
 // Option configures Handlers beyond the event store.

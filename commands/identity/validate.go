@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/platform/backend/commands"
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/identity"
 )
@@ -34,11 +33,15 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	if !strings.HasPrefix(token, TokenPrefix) || !ok || uuid.Validate(keyID) != nil || secret == "" {
 		return domain.Principal{}, errInvalidCredential
 	}
-	history, err := h.store.Load(ctx, keyID)
-	if err != nil {
-		return domain.Principal{}, errs.Unavailable("identity store unavailable", err)
+	ids := []string{keyID}
+	if known, ok := h.cache.peek(keyID); ok { // a key's organization never changes
+		ids = append(ids, known.(*domain.APIKey).Created().OrganizationID)
 	}
-	k, err := domain.LoadAPIKey(commands.Recorded(history))
+	heads, err := h.heads(ctx, ids...)
+	if err != nil {
+		return domain.Principal{}, err
+	}
+	k, err := current(ctx, h, keyID, heads, domain.LoadAPIKey)
 	if err != nil {
 		return domain.Principal{}, err
 	}
@@ -48,7 +51,7 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	}
 	c := k.Created()
 	// A key acts for its organization only while the organization stands.
-	org, err := h.loadOrganization(ctx, c.OrganizationID)
+	org, err := current(ctx, h, c.OrganizationID, heads, domain.LoadOrganization)
 	if err != nil {
 		return domain.Principal{}, err
 	}
@@ -64,31 +67,51 @@ func (h *Handlers) validateSession(ctx context.Context, token string) (domain.Pr
 	if !ok {
 		return domain.Principal{}, errInvalidCredential
 	}
-	s, err := h.loadSession(ctx, sid)
+	ids := []string{sid}
+	if known, ok := h.cache.peek(sid); ok { // a session's user and organization never change
+		st := known.(*domain.Session).Started()
+		ids = append(ids, st.UserID, st.OrganizationID)
+	}
+	heads, err := h.heads(ctx, ids...)
+	if err != nil {
+		return domain.Principal{}, err
+	}
+	s, err := current(ctx, h, sid, heads, domain.LoadSession)
 	if err != nil {
 		return domain.Principal{}, err
 	}
 	if err := s.CheckAccess(HashSecret(secret), h.now()); err != nil {
 		return domain.Principal{}, err
 	}
-	return h.sessionPrincipal(ctx, s)
+	return h.principalAt(ctx, s, heads)
 }
 
-// sessionPrincipal rehydrates a session's principal from the user's and the
-// organization's streams: the current role, platform role and lifecycle.
+// sessionPrincipal rehydrates a session's principal from the current heads.
 func (h *Handlers) sessionPrincipal(ctx context.Context, s *domain.Session) (domain.Principal, error) {
+	st := s.Started()
+	heads, err := h.heads(ctx, st.UserID, st.OrganizationID)
+	if err != nil {
+		return domain.Principal{}, err
+	}
+	return h.principalAt(ctx, s, heads)
+}
+
+// principalAt rehydrates a session's principal from the user's and the
+// organization's streams at the given heads: the current role, platform
+// role and lifecycle.
+func (h *Handlers) principalAt(ctx context.Context, s *domain.Session, heads map[string]int64) (domain.Principal, error) {
 	st := s.Started()
 	if !s.Open(h.now()) {
 		return domain.Principal{}, errInvalidCredential
 	}
-	u, err := h.loadUser(ctx, st.UserID)
+	u, err := current(ctx, h, st.UserID, heads, domain.LoadUser)
 	if err != nil {
 		return domain.Principal{}, err
 	}
 	if !u.Active() || st.Epoch < u.SessionEpoch() {
 		return domain.Principal{}, errInvalidCredential
 	}
-	o, err := h.loadOrganization(ctx, st.OrganizationID)
+	o, err := current(ctx, h, st.OrganizationID, heads, domain.LoadOrganization)
 	if err != nil {
 		return domain.Principal{}, err
 	}
