@@ -29,7 +29,8 @@ func (Projection) Schema() []string {
 		`CREATE TABLE IF NOT EXISTS {{status_incidents}} (
 			organization_id text NOT NULL, incident_id text PRIMARY KEY, title text NOT NULL, message text NOT NULL,
 			severity text NOT NULL, status text NOT NULL, revision int NOT NULL,
-			component_host text, component_name text, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)`,
+			component_host text, component_name text, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)
+			WITH (fillfactor = 70)`, // updated per event: room for HOT updates
 		`CREATE INDEX IF NOT EXISTS {{status_incidents}}_org ON {{status_incidents}} (organization_id, created_at DESC)`,
 		`CREATE TABLE IF NOT EXISTS {{status_incident_updates}} (
 			incident_id text NOT NULL, revision int NOT NULL, status text NOT NULL, message text NOT NULL,
