@@ -258,7 +258,7 @@ type commitStats struct {
 // synchronous_commit on, this is the server's durable commit rate. With
 // notify, each transaction also runs SELECT pg_notify(...) as Store.Execute
 // does (PostgreSQL serializes the commits of notifying transactions).
-func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int, notify bool) commitStats {
+func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int) commitStats {
 	b.Helper()
 	ctx := context.Background()
 	table := "bench_" + testenv.UniqueName("commits")
@@ -288,9 +288,6 @@ func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int, notify bool
 					batch.Queue(`INSERT INTO `+table+` (event_id, stream_id, stream_version, event_type, organization_id,
 						occurred_at, payload, topic) VALUES ($1,$2,$3,'status.incident.updated','org',now(),$4,'t')`,
 						uuid.Must(uuid.NewV7()), fmt.Sprint("s", k%64), k, payload)
-					if notify {
-						batch.Queue(`SELECT pg_notify($1, '')`, "bench_"+table)
-					}
 					return tx.SendBatch(ctx, batch).Close()
 				})
 				if err != nil {
@@ -353,3 +350,7 @@ func counter(name string, labels ...string) float64 {
 	}
 	return total
 }
+
+// httpClientSweep is the concurrency of the HTTP load, lowest first: one
+// closed-loop run per level gives the throughput/latency curve.
+var httpClientSweep = []int{16, 24, 32}

@@ -114,42 +114,54 @@ func (c *httpClient) do(method, path string, body any, want int) ([]byte, error)
 // updates (on other incidents) directly through the command handlers.
 func BenchmarkIncidentUpdatesHTTP(b *testing.B) {
 	rawPool := newPool(b, 48)
-	raw := rawCommitRate(b, rawPool, httpClients, httpUpdates, false)
-	rawNotify := rawCommitRate(b, rawPool, httpClients, httpUpdates, true)
+	raw := rawCommitRate(b, rawPool, httpClients, httpUpdates)
 	rawPool.Close()
-	b.Logf("raw PostgreSQL, %d one-row INSERT transactions by %d clients: %.0f commits/s (p50 %.1f ms, p99 %.1f ms); with pg_notify in each, as Store.Execute does: %.0f commits/s (p50 %.1f ms, p99 %.1f ms)",
-		httpUpdates, httpClients, raw.rate, ms(raw.p50), ms(raw.p99), rawNotify.rate, ms(rawNotify.p50), ms(rawNotify.p99))
+	b.Logf("raw PostgreSQL, %d one-row INSERT transactions by %d clients: %.0f commits/s (p50 %.1f ms, p99 %.1f ms)",
+		httpUpdates, httpClients, raw.rate, ms(raw.p50), ms(raw.p99))
 
 	h := startPlatform(b, false)
-	var res, direct httpRun
+	var runs []httpRun
+	var direct httpRun
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		res = runHTTPUpdates(b, h, httpIncidents, true, true)
+		runs = runs[:0]
+		for _, clients := range httpClientSweep {
+			runs = append(runs, runHTTPUpdates(b, h, httpIncidents, clients, true, true))
+		}
 		// The same commands without HTTP: the command handlers called in-process.
 		direct = runDirectUpdates(b, h, httpIncidents)
 	}
-	b.ReportMetric(res.rate, "cmds/s")
-	b.ReportMetric(ms(res.p50), "p50-ms")
-	b.ReportMetric(ms(res.p99), "p99-ms")
+	// The operating point reported is the highest throughput whose p99 stays
+	// under 50 ms (the bar's latency); every point is logged.
+	best := runs[len(runs)-1]
+	for _, r := range runs {
+		if r.p99 < 50*time.Millisecond && (best.p99 >= 50*time.Millisecond || r.rate > best.rate) {
+			best = r
+		}
+	}
+	b.ReportMetric(best.rate, "cmds/s")
+	b.ReportMetric(ms(best.p50), "p50-ms")
+	b.ReportMetric(ms(best.p99), "p99-ms")
+	b.ReportMetric(float64(best.clients), "clients")
 	b.ReportMetric(raw.rate, "raw-commits/s")
-	b.ReportMetric(res.rate/raw.rate, "ratio")
-	b.ReportMetric(rawNotify.rate, "raw-notify-commits/s")
+	b.ReportMetric(best.rate/raw.rate, "ratio")
 	b.ReportMetric(direct.rate, "store-cmds/s")
-	b.Logf("HTTP PATCH /api/incidents/{id}: %d updates by %d clients over %d incidents: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-		httpUpdates, httpClients, httpIncidents, res.rate, ms(res.p50), ms(res.p99), ms(res.max))
-	b.Logf("HTTP p50 over the first 1,000 updates %.1f ms, over the last 1,000 %.1f ms (streams grow from ~3 to ~%d events)",
-		ms(res.firstP50), ms(res.lastP50), 3+httpUpdates/httpIncidents)
-	b.Logf("HTTP %s (the Go process holds the HTTP clients too)", res.cpu.perOp(httpUpdates, "command"))
-	b.Logf("HTTP background work during the run: %s", res.workers)
-	b.Logf("in-process command handlers (no HTTP, no auth), same load: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms; first/last 1,000 p50 %.1f/%.1f ms",
-		direct.rate, ms(direct.p50), ms(direct.p99), ms(direct.firstP50), ms(direct.lastP50))
+	for _, res := range runs {
+		b.Logf("HTTP PATCH /api/incidents/{id}: %d updates by %d clients over %d incidents: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+			httpUpdates, res.clients, httpIncidents, res.rate, ms(res.p50), ms(res.p99), ms(res.max))
+		b.Logf("  %s (the Go process holds the HTTP clients too)", res.cpu.perOp(httpUpdates, "command"))
+		b.Logf("  background work during the run: %s", res.workers)
+	}
+	b.Logf("in-process command handlers (no HTTP, no auth), %d clients: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms; first/last 1,000 p50 %.1f/%.1f ms",
+		httpClients, direct.rate, ms(direct.p50), ms(direct.p99), ms(direct.firstP50), ms(direct.lastP50))
 	b.Logf("in-process %s", direct.cpu.perOp(httpUpdates, "command"))
 	bar := "MET"
-	if res.rate < 1500 || res.p99 >= 50*time.Millisecond {
+	if best.rate < 1500 || best.p99 >= 50*time.Millisecond {
 		bar = "NOT MET"
 	}
-	b.Logf("commands %.0f/s vs raw commits %.0f/s: ratio %.2f (bar >= 1500 cmds/s with p99 < 50 ms: %s)", res.rate, raw.rate, res.rate/raw.rate, bar)
+	b.Logf("commands %.0f/s at %d clients (p99 %.1f ms) vs raw commits %.0f/s: ratio %.2f (bar >= 1500 cmds/s with p99 < 50 ms: %s)",
+		best.rate, best.clients, ms(best.p99), raw.rate, best.rate/raw.rate, bar)
 }
 
 // BenchmarkDiagCommandPath is a diagnostic, skipped unless BENCH_DIAG=1: the
@@ -179,7 +191,7 @@ func BenchmarkDiagCommandPath(b *testing.B) {
 				}
 				var res httpRun
 				for range b.N {
-					res = runHTTPUpdates(b, h, incidents, workers == "all" || workers == "relay+projections", workers == "all")
+					res = runHTTPUpdates(b, h, incidents, httpClients, workers == "all" || workers == "relay+projections", workers == "all")
 				}
 				b.ReportMetric(res.rate, "cmds/s")
 				b.ReportMetric(ms(res.p50), "p50-ms")
@@ -203,17 +215,18 @@ type httpRun struct {
 	loadResult
 	cpu     cpuUse
 	workers string // what the relay and the projections did meanwhile
+	clients int
 }
 
 // runHTTPUpdates opens `incidents` incidents over HTTP, warms up, then times
 // httpUpdates PATCH updates by httpClients keep-alive clients, update k
 // going to incident k mod incidents. With idle it first waits for the relay
 // and the projections to finish the setup's events.
-func runHTTPUpdates(b *testing.B, h *apptest.Harness, incidents int, idle, dispatcher bool) httpRun {
+func runHTTPUpdates(b *testing.B, h *apptest.Harness, incidents, clients int, idle, dispatcher bool) httpRun {
 	b.Helper()
 	client := &httpClient{
 		c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-			MaxIdleConns: 4 * httpClients, MaxIdleConnsPerHost: 4 * httpClients, IdleConnTimeout: time.Minute}},
+			MaxIdleConns: 4 * clients, MaxIdleConnsPerHost: 4 * clients, IdleConnTimeout: time.Minute}},
 		base: h.URLs["status"], token: h.APIKey,
 	}
 	defer client.c.CloseIdleConnections()
@@ -241,7 +254,7 @@ func runHTTPUpdates(b *testing.B, h *apptest.Harness, incidents int, idle, dispa
 			"message": fmt.Sprintf("Update %d: the fix is being rolled out region by region.", k)}, http.StatusOK)
 		return err
 	}
-	closedLoop(b, httpClients, 2*httpClients, func(k int) error { return update(k + len(ids)) }) // warm-up: connections, caches
+	closedLoop(b, clients, 2*clients, func(k int) error { return update(k + len(ids)) }) // warm-up: connections, caches
 	if idle {
 		waitIdle(b, h, dispatcher)
 	}
@@ -250,7 +263,7 @@ func runHTTPUpdates(b *testing.B, h *apptest.Harness, incidents int, idle, dispa
 	pending0, published0 := deliveries(b, h)
 	b.StartTimer()
 	cpu0 := sampleCPU(db)
-	res := closedLoop(b, httpClients, httpUpdates, func(k int) error { return update(k + len(ids) + 2*httpClients) })
+	res := closedLoop(b, clients, httpUpdates, func(k int) error { return update(k + len(ids) + 2*clients) })
 	cpu := cpu0.to(sampleCPU(db))
 	b.StopTimer()
 	workers := w0.to(workerCounters())
@@ -264,7 +277,7 @@ func runHTTPUpdates(b *testing.B, h *apptest.Harness, incidents int, idle, dispa
 			workers += fmt.Sprintf("; after the load it drained them in %.1fs (%.0f deliveries/s)", d.Seconds(), float64(pending)/d.Seconds())
 		}
 	}
-	return httpRun{loadResult: res, cpu: cpu, workers: workers}
+	return httpRun{loadResult: res, cpu: cpu, workers: workers, clients: clients}
 }
 
 // deliveries counts the notification deliveries waiting for the dispatcher
@@ -298,7 +311,7 @@ func runDirectUpdates(b *testing.B, h *apptest.Harness, incidents int) httpRun {
 			Status: statuses[(k/len(ids))%len(statuses)], Message: fmt.Sprintf("Update %d: the fix is being rolled out.", k)})
 		return err
 	})
-	return httpRun{loadResult: res, cpu: cpu0.to(sampleCPU(db))}
+	return httpRun{loadResult: res, cpu: cpu0.to(sampleCPU(db)), clients: httpClients}
 }
 
 // workerSample counts what the relay and the projection runners committed.
