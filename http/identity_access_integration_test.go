@@ -304,8 +304,13 @@ func TestProvisionFromCheckout(t *testing.T) {
 		hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/internal/provision-from-checkout", "", body), http.StatusForbidden, "permission_denied")
 		hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/internal/provision-from-checkout", accServiceToken(t, h, "notifications"), body),
 			http.StatusForbidden, "permission_denied")
-		// A key whose target service is named like a billing-plane service is still not a service identity.
-		_, lookalike := accKey(t, h, h.OrgID, "status:read")
+		// A key whose target service is a billing-plane service is still not a service identity.
+		k, err := h.App.Identity.CreateAPIKey(context.Background(), commands.Meta{OrganizationID: h.OrgID,
+			Actor: eventstore.Actor{ID: "test", Type: "system"}}, identitycmd.CreateAPIKey{Name: "lookalike", Service: "payments", Scopes: []string{"status:read"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lookalike := k.Value.Token
 		hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/internal/provision-from-checkout", lookalike, body), http.StatusForbidden, "permission_denied")
 		// Tampered and foreign-signed tokens are not credentials at all.
 		parts := strings.Split(payments, ".")

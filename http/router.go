@@ -110,7 +110,9 @@ func (d Deps) serveAction(a *Action) http.Handler {
 			fail(errs.PermissionDenied("the credential lacks permission " + a.Permission))
 			return
 		}
-		if len(a.AllowedServices) > 0 && !slices.Contains(a.AllowedServices, p.Service) {
+		// Only a service identity names a calling service: an API key's or a
+		// session's Service is the service it targets, not who calls.
+		if len(a.AllowedServices) > 0 && (p.Type != "service" || !slices.Contains(a.AllowedServices, p.Service)) {
 			fail(errs.PermissionDenied("this action accepts only the services " + strings.Join(a.AllowedServices, ", ")))
 			return
 		}
