@@ -82,7 +82,13 @@ func newProducer(b *testing.B, cfg eventstore.KafkaConfig) sarama.SyncProducer {
 // newPool opens a pool on a fresh database of the stack's server.
 func newPool(b *testing.B, maxConns int32) *pgxpool.Pool {
 	b.Helper()
-	pc, err := pgxpool.ParseConfig(testenv.NewDatabase(b))
+	return poolOn(b, testenv.NewDatabase(b), maxConns)
+}
+
+// poolOn is a pool of its own on an existing database.
+func poolOn(b *testing.B, databaseURL string, maxConns int32) *pgxpool.Pool {
+	b.Helper()
+	pc, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		b.Fatal(err)
 	}
