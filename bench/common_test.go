@@ -29,6 +29,7 @@ import (
 
 	domain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/testenv"
 )
 
@@ -46,6 +47,7 @@ const (
 	httpIncidents   = 64      // BenchmarkIncidentUpdatesHTTP
 	httpClients     = 32
 	httpUpdates     = 6_000
+	httpWarmup      = 1_000 // untimed updates before each timed HTTP run
 )
 
 // quietLog is for components whose warnings would only be noise here.
@@ -261,9 +263,7 @@ type commitStats struct {
 // rawCommitRate is the ceiling of a command: `clients` concurrent
 // connections each committing one-row INSERT transactions (a row shaped like
 // an es_events row) into a fresh table, n in total. With fsync and
-// synchronous_commit on, this is the server's durable commit rate. With
-// notify, each transaction also runs SELECT pg_notify(...) as Store.Execute
-// does (PostgreSQL serializes the commits of notifying transactions).
+// synchronous_commit on, this is the server's durable commit rate.
 func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int) commitStats {
 	b.Helper()
 	ctx := context.Background()
@@ -271,7 +271,7 @@ func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int) commitStats
 	_, err := pool.Exec(ctx, `CREATE TABLE `+table+` (
 		global_seq bigserial PRIMARY KEY, event_id uuid NOT NULL UNIQUE, stream_id text NOT NULL, stream_version bigint NOT NULL,
 		event_type text NOT NULL, organization_id text NOT NULL, occurred_at timestamptz NOT NULL, payload jsonb NOT NULL,
-		topic text NOT NULL, published_at timestamptz, UNIQUE (stream_id, stream_version))`)
+		topic text NOT NULL, UNIQUE (stream_id, stream_version))`)
 	must(b, err)
 	payload := []byte(`{"incident_id":"x","incident_status":"identified","message":"Update: the fix is being rolled out region by region.","severity":"major","title":"Elevated error rate","revision":2}`)
 	var next atomic.Int64
@@ -360,3 +360,10 @@ func counter(name string, labels ...string) float64 {
 // httpClientSweep is the concurrency of the HTTP load, lowest first: one
 // closed-loop run per level gives the throughput/latency curve.
 var httpClientSweep = []int{16, 24, 32}
+
+// TestMain runs the benchmarks with platformd's garbage-collector setting
+// (the platform runs in this process).
+func TestMain(m *testing.M) {
+	app.TuneGC()
+	os.Exit(m.Run())
+}

@@ -14,6 +14,7 @@ import (
 )
 
 func main() {
+	app.TuneGC()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if err := run(log); err != nil {
 		log.Error("platformd stopped", "err", err)
