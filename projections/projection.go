@@ -35,7 +35,7 @@ func Insert(table string, columns []string, conflict string, values ...any) Stat
 		params[i] = fmt.Sprintf("$%d", i+1)
 	}
 	return Statement{
-		SQL: "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES (" + strings.Join(params, ",") + ") " + conflict,
+		SQL:  "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES (" + strings.Join(params, ",") + ") " + conflict,
 		Args: values,
 		row:  &row{table: table, columns: columns, conflict: conflict, values: values},
 	}
