@@ -131,33 +131,14 @@ const privacyLockID = 7_310_004
 // RunPrivacyMaintenance purges every interval as the one leader holding the
 // maintenance lock (like the status poller).
 func (h *Handlers) RunPrivacyMaintenance(ctx context.Context, pool *pgxpool.Pool, interval time.Duration, log *slog.Logger) {
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		log.Error("privacy maintenance: acquire", "err", err)
-		return
-	}
-	defer conn.Release()
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	leader := false
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		if !leader {
-			if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, privacyLockID).Scan(&leader); err != nil || !leader {
-				continue
-			}
-		}
+	commands.EveryAsLeader(ctx, pool, privacyLockID, interval, log, func(ctx context.Context) {
 		rep, err := h.PurgeExpired(ctx, h.now())
 		if err != nil {
 			log.Warn("privacy maintenance", "err", err)
-			continue
+			return
 		}
 		if rep.TombstonesPurged > 0 || rep.AuditPurged > 0 {
 			log.Info("privacy maintenance", "tombstones", rep.TombstonesPurged, "audit_records", rep.AuditPurged)
 		}
-	}
+	})
 }

@@ -86,30 +86,11 @@ const pollerLockID = 7_310_003
 // leader holding the poller lock. Rounds are numbered by time, so two
 // leaders in a hand-over never record the same round twice.
 func (h *Handlers) RunPoller(ctx context.Context, pool *pgxpool.Pool, list SurfaceLister, checker *Checker, interval time.Duration, log *slog.Logger) {
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		log.Error("poller: acquire", "err", err)
-		return
-	}
-	defer conn.Release()
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	leader := false
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-		if !leader {
-			if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, pollerLockID).Scan(&leader); err != nil || !leader {
-				continue
-			}
-		}
+	commands.EveryAsLeader(ctx, pool, pollerLockID, interval, log, func(ctx context.Context) {
 		all, err := list(ctx)
 		if err != nil {
 			log.Warn("poller: list components", "err", err)
-			continue
+			return
 		}
 		round := fmt.Sprint(time.Now().UnixMilli() / max(interval.Milliseconds(), 1))
 		for org, surfaces := range all {
@@ -118,5 +99,5 @@ func (h *Handlers) RunPoller(ctx context.Context, pool *pgxpool.Pool, list Surfa
 				log.Warn("poller: poll", "organization", org, "err", err)
 			}
 		}
-	}
+	})
 }
