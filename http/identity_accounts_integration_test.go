@@ -340,11 +340,13 @@ func TestOrganizationIsolation(t *testing.T) {
 	a := iatRegister(t, h, "tenant-a")
 	b := iatRegister(t, h, "tenant-b")
 	bUser, _, _ := iatCreateUser(t, h, b.Access, "member")
-	// Wait until b's data is projected, so a 404 cannot come from lag.
-	apptest.Eventually(t, 15*time.Second, "b's user in the read model", func() bool {
-		return h.Do(t, "identity", http.MethodGet, "/api/users/"+bUser, b.Access, nil).Status == http.StatusOK
+	// Wait until b's data is projected, so a 404 cannot come from lag. The
+	// organization and the user are different streams, on partitions of
+	// their own: each is waited for.
+	apptest.Eventually(t, 15*time.Second, "b's user and organization in the read model", func() bool {
+		return h.Do(t, "identity", http.MethodGet, "/api/users/"+bUser, b.Access, nil).Status == http.StatusOK &&
+			h.Do(t, "identity", http.MethodGet, "/api/organizations/"+b.OrgID, b.Access, nil).Status == http.StatusOK
 	})
-	hitMust(t, h.Do(t, "identity", http.MethodGet, "/api/organizations/"+b.OrgID, b.Access, nil), http.StatusOK, "own organization")
 
 	missing := "01900000-0000-7000-8000-000000000000"
 	for _, id := range []string{b.OrgID, missing} {
