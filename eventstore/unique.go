@@ -39,6 +39,18 @@ func claimUnique(ctx context.Context, tx *pgx.Conn, streamID string, changes []e
 	return nil
 }
 
+// Holder is the stream holding a unique value, "" when none. Lookups that
+// must see a write at once (sign-in by email right after sign-up) read it
+// instead of a read model.
+func (s *Store) Holder(ctx context.Context, kind, value string) (string, error) {
+	var owner string
+	err := s.pool.QueryRow(ctx, `SELECT stream_id FROM es_unique WHERE kind=$1 AND value=$2`, kind, value).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return owner, err
+}
+
 // Taken reports whether a unique value is held by a stream (slug
 // availability answers from it).
 func (s *Store) Taken(ctx context.Context, kind, value string) (bool, error) {

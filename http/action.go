@@ -40,6 +40,10 @@ type Action struct {
 	AuthorizationMode    string          `json:"authorizationMode"`
 	AllowedServices      []string        `json:"allowedServices,omitempty"`
 
+	// CredentialAttempt marks routes where each call tries a secret
+	// (password, one-time token, second factor): they take from the
+	// per-address attempt limit too.
+	CredentialAttempt bool `json:"-"`
 	// SuccessStatus is the status of a successful answer (default 200).
 	SuccessStatus int `json:"-"`
 	// ReadModel names the projection a query reads, for read-your-writes.

@@ -20,8 +20,8 @@ func TestAllowedServicesAcceptOnlyServiceIdentities(t *testing.T) {
 	principals := map[string]identity.Principal{
 		"svc-payments":  {ID: "payments", Type: "service", Service: "payments"},
 		"svc-notify":    {ID: "notifications", Type: "service", Service: "notifications"},
-		"key-payments":  {ID: "k1", Type: "api_key", OrganizationID: "org", Service: "payments", Scopes: []string{"*"}},
-		"user-payments": {ID: "u1", Type: "user", OrganizationID: "org", Service: "payments", Scopes: []string{"*"}},
+		"key-payments":  {ID: "k1", Type: "api_key", OrganizationID: "org", Service: "payments", Permissions: []string{"*.*:*"}},
+		"user-payments": {ID: "u1", Type: "user", OrganizationID: "org", Service: "payments", Permissions: []string{"*.*:*"}},
 	}
 	svc := httpapi.Service{Name: "test", Actions: []httpapi.Action{{
 		Name: "test.internal.run", Method: http.MethodPost, Path: "/internal", AuthorizationMode: httpapi.AuthRuntime,

@@ -29,6 +29,9 @@ type IdentityPart struct {
 	Routes  func(r *mux.Router)
 }
 
+// IdentityAppID is the identity service's app id (seed 001's prefix).
+const IdentityAppID = "app_platform_auth"
+
 // IdentityService is seed 001's identity service: accounts and sessions, the
 // health route and /validate (added by the app with the validator), plus the
 // parts given (the access half, API keys).
@@ -37,7 +40,7 @@ func IdentityService(d IdentityDeps, parts ...IdentityPart) Service {
 		d.Log = slog.Default()
 	}
 	all := append([]IdentityPart{accountActions(d), sessionActions(d)}, parts...)
-	svc := Service{Name: "identity"}
+	svc := Service{Name: "identity", AppID: IdentityAppID}
 	var routes []func(*mux.Router)
 	for _, p := range all {
 		svc.Actions = append(svc.Actions, p.Actions...)

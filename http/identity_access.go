@@ -24,6 +24,8 @@ type AccessDeps struct {
 	Queries *accessview.Queries
 	Web     SessionWeb
 	Log     *slog.Logger
+	// Attempts limits magic-link consumption per client address (nil: none).
+	Attempts *Limiter
 }
 
 // Caller services of the internal routes.
@@ -168,7 +170,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			AuthorizationMode: AuthRuntime,
 			Summary: "Evaluated permissions of a member: effectivePermissions, entries and their sources (role bundle, user overrides, " +
 				"organization service access). One's own, or app_platform_auth.permissions:read, or an admin role of the organization",
-			InputSchema: schemaObject([]string{"userId"}, map[string]string{"userId": nonEmpty, "organizationId": nonEmpty}),
+			InputSchema: schemaObject([]string{"userId"}, map[string]string{"userId": uuidString, "organizationId": uuidString}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in struct {
 					UserID         string `json:"userId"`
@@ -186,7 +188,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			AuthorizationMode: AuthRuntime,
 			Summary: "Replace a member's grants and denials (a deny wins); an organization-scoped admin route. Grants never exceed " +
 				"the caller's own permissions",
-			InputSchema: schemaObject([]string{"userId", "grant", "deny"}, map[string]string{"userId": nonEmpty, "organizationId": nonEmpty,
+			InputSchema: schemaObject([]string{"userId", "grant", "deny"}, map[string]string{"userId": uuidString, "organizationId": uuidString,
 				"grant": `{"type":"array","maxItems":200,"items":` + permPattern + `}`,
 				"deny":  `{"type":"array","maxItems":200,"items":` + permPattern + `}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
@@ -216,7 +218,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			Name: "app_platform_auth.service_access.get", Method: http.MethodGet, Path: "/api/organizations/{orgId}/service-access",
 			ReadOnly: true, AuthorizationMode: AuthRuntime,
 			Summary:     "Services the organization may use (and why), its workspace status and settings.appEntitlement",
-			InputSchema: schemaObject([]string{"orgId"}, map[string]string{"orgId": nonEmpty}),
+			InputSchema: schemaObject([]string{"orgId"}, map[string]string{"orgId": uuidString}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in struct {
 					OrgID string `json:"orgId"`
@@ -235,7 +237,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			AuthorizationMode: AuthRuntime, Destructive: true,
 			Summary: "Suspend, reinstate or revoke (final) a developer workspace; platform roles only. A suspended or revoked " +
 				"workspace cannot change its API keys",
-			InputSchema: schemaObject([]string{"orgId", "status"}, map[string]string{"orgId": nonEmpty,
+			InputSchema: schemaObject([]string{"orgId", "status"}, map[string]string{"orgId": uuidString,
 				"status": `{"type":"string","enum":["active","suspended","revoked"]}`, "reason": `{"type":"string","maxLength":500}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in struct {
@@ -385,7 +387,7 @@ func serviceAccessAction(a *identitycmd.Access, grant bool) Action {
 	act := Action{
 		Name: "app_platform_auth.service_access.grant", Method: http.MethodPut, Path: "/api/organizations/{orgId}/service-access/{appId}",
 		AuthorizationMode: AuthRuntime, Summary: "Let the organization use an application (platform roles only)",
-		InputSchema: schemaObject([]string{"orgId", "appId"}, map[string]string{"orgId": nonEmpty, "appId": nonEmpty}),
+		InputSchema: schemaObject([]string{"orgId", "appId"}, map[string]string{"orgId": uuidString, "appId": nonEmpty}),
 	}
 	if !grant {
 		act.Name, act.Method, act.Destructive = "app_platform_auth.service_access.revoke", http.MethodDelete, true
@@ -425,9 +427,16 @@ func (d AccessDeps) consumeMagicLink(confirmed bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Referrer-Policy", "no-referrer")
+		if err := d.Attempts.allowAttempt(r); err != nil {
+			WriteError(w, r, d.Log, err)
+			return
+		}
 		token := r.URL.Query().Get("token")
 		if confirmed {
 			token = ""
+			// A JSON body cannot come from a cross-site form (its content type
+			// needs a CORS preflight, answered for first-party origins only);
+			// a form post must carry the interstitial's CSRF token.
 			if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 				var body struct {
 					Token string `json:"token"`
@@ -438,6 +447,10 @@ func (d AccessDeps) consumeMagicLink(confirmed bool) http.HandlerFunc {
 				}
 				token = body.Token
 			} else if err := r.ParseForm(); err == nil {
+				if !validMagicLinkCSRF(r) {
+					WriteError(w, r, d.Log, errs.PermissionDenied("the confirmation form is not from this site (CSRF check failed); open the link again"))
+					return
+				}
 				token = r.PostForm.Get("token")
 			}
 		}
@@ -458,7 +471,8 @@ func (d AccessDeps) consumeMagicLink(confirmed bool) http.HandlerFunc {
 		case out.ConfirmationRequired && html:
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.Header().Set("X-Frame-Options", "DENY")
-			_ = magicLinkPage.Execute(w, map[string]any{"Token": token})
+			csrf := newMagicLinkCSRF(w, r)
+			_ = magicLinkPage.Execute(w, map[string]any{"Token": token, "CSRF": csrf})
 		case out.ConfirmationRequired:
 			WriteJSON(w, http.StatusOK, map[string]any{"confirmationRequired": true,
 				"confirm": map[string]string{"method": http.MethodPost, "path": "/magic-link/consume"}})
@@ -483,6 +497,6 @@ var magicLinkPage = template.Must(template.New("magic").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>Sign in</title></head><body>
 {{if .Error}}<p>{{.Error}}</p>{{else}}<h1>Sign in to your workspace</h1>
-<form method="post" action="/magic-link/consume"><input type="hidden" name="token" value="{{.Token}}">
+<form method="post" action="/magic-link/consume"><input type="hidden" name="token" value="{{.Token}}"><input type="hidden" name="csrf" value="{{.CSRF}}">
 <button type="submit">Continue</button></form>{{end}}
 </body></html>`))

@@ -93,7 +93,7 @@ func accScopes(o accOptions) []string {
 
 func accPlatformAdmin() domain.Principal {
 	return domain.Principal{ID: "platform-admin", Type: "user", UserID: "platform-admin", OrganizationID: "administration",
-		Role: domain.RoleOwner, PlatformRole: domain.RolePlatformAdmin}
+		Role: domain.RoleOwner, PlatformRole: domain.RolePlatformAdmin, Permissions: domain.PlatformPermissions}
 }
 
 // TestAPIKeyOptionsDriveCreateAndUpdate: options offer only what the caller
@@ -230,7 +230,7 @@ func TestAPIKeyOptionsDriveCreateAndUpdate(t *testing.T) {
 		hitExpectProblem(t, h.Do(t, "identity", http.MethodPut, "/api/organizations/"+h.OrgID+"/workspace-status", "",
 			map[string]any{"status": "suspended"}), http.StatusForbidden, "permission_denied")
 		m := commands.Meta{Actor: eventstore.Actor{ID: "platform-admin", Type: "user"}}
-		if _, err := h.App.Access.SetWorkspaceStatus(ctx, m, domain.Principal{Type: "api_key", OrganizationID: h.OrgID, Scopes: []string{"*"}},
+		if _, err := h.App.Access.SetWorkspaceStatus(ctx, m, domain.Principal{Type: "api_key", OrganizationID: h.OrgID, Permissions: []string{"*.*:*"}},
 			h.OrgID, domain.WorkspaceStateSuspended, "abuse"); err == nil {
 			t.Fatal("a key of the organization suspended its own workspace")
 		}
@@ -404,6 +404,12 @@ func TestProvisionFromCheckout(t *testing.T) {
 		if page.Status != http.StatusOK || !strings.Contains(string(page.Body), `<form method="post" action="/magic-link/consume">`) {
 			t.Fatalf("interstitial page %d %s", page.Status, page.Body)
 		}
+		// A form post without the interstitial's CSRF cookie and field (a
+		// cross-site form) confirms nothing.
+		su, _ := url.Parse(safetyNet)
+		form := []byte("token=" + url.QueryEscape(su.Query().Get("token")) + "&csrf=guessed")
+		hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/magic-link/consume", "-", form,
+			"Content-Type", "application/x-www-form-urlencoded"), http.StatusForbidden, "permission_denied")
 		res = accConsume(t, h, http.MethodPost, safetyNet)
 		hitMust(t, res, http.StatusOK, "confirm")
 		res.JSON(t, &s)

@@ -91,7 +91,7 @@ func accountActions(d IdentityDeps) IdentityPart {
 		},
 		{
 			Name: "app_platform_auth.organizations.members.update", Method: http.MethodPut, Path: "/api/organizations/{orgId}/members/{userId}",
-			Permission: "members:write", Summary: "Change a member's role (role ladder; platform roles only in the administration organization); /validate sees it at once",
+			Permission: "users:manage", Summary: "Change a member's role (role ladder; platform roles only in the administration organization); /validate sees it at once",
 			InputSchema: schemaObject([]string{"orgId", "userId", "role"}, map[string]string{"orgId": uuidString, "userId": uuidString,
 				"role": roleEnum, "platformRole": platformEnum}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
@@ -111,7 +111,7 @@ func accountActions(d IdentityDeps) IdentityPart {
 		},
 		{
 			Name: "app_platform_auth.organizations.members.remove", Method: http.MethodDelete, Path: "/api/organizations/{orgId}/members/{userId}",
-			Permission: "members:write", Summary: "End a membership (an organization keeps at least one owner)",
+			Permission: "users:manage", Summary: "End a membership (an organization keeps at least one owner)",
 			InputSchema: schemaObject([]string{"orgId", "userId"}, map[string]string{"orgId": uuidString, "userId": uuidString}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in identitycmd.SetMember
@@ -159,7 +159,7 @@ func accountActions(d IdentityDeps) IdentityPart {
 			},
 		},
 		{
-			Name: "app_platform_auth.users.create", Method: http.MethodPost, Path: "/api/users", Permission: "users:write",
+			Name: "app_platform_auth.users.create", Method: http.MethodPost, Path: "/api/users", Permission: "users:manage",
 			SuccessStatus: http.StatusCreated, Summary: "Create a user in the caller's organization with a role (not above the caller's)",
 			InputSchema: schemaObject([]string{"email"}, map[string]string{
 				"email": `{"type":"string","format":"email","maxLength":254}`, "name": `{"type":"string","maxLength":200}`,
@@ -191,12 +191,24 @@ func accountActions(d IdentityDeps) IdentityPart {
 		},
 		{
 			Name: "app_platform_auth.users.export", Method: http.MethodGet, Path: "/api/users/{userId}/export", Permission: "users:read",
-			ReadOnly: true, ReadModel: identityview.Name, Summary: "Portable user record: profile, memberships, sessions; no secret of any kind",
+			ReadOnly: true, ReadModel: identityview.Name,
+			Summary:     "Portable user record: profile, memberships, sessions; no secret of any kind. The user itself, an admin (users:manage) of its home organization, or a platform role",
 			InputSchema: schemaObject([]string{"userId"}, userPath),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				id := varOf(c, "userId")
 				if err := q.UserVisible(ctx, c.Principal, id); err != nil {
 					return Reply{}, err
+				}
+				// The export spans every organization the user belongs to, so a
+				// fellow member of one of them is not enough.
+				if c.Principal.UserID != id && !c.Principal.PlatformWide() {
+					u, err := q.User(ctx, id)
+					if err != nil {
+						return Reply{}, err
+					}
+					if u.HomeOrganizationID != c.Principal.OrganizationID || !c.Principal.Allows(permUsersManage) {
+						return Reply{}, errs.PermissionDenied("only the user, an admin of its home organization or a platform role exports a user")
+					}
 				}
 				out, err := q.ExportUser(ctx, id, time.Now().UTC())
 				return OK(out), err
@@ -265,6 +277,11 @@ func orgLifecycleAction(name, method, path, permission string, permanent bool, s
 			if err != nil {
 				return Reply{}, err
 			}
+			// Deleting and restoring the organization stays the owners' (or the
+			// platform's), whatever a customized bundle grants.
+			if !c.Principal.PlatformWide() && domain.RoleOrDefault(c.Principal.Role) != domain.RoleOwner {
+				return Reply{}, errs.PermissionDenied("only an owner deletes or restores the organization")
+			}
 			return FromResult(run(ctx, c.Meta, id))
 		},
 	}
@@ -272,8 +289,11 @@ func orgLifecycleAction(name, method, path, permission string, permanent bool, s
 
 type userLifecycleFunc func(context.Context, commands.Meta, domain.Principal, string) (commands.Result[identitycmd.UserLifecycle], error)
 
+// permUsersManage is checked at run time where a user may act on itself.
+const permUsersManage = IdentityAppID + ".users:manage"
+
 // userLifecycleAction: users may delete (and restore) their own account;
-// anyone else needs users:delete, and the command checks the ladder.
+// anyone else needs users:manage, and the command checks the ladder.
 func userLifecycleAction(name, method, path string, permanent bool, summary string, run userLifecycleFunc) Action {
 	props := map[string]string{"userId": uuidString}
 	required := []string{"userId"}
@@ -281,12 +301,12 @@ func userLifecycleAction(name, method, path string, permanent bool, summary stri
 		props["confirm"], required = confirmTrue, append(required, "confirm")
 	}
 	return Action{
-		Name: name, Method: method, Path: path, AuthorizationMode: AuthRuntime, Destructive: permanent, Summary: summary + " (permission users:delete unless it is the caller's own account)",
+		Name: name, Method: method, Path: path, AuthorizationMode: AuthRuntime, Destructive: permanent, Summary: summary + " (permission users:manage unless it is the caller's own account)",
 		InputSchema: schemaObject(required, props),
 		Handle: func(ctx context.Context, c *Call) (Reply, error) {
 			id := varOf(c, "userId")
-			if c.Principal.UserID != id && !c.Principal.Allows("users:delete") {
-				return Reply{}, errs.PermissionDenied("the credential lacks permission users:delete")
+			if c.Principal.UserID != id && !c.Principal.Allows(permUsersManage) {
+				return Reply{}, errs.PermissionDenied("the credential lacks permission " + permUsersManage)
 			}
 			return FromResult(run(ctx, c.Meta, c.Principal, id))
 		},

@@ -15,8 +15,10 @@ import (
 	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/testenv"
+	identityview "github.com/platform/backend/projections/identity"
 )
 
 // Helpers of this file are prefixed iat (identity accounts test).
@@ -40,6 +42,7 @@ type iatPrincipal struct {
 	OrganizationID string   `json:"organization_id"`
 	Role           string   `json:"role"`
 	Scopes         []string `json:"scopes"`
+	Permissions    []string `json:"permissions"`
 	UserID         string   `json:"user_id"`
 	SessionID      string   `json:"session_id"`
 	PlatformRole   string   `json:"platform_role"`
@@ -110,7 +113,24 @@ func iatLoginEventually(t *testing.T, h *apptest.Harness, email, password string
 		res.JSON(t, &s)
 		return true
 	})
+	// Sign-in reads the write side; the tests after it read the accounts
+	// read model, so wait until it shows the user too.
+	apptest.Eventually(t, 15*time.Second, "the user in the accounts read model", func() bool {
+		return h.Do(t, "identity", http.MethodGet, "/api/users/"+s.UserID, s.AccessToken, nil).Status == http.StatusOK
+	})
 	return s
+}
+
+// iatSettle waits until the accounts read model holds a command's answer.
+func iatSettle(t *testing.T, h *apptest.Harness, res apptest.Response) {
+	t.Helper()
+	pos, err := eventstore.ParsePosition(res.Header.Get(httpapi.HeaderPosition))
+	if err != nil {
+		t.Fatalf("answer without a position: %v", err)
+	}
+	if err := h.App.Reader.WaitFor(context.Background(), identityview.Name, pos); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // iatCreateUser: an admin adds a user with a password to its organization.
@@ -157,7 +177,7 @@ func TestSessionsValidateRolesAndLogout(t *testing.T) {
 	})
 
 	t.Run("role change applies to validate at once", func(t *testing.T) {
-		if _, p := iatValidate(t, h, member.AccessToken); p.Role != "member" || contains(p.Scopes, "members:write") {
+		if _, p := iatValidate(t, h, member.AccessToken); p.Role != "member" || contains(p.Permissions, "app_platform_auth.users:manage") {
 			t.Fatalf("before: %+v", p)
 		}
 		// A member cannot promote itself.
@@ -167,7 +187,7 @@ func TestSessionsValidateRolesAndLogout(t *testing.T) {
 		hitMust(t, res, http.StatusOK, "promote")
 		// No wait, no refresh: the next validation carries the new role.
 		status, p := iatValidate(t, h, member.AccessToken)
-		if status != http.StatusOK || p.Role != "admin" || !contains(p.Scopes, "members:write") {
+		if status != http.StatusOK || p.Role != "admin" || !contains(p.Permissions, "app_platform_auth.users:manage") {
 			t.Fatalf("after promotion: %d %+v", status, p)
 		}
 		hitMust(t, h.Do(t, "identity", http.MethodPut, "/api/organizations/"+owner.OrgID+"/members/"+userID, owner.Access,
@@ -298,6 +318,9 @@ func TestActiveOrganizationChoice(t *testing.T) {
 	other := iatRegister(t, h, "other")
 	res := h.Do(t, "identity", http.MethodPost, "/api/organizations", a.Access, map[string]any{"name": "Second", "slug": iatSlug("second")})
 	hitMust(t, res, http.StatusCreated, "create second organization")
+	// Default and service-scoped sign-in choose among the memberships the
+	// accounts read model lists: let it see the second one.
+	iatSettle(t, h, res)
 	var second struct {
 		OrganizationID string `json:"organization_id"`
 	}
@@ -393,7 +416,7 @@ func TestPermanentDeletionAndExport(t *testing.T) {
 	a := iatRegister(t, h, "deleter")
 	userID, email, password := iatCreateUser(t, h, a.Access, "member")
 	s := iatLoginEventually(t, h, email, password)
-	_ = s
+	mfa := secEnroll(t, h, s.AccessToken) // an MFA secret and backup codes exist; neither may reach an export
 
 	t.Run("exports hold no secret", func(t *testing.T) {
 		var orgExport, userExport apptest.Response
@@ -412,6 +435,11 @@ func TestPermanentDeletionAndExport(t *testing.T) {
 		for name, body := range map[string][]byte{"organization": orgExport.Body, "user": userExport.Body} {
 			if m := secret.Find(body); m != nil {
 				t.Errorf("%s export contains %q: %s", name, m, body)
+			}
+			for _, v := range append([]string{mfa.Secret}, mfa.BackupCodes...) {
+				if bytes.Contains(bytes.ToUpper(body), []byte(strings.ToUpper(v))) {
+					t.Errorf("%s export contains the MFA secret or a backup code", name)
+				}
 			}
 		}
 	})
@@ -557,7 +585,8 @@ func TestErasedPersonalDataStaysErasedAfterReplay(t *testing.T) {
 	}
 	res.JSON(t, &u)
 	s := iatLoginEventually(t, h, email, "erase me please")
-	hitMust(t, h.Do(t, "identity", http.MethodGet, "/api/users/"+u.UserID, s.AccessToken, nil), http.StatusOK, "the user sees itself")
+	hitMust(t, h.Do(t, "identity", http.MethodGet, "/api/users/"+u.UserID, s.AccessToken, nil,
+		httpapi.HeaderMinPosition, res.Header.Get(httpapi.HeaderPosition)), http.StatusOK, "the user sees itself")
 
 	// Users may erase themselves (confirmation in the request).
 	res = h.Do(t, "identity", http.MethodDelete, "/api/users/"+u.UserID+"/permanent", s.AccessToken, map[string]any{"confirm": true})
@@ -570,7 +599,7 @@ func TestErasedPersonalDataStaysErasedAfterReplay(t *testing.T) {
 	}
 
 	// Rebuild the accounts read model from offset zero.
-	hitMust(t, h.Do(t, "ops", http.MethodPost, "/api/projections/identity_accounts/replay", "", nil), http.StatusAccepted, "replay")
+	hitMust(t, h.Do(t, "ops", http.MethodPost, "/api/projections/identity_accounts/replay", h.OperatorKey(t), nil), http.StatusAccepted, "replay")
 	apptest.Eventually(t, 60*time.Second, "generation 2 of identity_accounts to become active", func() bool {
 		return hitCount(t, h, `SELECT count(*) FROM proj_generations WHERE projection='identity_accounts' AND generation=2 AND state='active'`) == 1
 	})
@@ -786,5 +815,45 @@ func TestIdentityAccountDescriptors(t *testing.T) {
 		if !bytes.Contains(doc.Body, []byte(p)) {
 			t.Errorf("OpenAPI lacks %s", p)
 		}
+	}
+}
+
+// TestCredentialAttemptLimit: sign-in attempts from one address run out
+// (429 rate_limited with Retry-After) while other routes still answer.
+func TestCredentialAttemptLimit(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		c.RateLimit.AttemptsPerMinute, c.RateLimit.AttemptsBurst = 1, 3
+	}})
+	for range 3 {
+		hitExpectProblem(t, iatLogin(t, h, iatEmail("guess"), "wrong password", nil), http.StatusUnauthorized, "authentication_required")
+	}
+	res := iatLogin(t, h, iatEmail("guess"), "wrong password", nil)
+	hitExpectProblem(t, res, http.StatusTooManyRequests, "rate_limited")
+	if res.Header.Get("Retry-After") == "" {
+		t.Fatal("429 without Retry-After")
+	}
+	hitExpectProblem(t, h.Do(t, "identity", http.MethodGet, "/magic-link/consume?token=ml_x", "-", nil), http.StatusTooManyRequests, "rate_limited")
+	hitMust(t, h.Do(t, "identity", http.MethodGet, "/api/internal/organizations/slug-availability?slug=free-slug", "", nil), http.StatusOK, "other routes")
+}
+
+// TestValidateIgnoresOtherStreamKinds: a token naming another kind of
+// stream (a key id under the session prefix, a session id under the key
+// prefix, an organization id) is an unknown credential, and does not break
+// the real credential afterwards (the validation cache is keyed by kind).
+func TestValidateIgnoresOtherStreamKinds(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	a := iatRegister(t, h, "poison")
+	keyID, _, _ := strings.Cut(strings.TrimPrefix(h.APIKey, "pk_"), ".")
+	sessionID, _, _ := strings.Cut(strings.TrimPrefix(a.Access, "pat_"), ".")
+	for _, bogus := range []string{"pat_" + keyID + ".x", "pk_" + sessionID + ".x", "pk_" + a.OrgID + ".x", "pk_" + a.UserID + ".x"} {
+		if status, _ := iatValidate(t, h, bogus); status != http.StatusUnauthorized {
+			t.Fatalf("%s: status %d, want 401", bogus, status)
+		}
+	}
+	if status, p := iatValidate(t, h, h.APIKey); status != http.StatusOK || p.Type != "api_key" {
+		t.Fatalf("the real key after the bogus ones: %d %+v", status, p)
+	}
+	if status, p := iatValidate(t, h, a.Access); status != http.StatusOK || p.UserID != a.UserID {
+		t.Fatalf("the real session after the bogus ones: %d %+v", status, p)
 	}
 }

@@ -47,7 +47,7 @@ func sessionActions(d IdentityDeps) IdentityPart {
 	cmds, web := d.Commands, d.Web
 	return IdentityPart{Actions: []Action{
 		{
-			Name: "app_platform_auth.sessions.login", Method: http.MethodPost, Path: "/login", AuthorizationMode: AuthPublic,
+			Name: "app_platform_auth.sessions.login", Method: http.MethodPost, Path: "/login", AuthorizationMode: AuthPublic, CredentialAttempt: true,
 			Summary: "Sign in with email and password: an access token in the body, the refresh token in an HttpOnly cookie. " +
 				"organizationId picks the active organization; service (or X-App-ID) picks the one membership with access to that service. " +
 				"Passkeys are never a production factor.",

@@ -27,7 +27,8 @@ type OpsDeps struct {
 // projection state and rebuilds, Prometheus metrics.
 func OpsService(d OpsDeps) Service {
 	return Service{
-		Name: "ops",
+		AppID: "ops",
+		Name:  "ops",
 		Actions: []Action{
 			{
 				Name: "history.list", Method: http.MethodGet, Path: "/api/history", Permission: "history:read", ReadOnly: true,

@@ -24,6 +24,27 @@ type Problem struct {
 	Code      string       `json:"code"`
 	RequestID string       `json:"request_id"`
 	Errors    []errs.Field `json:"errors,omitempty"`
+	// Extensions are written beside the members above; they never replace one.
+	Extensions map[string]any `json:"-"`
+}
+
+// MarshalJSON writes the extension members beside the standard ones.
+func (p Problem) MarshalJSON() ([]byte, error) {
+	type standard Problem
+	raw, err := json.Marshal(standard(p))
+	if err != nil || len(p.Extensions) == 0 {
+		return raw, err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return nil, err
+	}
+	for k, v := range p.Extensions {
+		if _, taken := all[k]; !taken {
+			all[k] = v
+		}
+	}
+	return json.Marshal(all)
 }
 
 var statusOf = map[errs.Kind]int{
@@ -63,7 +84,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	}
 	writeJSON(w, status, "application/problem+json", Problem{
 		Type: "https://platform.local/problems/" + e.Code, Title: http.StatusText(status), Status: status,
-		Detail: e.Message, Code: e.Code, RequestID: RequestID(r.Context()), Errors: e.Fields,
+		Detail: e.Message, Code: e.Code, RequestID: RequestID(r.Context()), Errors: e.Fields, Extensions: e.Extensions,
 	})
 }
 

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"errors"
 	"math"
+	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,10 +13,16 @@ import (
 	"github.com/platform/backend/domain/errs"
 )
 
-// RateLimitConfig is the per-credential token bucket.
+// RateLimitConfig is the per-credential token bucket, plus a much smaller
+// per-client-address bucket for credential attempts (sign-in, magic links,
+// password resets, second factors), where every try is a guess.
 type RateLimitConfig struct {
 	PerSecond float64 // sustained requests per second; default 200
 	Burst     int     // default 400
+	// AttemptsPerMinute and AttemptsBurst bound credential attempts per
+	// client address; defaults 30 per minute, burst 20.
+	AttemptsPerMinute float64
+	AttemptsBurst     int
 }
 
 func (c RateLimitConfig) WithDefaults() RateLimitConfig {
@@ -24,6 +32,12 @@ func (c RateLimitConfig) WithDefaults() RateLimitConfig {
 	if c.Burst == 0 {
 		c.Burst = int(2 * c.PerSecond)
 	}
+	if c.AttemptsPerMinute == 0 {
+		c.AttemptsPerMinute = 30
+	}
+	if c.AttemptsBurst == 0 {
+		c.AttemptsBurst = 20
+	}
 	return c
 }
 
@@ -31,7 +45,34 @@ func (c RateLimitConfig) Validate() error {
 	if c.PerSecond <= 0 || c.Burst < 1 {
 		return errors.New("rate limit: per-second rate and burst must be positive")
 	}
+	if c.AttemptsPerMinute <= 0 || c.AttemptsBurst < 1 {
+		return errors.New("rate limit: credential attempts per minute and their burst must be positive")
+	}
 	return nil
+}
+
+// NewAttemptLimiter is the credential-attempt limiter of a config.
+func NewAttemptLimiter(cfg RateLimitConfig) *Limiter {
+	cfg = cfg.WithDefaults()
+	return NewLimiter(RateLimitConfig{PerSecond: cfg.AttemptsPerMinute / 60, Burst: cfg.AttemptsBurst})
+}
+
+// clientAddress keys attempt limits: the peer address (a proxy in front
+// must be trusted explicitly before a forwarded address may count).
+func clientAddress(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i > 0 {
+		host = host[:i]
+	}
+	return host
+}
+
+// allowAttempt takes one credential attempt of the request's client.
+func (l *Limiter) allowAttempt(r *http.Request) error {
+	if l == nil {
+		return nil
+	}
+	return l.Allow("attempt:" + clientAddress(r))
 }
 
 // Limiter holds one bucket per credential (or client address for public routes).

@@ -33,7 +33,10 @@ const maxBody = 1 << 20
 
 // Service is one seed service on its own listener.
 type Service struct {
-	Name    string
+	Name string
+	// AppID is the service's identity app id: an action's short permission
+	// (`status:read`) is checked as the full string `<AppID>.status:read`.
+	AppID   string
 	Actions []Action
 	// Routes adds routes that are not actions (health probes, /validate).
 	Routes func(r *mux.Router)
@@ -43,8 +46,11 @@ type Service struct {
 type Deps struct {
 	Validator Validator
 	Limiter   *Limiter
-	Reader    *projections.Reader
-	Log       *slog.Logger
+	// Attempts limits credential attempts per client address (actions
+	// marked CredentialAttempt, magic links); nil: no such limit.
+	Attempts *Limiter
+	Reader   *projections.Reader
+	Log      *slog.Logger
 	// CORS is the first-party origin policy (nil: local development origins).
 	CORS *CORSPolicy
 }
@@ -58,7 +64,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		if err := a.withDefaults(); err != nil {
 			return nil, err
 		}
-		r.Handle(a.Path, d.serveAction(a)).Methods(a.Method)
+		r.Handle(a.Path, d.serveAction(a, svc.AppID)).Methods(a.Method)
 	}
 	r.HandleFunc("/api/actions", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]any{"service": svc.Name, "actions": svc.Actions})
@@ -78,7 +84,11 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	return withRequestID(withRecover(withCORS(r, d.CORS), d.Log)), nil
 }
 
-func (d Deps) serveAction(a *Action) http.Handler {
+func (d Deps) serveAction(a *Action, appID string) http.Handler {
+	permission := ""
+	if a.Permission != "" {
+		permission = identity.Qualify(appID, a.Permission)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail := func(err error) { WriteError(w, r, d.Log, err) }
 		ctx := r.Context()
@@ -106,8 +116,14 @@ func (d Deps) serveAction(a *Action) http.Handler {
 			fail(err)
 			return
 		}
-		if a.Permission != "" && !p.Allows(a.Permission) {
-			fail(errs.PermissionDenied("the credential lacks permission " + a.Permission))
+		if a.CredentialAttempt {
+			if err := d.Attempts.allowAttempt(r); err != nil {
+				fail(err)
+				return
+			}
+		}
+		if permission != "" && !p.Allows(permission) {
+			fail(errs.PermissionDenied("the credential lacks permission " + permission))
 			return
 		}
 		// Only a service identity names a calling service: an API key's or a
@@ -183,11 +199,7 @@ func limitKey(p identity.Principal, r *http.Request) string {
 	if p.ID != "" {
 		return "p:" + p.ID
 	}
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i > 0 {
-		host = host[:i]
-	}
-	return "ip:" + host
+	return "ip:" + clientAddress(r)
 }
 
 // assembleInput merges the JSON body, the path parameters and the query

@@ -31,7 +31,8 @@ const (
 // StatusService is seed 002's status service: 9 actions and its health route.
 func StatusService(d StatusDeps) Service {
 	return Service{
-		Name: "status",
+		AppID: "status",
+		Name:  "status",
 		Actions: []Action{
 			{
 				Name: "widget.get", Method: http.MethodGet, Path: "/api/widget", Permission: "status:read", ReadOnly: true,

@@ -190,9 +190,9 @@ func TestRebuildEqualsLive(t *testing.T) {
 	lastPublished := pitCount(t, pool, `SELECT COALESCE(EXTRACT(EPOCH FROM max(published_at))*1e6, 0)::bigint FROM notification_deliveries`)
 
 	// The delivery log is not rebuildable: rebuilds never re-send.
-	pitMustStatus(t, h.Do(t, "ops", http.MethodPost, "/api/projections/notifications/replay", "", nil), http.StatusNotFound, "replay notifications")
+	pitMustStatus(t, h.Do(t, "ops", http.MethodPost, "/api/projections/notifications/replay", h.OperatorKey(t), nil), http.StatusNotFound, "replay notifications")
 
-	res := h.Do(t, "ops", http.MethodPost, "/api/projections/status/replay", "", nil)
+	res := h.Do(t, "ops", http.MethodPost, "/api/projections/status/replay", h.OperatorKey(t), nil)
 	pitMustStatus(t, res, http.StatusAccepted, "replay status")
 	var replay struct {
 		Projection string `json:"projection"`
@@ -204,7 +204,7 @@ func TestRebuildEqualsLive(t *testing.T) {
 		t.Fatalf("replay answer %s", res.Body)
 	}
 	// A second rebuild while one is building is refused.
-	again := h.Do(t, "ops", http.MethodPost, "/api/projections/status/replay", "", nil)
+	again := h.Do(t, "ops", http.MethodPost, "/api/projections/status/replay", h.OperatorKey(t), nil)
 	pitMustStatus(t, again, http.StatusConflict, "second replay")
 	if !bytes.Contains(again.Body, []byte(`"rebuild_in_progress"`)) {
 		t.Fatalf("second replay: %s", again.Body)
@@ -216,7 +216,7 @@ func TestRebuildEqualsLive(t *testing.T) {
 		State      string
 	}
 	states := func() map[string]string {
-		r := h.Do(t, "ops", http.MethodGet, "/api/projections", "", nil)
+		r := h.Do(t, "ops", http.MethodGet, "/api/projections", h.OperatorKey(t), nil)
 		pitMustStatus(t, r, http.StatusOK, "projections list")
 		var body struct {
 			Generations []gen `json:"generations"`

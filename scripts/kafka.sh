@@ -7,7 +7,7 @@
 #   scripts/kafka.sh status   exit 0 when the broker answers
 #
 # Env: KAFKA_PORT (default 19092), KAFKA_CONTROLLER_PORT (default 19093),
-#      KAFKA_HEAP (default "-Xmx512m -Xms256m"), KAFKA_START_TIMEOUT (seconds, default 90).
+#      KAFKA_HEAP (default "-Xmx1g -Xms256m"), KAFKA_START_TIMEOUT (seconds, default 90).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,7 +17,7 @@ DATA="$KDIR/data"
 PIDFILE="$KDIR/kafka.pid"
 PORT="${KAFKA_PORT:-19092}"
 CPORT="${KAFKA_CONTROLLER_PORT:-19093}"
-HEAP="${KAFKA_HEAP:--Xmx512m -Xms256m}"
+HEAP="${KAFKA_HEAP:--Xmx1g -Xms256m}"
 TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 
 log() { echo "kafka: $*" >&2; }

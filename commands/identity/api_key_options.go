@@ -175,15 +175,11 @@ func (a *Access) RevokeAPIKey(ctx context.Context, m commands.Meta, p domain.Pri
 	if err != nil {
 		return zero, err
 	}
-	cat, err := a.Catalog(ctx)
-	if err != nil {
-		return zero, err
-	}
 	acc, err := a.OrgAccess(ctx, k.Created().OrganizationID)
 	if err != nil {
 		return zero, err
 	}
-	if err := mayMutateKeys(keyContext{caller: a.Caller(p, cat, acc), acc: acc}); err != nil {
+	if err := mayMutateKeys(keyContext{caller: a.Caller(p), acc: acc}); err != nil {
 		return zero, err
 	}
 	return a.h.RevokeAPIKey(ctx, m, in)

@@ -21,7 +21,8 @@ type Handlers struct {
 	// serviceAccess answers whether an organization may use a service, for
 	// service-scoped sign-in; nil lets every organization use every service.
 	serviceAccess func(ctx context.Context, organizationID, service string) (bool, error)
-	cache         streamCache // validation's decoded write models
+	cache         streamCache    // validation's decoded write models
+	permissions   permissionMemo // validation's evaluated permissions
 }
 
 // Option configures Handlers beyond the event store.
@@ -79,15 +80,15 @@ func (c SessionConfig) WithDefaults() SessionConfig {
 }
 
 // Directory is what the accounts read model answers for commands that start
-// from a lookup (sign-in by email, privacy maintenance). Every answer is
+// from a lookup (memberships at sign-in, privacy maintenance). Every answer is
 // confirmed on the write side before anything is decided.
 type Directory interface {
-	// UserByEmailHash is the user id holding the email hash, "" when none.
-	UserByEmailHash(ctx context.Context, emailHash string) (string, error)
 	// OrganizationsOf lists the organizations the user is a member of.
 	OrganizationsOf(ctx context.Context, userID string) ([]string, error)
-	// Tombstones lists soft-deleted subjects deleted before the cutoff.
-	Tombstones(ctx context.Context, before time.Time, limit int) ([]Tombstone, error)
+	// Tombstones lists soft-deleted subjects deleted before the cutoff,
+	// ordered by (deleted at, id), after the given one (keyset pages: the
+	// read model may not show a purge of the previous page yet).
+	Tombstones(ctx context.Context, before time.Time, after Tombstone, limit int) ([]Tombstone, error)
 	// PurgeAudit deletes up to limit audit (history) records recorded
 	// before the cutoff and says how many it deleted.
 	PurgeAudit(ctx context.Context, before time.Time, limit int) (int64, error)

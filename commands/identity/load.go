@@ -35,6 +35,17 @@ func (h *Handlers) loadSession(ctx context.Context, id string) (*domain.Session,
 	return domain.LoadSession(commands.Recorded(history))
 }
 
+// userByEmailHash is the user holding an email: the unique claim on the
+// write side, so a user signs in the moment sign-up commits (the read model
+// may lag by a batch).
+func (h *Handlers) userByEmailHash(ctx context.Context, hash string) (string, error) {
+	id, err := h.store.Holder(ctx, domain.UniqueEmail, hash)
+	if err != nil {
+		return "", errs.Unavailable("identity store unavailable", err)
+	}
+	return id, nil
+}
+
 // requireOrganization: API keys and users are created only in an active
 // organization.
 func (h *Handlers) requireOrganization(ctx context.Context, id string) error {

@@ -53,14 +53,11 @@ func (h *Handlers) Login(ctx context.Context, m commands.Meta, in Login) (Sessio
 	if err := h.requireKeys(); err != nil {
 		return SessionTokens{}, err
 	}
-	if h.dir == nil {
-		return SessionTokens{}, errs.Unavailable("the accounts directory is not configured", nil)
-	}
 	hash, err := h.keys.EmailHash(ctx, in.Email)
 	if err != nil {
 		return SessionTokens{}, err
 	}
-	userID, err := h.dir.UserByEmailHash(ctx, hash)
+	userID, err := h.userByEmailHash(ctx, hash)
 	if err != nil {
 		return SessionTokens{}, err
 	}
@@ -84,6 +81,9 @@ func (h *Handlers) Login(ctx context.Context, m commands.Meta, in Login) (Sessio
 	}
 	if !domain.VerifyPassword(in.Password, stored) {
 		return SessionTokens{}, errBadLogin
+	}
+	if u.MFA().Enabled() { // no session yet: a second factor first (login_mfa.go)
+		return SessionTokens{}, h.challengeMFA(ctx, m, u, in)
 	}
 	org, err := h.activeOrganization(ctx, u, in.OrganizationID, in.Service)
 	if err != nil {
@@ -123,9 +123,12 @@ func (h *Handlers) activeOrganization(ctx context.Context, u *domain.User, reque
 	}
 	// Candidates from the read model, confirmed on the write side; the home
 	// organization always counts (a user just created may not be projected yet).
-	ids, err := h.dir.OrganizationsOf(ctx, userID)
-	if err != nil {
-		return nil, err
+	var ids []string
+	if h.dir != nil {
+		var err error
+		if ids, err = h.dir.OrganizationsOf(ctx, userID); err != nil {
+			return nil, err
+		}
 	}
 	if home := u.State().OrganizationID; !slices.Contains(ids, home) {
 		ids = append([]string{home}, ids...)

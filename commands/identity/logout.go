@@ -32,7 +32,7 @@ func (h *Handlers) Logout(ctx context.Context, m commands.Meta, token string) (L
 	if err != nil {
 		return LoggedOut{}, err
 	}
-	if s.Ended() && s.Exists() {
+	if s.Ended() && s.HoldsSecret(HashSecret(secret)) {
 		return LoggedOut{SessionID: sid, UserID: s.Started().UserID, SessionsEnded: "current", AlreadyEnded: true}, nil
 	}
 	if err := check(s, HashSecret(secret), h.now()); err != nil {

@@ -117,6 +117,18 @@ func (a *Access) ConsumeMagicLink(ctx context.Context, m commands.Meta, token st
 	if !st.SkipInterstitial && !confirmed {
 		return MagicLinkOutcome{ConfirmationRequired: true, RedirectURI: st.RedirectURI}, nil
 	}
+	// A link proves the mailbox, one factor: a user with MFA on gets the
+	// second step of a password sign-in (401 mfa_required), not a session.
+	u, err := a.h.loadUser(ctx, st.UserID)
+	if err != nil {
+		return MagicLinkOutcome{}, err
+	}
+	if u.Active() && u.MFA().Enabled() {
+		if err := a.consume(ctx, m, domain.KindMagicLink, st, hash); err != nil {
+			return MagicLinkOutcome{}, err
+		}
+		return MagicLinkOutcome{}, a.h.challengeMFA(ctx, m, u, Login{OrganizationID: st.OrganizationID})
+	}
 	session, err := a.consumeAndStart(ctx, m, domain.KindMagicLink, st, hash, "")
 	if err != nil {
 		return MagicLinkOutcome{}, err
@@ -126,10 +138,22 @@ func (a *Access) ConsumeMagicLink(ctx context.Context, m commands.Meta, token st
 
 // consumeAndStart uses the token, then starts the member's session.
 func (a *Access) consumeAndStart(ctx context.Context, m commands.Meta, kind string, st domain.OneTimeIssuedV1, hash, service string) (SessionTokens, error) {
+	if err := a.consume(ctx, m, kind, st, hash); err != nil {
+		return SessionTokens{}, err
+	}
+	return a.startSessionFor(ctx, sessionMeta(m, st), st.UserID, st.OrganizationID, service)
+}
+
+func sessionMeta(m commands.Meta, st domain.OneTimeIssuedV1) commands.Meta {
 	m.OrganizationID = st.OrganizationID
 	m.Actor.ID, m.Actor.Type = st.UserID, "user"
 	m.IdempotencyKey = ""
-	if _, err := commands.Run(ctx, a.h.store, m, domain.StreamTypeOf(kind), st.TokenID,
+	return m
+}
+
+// consume uses a one-time token (single use: the stream lock orders racers).
+func (a *Access) consume(ctx context.Context, m commands.Meta, kind string, st domain.OneTimeIssuedV1, hash string) error {
+	_, err := commands.Run(ctx, a.h.store, sessionMeta(m, st), domain.StreamTypeOf(kind), st.TokenID,
 		func(history []event.Recorded) ([]event.Change, struct{}, error) {
 			t, err := domain.LoadOneTime(history)
 			if err != nil {
@@ -137,10 +161,8 @@ func (a *Access) consumeAndStart(ctx context.Context, m commands.Meta, kind stri
 			}
 			changes, err := t.Consume(kind, hash, a.now())
 			return changes, struct{}{}, err
-		}); err != nil {
-		return SessionTokens{}, err
-	}
-	return a.startSessionFor(ctx, m, st.UserID, st.OrganizationID, service)
+		})
+	return err
 }
 
 // startSessionFor starts a session through the accounts half (the same

@@ -88,59 +88,28 @@ func (a *Access) MayUseService(ctx context.Context, organizationID, service stri
 	return acc.MayUse(cat, service), nil
 }
 
-// Caller resolves a validated principal to what authorization needs: its
-// effective permissions in its active organization. Users get their role
-// bundle and overrides evaluated; keys hold their scopes qualified with
-// their target application (a key without one, made by bootstrap, holds
-// each scope in every application that declares it); services hold none.
-func (a *Access) Caller(p domain.Principal, cat *domain.Catalog, acc *domain.OrgAccess) domain.Caller {
-	c := domain.Caller{PrincipalID: p.ID, Type: p.Type, OrganizationID: p.OrganizationID, Role: domain.RoleOrDefault(p.Role),
-		PlatformRole: p.PlatformRole, InAdministration: p.PlatformWide()}
-	switch p.Type {
-	case "user":
-		ev := domain.Evaluate(acc.EvalInput(cat, p.UserID, p.Role, domain.PlatformBypass(c)))
-		c.Permissions = ev.EffectivePermissions
-	case "api_key":
-		for _, s := range p.Scopes {
-			if s == "*" {
-				c.Permissions = append(c.Permissions, "*.*:*")
-				continue
-			}
-			if p.Service != "" {
-				c.Permissions = append(c.Permissions, domain.Qualify(p.Service, s))
-				continue
-			}
-			for _, e := range cat.Entries() {
-				for _, declared := range e.Scopes {
-					if declared == s {
-						c.Permissions = append(c.Permissions, domain.Qualify(e.AppID, s))
-					}
-				}
-			}
-		}
-	}
-	return c
+// Caller is a validated principal as authorization sees it. Its
+// permissions are the ones validation evaluated (domain.MemberPermissions,
+// domain.KeyPermissions): one model for every route.
+func (a *Access) Caller(p domain.Principal) domain.Caller {
+	return domain.Caller{PrincipalID: p.ID, Type: p.Type, OrganizationID: p.OrganizationID, Role: domain.RoleOrDefault(p.Role),
+		PlatformRole: p.PlatformRole, InAdministration: p.PlatformWide(), Permissions: p.Permissions}
 }
 
-// authorize loads catalog and access and applies one rule to the target
-// organization.
+// authorize applies one rule to the target organization, then loads the
+// catalog and the target's access for the caller to work with.
 func (a *Access) authorize(ctx context.Context, p domain.Principal, organizationID string, r domain.Rule) (domain.Caller, *domain.Catalog, *domain.OrgAccess, error) {
+	c := a.Caller(p)
+	if err := domain.Authorize(c, organizationID, r); err != nil {
+		return domain.Caller{}, nil, nil, err
+	}
 	cat, err := a.Catalog(ctx)
 	if err != nil {
 		return domain.Caller{}, nil, nil, err
 	}
-	acc, err := a.OrgAccess(ctx, p.OrganizationID)
+	acc, err := a.OrgAccess(ctx, organizationID)
 	if err != nil {
 		return domain.Caller{}, nil, nil, err
-	}
-	c := a.Caller(p, cat, acc)
-	if err := domain.Authorize(c, organizationID, r); err != nil {
-		return domain.Caller{}, nil, nil, err
-	}
-	if organizationID != p.OrganizationID {
-		if acc, err = a.OrgAccess(ctx, organizationID); err != nil {
-			return domain.Caller{}, nil, nil, err
-		}
 	}
 	return c, cat, acc, nil
 }

@@ -102,10 +102,16 @@ func (a *Access) UserPermissions(ctx context.Context, p domain.Principal, userID
 }
 
 // noEscalation refuses grants beyond the caller's own permissions: every
-// catalog permission a pattern reaches must be one the caller holds.
-func noEscalation(c domain.Caller, cat *domain.Catalog, pointer string, patterns []string) error {
+// permission a pattern reaches in the applications the organization may use
+// (the only ones a bundle or override evaluates over) must be one the
+// caller holds.
+func noEscalation(c domain.Caller, cat *domain.Catalog, acc *domain.OrgAccess, pointer string, patterns []string) error {
 	if domain.PlatformBypass(c) {
 		return nil
+	}
+	usable := map[string]bool{}
+	for _, g := range acc.Services(cat) {
+		usable[g.AppID] = true
 	}
 	for _, pat := range patterns {
 		p, err := domain.ParsePermission(pat)
@@ -113,6 +119,9 @@ func noEscalation(c domain.Caller, cat *domain.Catalog, pointer string, patterns
 			continue // the domain names malformed patterns
 		}
 		for _, e := range cat.Entries() {
+			if !usable[e.AppID] {
+				continue
+			}
 			for _, s := range e.Scopes {
 				perm := domain.Qualify(e.AppID, s)
 				q, _ := domain.ParsePermission(perm)
@@ -148,11 +157,14 @@ func (a *Access) SetUserOverrides(ctx context.Context, m commands.Meta, p domain
 	if err != nil {
 		return zero, err
 	}
-	caller, cat, _, err := a.authorize(ctx, p, org, RulePermissionsManage)
+	caller, cat, acc, err := a.authorize(ctx, p, org, RulePermissionsManage)
 	if err != nil {
 		return zero, err
 	}
-	if err := noEscalation(caller, cat, "/grant", in.Grant); err != nil {
+	if err := domain.CheckOutranks(caller, member.Role); err != nil {
+		return zero, err
+	}
+	if err := noEscalation(caller, cat, acc, "/grant", in.Grant); err != nil {
 		return zero, err
 	}
 	res, err := commands.Run(ctx, a.h.store, accessMeta(m, org), domain.StreamAccess, domain.AccessStreamID(org),
@@ -189,11 +201,14 @@ type SetRoleBundle struct {
 func (a *Access) SetRoleBundle(ctx context.Context, m commands.Meta, p domain.Principal, in SetRoleBundle) (commands.Result[domain.RoleBundle], error) {
 	var zero commands.Result[domain.RoleBundle]
 	org := p.OrganizationID
-	caller, cat, _, err := a.authorize(ctx, p, org, RulePermissionsManage)
+	caller, cat, acc, err := a.authorize(ctx, p, org, RulePermissionsManage)
 	if err != nil {
 		return zero, err
 	}
-	if err := noEscalation(caller, cat, "/permissions", in.Permissions); err != nil {
+	if err := domain.CheckOutranks(caller, in.Role); err != nil {
+		return zero, err
+	}
+	if err := noEscalation(caller, cat, acc, "/permissions", in.Permissions); err != nil {
 		return zero, err
 	}
 	return commands.Run(ctx, a.h.store, accessMeta(m, org), domain.StreamAccess, domain.AccessStreamID(org),

@@ -41,19 +41,14 @@ func (h *Handlers) PurgeExpired(ctx context.Context, now time.Time) (PrivacyRepo
 		return rep, errs.Unavailable("the accounts directory is not configured", nil)
 	}
 	cutoff := now.Add(-TombstoneRetention)
-	seen := map[string]bool{}
+	var last Tombstone
 	for {
-		batch, err := h.dir.Tombstones(ctx, cutoff, PurgeBatchSize)
+		batch, err := h.dir.Tombstones(ctx, cutoff, last, PurgeBatchSize)
 		if err != nil {
 			return rep, err
 		}
-		fresh := 0
 		for _, t := range batch {
-			if seen[t.ID] {
-				continue // the read model has not applied our purge yet
-			}
-			seen[t.ID] = true
-			fresh++
+			last = t
 			purged, err := h.purgeTombstone(ctx, t, cutoff)
 			if err != nil {
 				return rep, err
@@ -64,10 +59,10 @@ func (h *Handlers) PurgeExpired(ctx context.Context, now time.Time) (PrivacyRepo
 				rep.TombstonesSkipped++
 			}
 		}
-		if fresh > 0 {
+		if len(batch) > 0 {
 			rep.Batches++
 		}
-		if fresh == 0 || len(batch) < PurgeBatchSize {
+		if len(batch) < PurgeBatchSize {
 			break
 		}
 	}

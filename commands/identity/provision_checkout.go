@@ -106,25 +106,46 @@ const safetyNetRetryAfter = 2 * time.Minute
 // existingOwner finds an organization the email's user owns (read model
 // candidates, confirmed on the write side).
 func (a *Access) existingOwner(ctx context.Context, emailHash string) (string, string, bool, error) {
-	if a.h.dir == nil {
-		return "", "", false, nil
-	}
-	userID, err := a.h.dir.UserByEmailHash(ctx, emailHash)
+	userID, err := a.h.userByEmailHash(ctx, emailHash)
 	if err != nil || userID == "" {
 		return "", "", false, err
 	}
-	orgs, err := a.h.dir.OrganizationsOf(ctx, userID)
+	u, err := a.h.loadUser(ctx, userID)
 	if err != nil {
 		return "", "", false, err
 	}
+	// The home organization counts before the read model lists it: a second
+	// checkout right after the first finds the workspace the first made.
+	orgs := []string{u.State().OrganizationID}
+	if a.h.dir != nil {
+		more, err := a.h.dir.OrganizationsOf(ctx, userID)
+		if err != nil {
+			return "", "", false, err
+		}
+		for _, id := range more {
+			if id != orgs[0] {
+				orgs = append(orgs, id)
+			}
+		}
+	}
+	found := ""
 	for _, id := range orgs {
 		o, err := a.h.loadOrganization(ctx, id)
 		if err != nil {
 			return "", "", false, err
 		}
-		if mem, ok := o.Member(userID); ok && mem.Role == domain.RoleOwner && o.Active() {
-			return id, userID, true, nil
+		mem, ok := o.Member(userID)
+		// A billing-plane caller never receives a sign-in link of a platform
+		// account: that would turn any billing bug into a platform takeover.
+		if ok && o.Administration() {
+			return "", "", false, errs.Conflict("platform_account", "the email belongs to a platform administration account; it cannot be provisioned")
 		}
+		if ok && mem.Role == domain.RoleOwner && o.Active() && found == "" {
+			found = id
+		}
+	}
+	if found != "" {
+		return found, userID, true, nil
 	}
 	return "", "", false, errs.Conflict("email_taken", "the email belongs to an account that owns no organization; sign in instead")
 }

@@ -132,6 +132,9 @@ func (k *ServiceKeys) Verify(ctx context.Context, token string) (domain.Principa
 }
 
 func (k *ServiceKeys) publicKey(ctx context.Context, kid string) (ed25519.PublicKey, bool, error) {
+	if uuid.Validate(kid) != nil { // kids are UUIDs; anything else is an unknown key, not a store question
+		return nil, false, nil
+	}
 	k.mu.RLock()
 	pub, ok := k.public[kid]
 	k.mu.RUnlock()

@@ -62,30 +62,113 @@ func (c *streamCache) put(id string, version int64, model any) {
 
 // current returns the write model of a stream at the given head, decoded
 // again only when the head moved. Models from here are shared: read only.
-func current[M any](ctx context.Context, h *Handlers, id string, heads map[string]int64, load func([]event.Recorded) (M, error)) (M, error) {
+//
+// Entries are keyed by stream type and id, and a stream of another type
+// reads as missing: a token naming some other stream's id (a session id
+// presented as a key) is an unknown credential, and cannot plant a model
+// of the wrong type under a victim's id.
+func current[M any](ctx context.Context, h *Handlers, streamType, id string, heads map[string]int64, load func([]event.Recorded) (M, error)) (M, error) {
 	var zero M
-	if m, ok := h.cache.get(id, heads[id]); ok {
-		return m.(M), nil
+	key := cacheKey(streamType, id)
+	version, asked := heads[id]
+	if m, ok := h.cache.get(key, version); ok {
+		if typed, ok := m.(M); ok {
+			return typed, nil
+		}
+	}
+	if asked && version == 0 { // the heads say it is empty: nothing to read
+		return load(nil)
 	}
 	history, err := h.store.Load(ctx, id)
 	if err != nil {
 		return zero, errs.Unavailable("identity store unavailable", err)
+	}
+	if len(history) > 0 && history[0].StreamType != streamType {
+		return load(nil)
 	}
 	m, err := load(commands.Recorded(history))
 	if err != nil {
 		return zero, err
 	}
 	if len(history) > 0 {
-		h.cache.put(id, history[len(history)-1].StreamVersion, m)
+		h.cache.put(key, history[len(history)-1].StreamVersion, m)
 	}
 	return m, nil
 }
 
-// heads reads the current versions of the streams a validation needs.
+func cacheKey(streamType, id string) string { return streamType + "\x00" + id }
+
+// peekAs returns a cached model of a stream type at whatever version is
+// cached: only for members that never change once written.
+func peekAs[M any](h *Handlers, streamType, id string) (M, bool) {
+	m, ok := h.cache.peek(cacheKey(streamType, id))
+	typed, isM := m.(M)
+	return typed, ok && isM
+}
+
+// heads reads the current versions of the streams a validation needs; a
+// stream asked for that does not exist is present with version 0.
 func (h *Handlers) heads(ctx context.Context, ids ...string) (map[string]int64, error) {
 	heads, err := h.store.Heads(ctx, ids...)
 	if err != nil {
 		return nil, errs.Unavailable("identity store unavailable", err)
 	}
+	for _, id := range ids {
+		if _, ok := heads[id]; !ok {
+			heads[id] = 0
+		}
+	}
 	return heads, nil
+}
+
+// moreHeads adds the heads of the ids not asked for yet (one more query,
+// only when the cache could not name them up front).
+func (h *Handlers) moreHeads(ctx context.Context, heads map[string]int64, ids ...string) error {
+	var missing []string
+	for _, id := range ids {
+		if _, ok := heads[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	more, err := h.heads(ctx, missing...)
+	for id, v := range more {
+		heads[id] = v
+	}
+	return err
+}
+
+// permissionMemo keeps evaluated permissions per organization, member and
+// role at the catalog's and the access stream's versions: evaluation
+// matches every catalog scope against every pattern, and the inputs change
+// rarely. A moved head is a new key.
+type permissionMemo struct {
+	mu      sync.Mutex
+	entries map[permissionKey][]string
+}
+
+type permissionKey struct {
+	catalog, access int64
+	org, user, role string
+	service         string
+	scopes          string // keys: their scopes, joined
+}
+
+func (m *permissionMemo) get(k permissionKey, eval func() []string) []string {
+	m.mu.Lock()
+	p, ok := m.entries[k]
+	m.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = eval()
+	m.mu.Lock()
+	if m.entries == nil || len(m.entries) >= streamCacheMax {
+		m.entries = make(map[permissionKey][]string)
+	}
+	m.entries[k] = p
+	m.mu.Unlock()
+	return p
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/identity"
 )
 
@@ -33,15 +34,16 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	if !strings.HasPrefix(token, TokenPrefix) || !ok || uuid.Validate(keyID) != nil || secret == "" {
 		return domain.Principal{}, errInvalidCredential
 	}
-	ids := []string{keyID}
-	if known, ok := h.cache.peek(keyID); ok { // a key's organization never changes
-		ids = append(ids, known.(*domain.APIKey).Created().OrganizationID)
+	ids := []string{keyID, domain.CatalogStream}
+	if known, ok := peekAs[*domain.APIKey](h, domain.StreamAPIKey, keyID); ok { // a key's organization never changes
+		org := known.Created().OrganizationID
+		ids = append(ids, org, domain.AccessStreamID(org))
 	}
 	heads, err := h.heads(ctx, ids...)
 	if err != nil {
 		return domain.Principal{}, err
 	}
-	k, err := current(ctx, h, keyID, heads, domain.LoadAPIKey)
+	k, err := current(ctx, h, domain.StreamAPIKey, keyID, heads, domain.LoadAPIKey)
 	if err != nil {
 		return domain.Principal{}, err
 	}
@@ -51,15 +53,43 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	}
 	c := k.Created()
 	// A key acts for its organization only while the organization stands.
-	org, err := current(ctx, h, c.OrganizationID, heads, domain.LoadOrganization)
+	org, err := current(ctx, h, domain.StreamOrganization, c.OrganizationID, heads, domain.LoadOrganization)
 	if err != nil {
 		return domain.Principal{}, err
 	}
 	if !org.Active() {
 		return domain.Principal{}, errInvalidCredential
 	}
-	return domain.Principal{ID: c.KeyID, Type: "api_key", OrganizationID: c.OrganizationID, Role: domain.RoleMember,
-		Scopes: c.Scopes, Service: c.Service}, nil
+	p := domain.Principal{ID: c.KeyID, Type: "api_key", OrganizationID: c.OrganizationID, Role: domain.RoleMember,
+		Scopes: c.Scopes, Service: c.Service}
+	p.Permissions, err = h.permissionsAt(ctx, heads, permissionKey{org: c.OrganizationID, service: c.Service,
+		scopes: strings.Join(c.Scopes, " ")}, func(cat *domain.Catalog, acc *domain.OrgAccess) []string {
+		return domain.KeyPermissions(c.Scopes, c.Service, org.Administration(), cat, acc)
+	})
+	return p, err
+}
+
+// permissionsAt evaluates a principal's permissions in an organization at
+// the current heads of the catalog and the organization's access stream
+// (memoized per version: a changed bundle, override or grant moves a head).
+func (h *Handlers) permissionsAt(ctx context.Context, heads map[string]int64, k permissionKey,
+	eval func(*domain.Catalog, *domain.OrgAccess) []string) ([]string, error) {
+	accessID := domain.AccessStreamID(k.org)
+	if err := h.moreHeads(ctx, heads, domain.CatalogStream, accessID); err != nil {
+		return nil, err
+	}
+	k.catalog, k.access = heads[domain.CatalogStream], heads[accessID]
+	cat, err := current(ctx, h, domain.StreamCatalog, domain.CatalogStream, heads, domain.LoadCatalog)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := current(ctx, h, domain.StreamAccess, accessID, heads, func(history []event.Recorded) (*domain.OrgAccess, error) {
+		return domain.LoadOrgAccess(k.org, history)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h.permissions.get(k, func() []string { return eval(cat, acc) }), nil
 }
 
 func (h *Handlers) validateSession(ctx context.Context, token string) (domain.Principal, error) {
@@ -67,16 +97,16 @@ func (h *Handlers) validateSession(ctx context.Context, token string) (domain.Pr
 	if !ok {
 		return domain.Principal{}, errInvalidCredential
 	}
-	ids := []string{sid}
-	if known, ok := h.cache.peek(sid); ok { // a session's user and organization never change
-		st := known.(*domain.Session).Started()
-		ids = append(ids, st.UserID, st.OrganizationID)
+	ids := []string{sid, domain.CatalogStream}
+	if known, ok := peekAs[*domain.Session](h, domain.StreamSession, sid); ok { // a session's user and organization never change
+		st := known.Started()
+		ids = append(ids, st.UserID, st.OrganizationID, domain.AccessStreamID(st.OrganizationID))
 	}
 	heads, err := h.heads(ctx, ids...)
 	if err != nil {
 		return domain.Principal{}, err
 	}
-	s, err := current(ctx, h, sid, heads, domain.LoadSession)
+	s, err := current(ctx, h, domain.StreamSession, sid, heads, domain.LoadSession)
 	if err != nil {
 		return domain.Principal{}, err
 	}
@@ -104,14 +134,14 @@ func (h *Handlers) principalAt(ctx context.Context, s *domain.Session, heads map
 	if !s.Open(h.now()) {
 		return domain.Principal{}, errInvalidCredential
 	}
-	u, err := current(ctx, h, st.UserID, heads, domain.LoadUser)
+	u, err := current(ctx, h, domain.StreamUser, st.UserID, heads, domain.LoadUser)
 	if err != nil {
 		return domain.Principal{}, err
 	}
 	if !u.Active() || st.Epoch < u.SessionEpoch() {
 		return domain.Principal{}, errInvalidCredential
 	}
-	o, err := current(ctx, h, st.OrganizationID, heads, domain.LoadOrganization)
+	o, err := current(ctx, h, domain.StreamOrganization, st.OrganizationID, heads, domain.LoadOrganization)
 	if err != nil {
 		return domain.Principal{}, err
 	}
@@ -126,11 +156,16 @@ func (h *Handlers) principalAt(ctx context.Context, s *domain.Session, heads map
 	}
 	switch {
 	case o.Active():
-		p.Scopes = domain.RoleScopes(m.Role, p.PlatformRole)
+		platform := p.PlatformRole != ""
+		p.Permissions, err = h.permissionsAt(ctx, heads, permissionKey{org: st.OrganizationID, user: st.UserID,
+			role: m.Role + "/" + p.PlatformRole, service: st.Service}, func(cat *domain.Catalog, acc *domain.OrgAccess) []string {
+			return domain.SessionPermissions(acc.EvalInput(cat, st.UserID, m.Role, platform), st.Service, cat)
+		})
+		if err != nil {
+			return domain.Principal{}, err
+		}
 	case m.Role == domain.RoleOwner:
-		// A soft-deleted organization's owners may still see it, restore it,
-		// or delete it permanently.
-		p.Scopes = []string{"organizations:read", "organizations:restore", "organizations:delete"}
+		p.Permissions = domain.OwnerOfDeletedPermissions
 	default:
 		return domain.Principal{}, errInvalidCredential
 	}

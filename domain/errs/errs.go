@@ -39,7 +39,11 @@ type Error struct {
 	Fields  []Field
 	// RetryAfter, when set, tells the client when to try again (429, 503).
 	RetryAfterSeconds int
-	Err               error // cause, never shown to clients
+	// Extensions are members the client needs to continue, answered beside
+	// the problem's standard members (RFC 9457 extension members), e.g. the
+	// single-use token of an mfa_required challenge.
+	Extensions map[string]any
+	Err        error // cause, never shown to clients
 }
 
 func (e *Error) Error() string {

@@ -3,7 +3,6 @@ package identity_test
 import (
 	"bytes"
 	"crypto/rand"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,33 +67,6 @@ func TestRoleLadder(t *testing.T) {
 				t.Fatalf("got %v, want kind %d", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestRoleScopes(t *testing.T) {
-	tests := []struct {
-		role, platform string
-		has, lacks     []string
-	}{
-		{"guest", "", []string{"organizations:read", "users:read"}, []string{"status:write", "members:write"}},
-		{"", "", []string{"status:write"}, []string{"members:write", "users:delete"}}, // missing role = member
-		{"admin", "", []string{"members:write", "users:write", "users:delete"}, []string{"organizations:delete", "*"}},
-		{"super_admin", "", []string{"members:write"}, []string{"organizations:delete"}},
-		{"owner", "", []string{"members:write", "organizations:delete", "organizations:restore"}, []string{"*"}},
-		{"member", "platform_admin", []string{"*"}, nil},
-	}
-	for _, tc := range tests {
-		got := identity.RoleScopes(tc.role, tc.platform)
-		for _, s := range tc.has {
-			if !slices.Contains(got, s) {
-				t.Errorf("role %q/%q lacks %s (has %v)", tc.role, tc.platform, s, got)
-			}
-		}
-		for _, s := range tc.lacks {
-			if slices.Contains(got, s) {
-				t.Errorf("role %q/%q must not hold %s", tc.role, tc.platform, s)
-			}
-		}
 	}
 }
 
@@ -310,5 +282,39 @@ func TestUserSessionEpoch(t *testing.T) {
 	u, _ = identity.LoadUser(apply(t, h, erased, err))
 	if u.Visible() || u.SealedPassword() != "" {
 		t.Fatal("an erased user is gone")
+	}
+}
+
+// Removing a member takes its platform role away: only a
+// platform_super_admin may, not an organization admin of the
+// administration organization.
+func TestRemovingAPlatformRoleNeedsPlatformSuperAdmin(t *testing.T) {
+	o, _ := identity.LoadOrganization(nil)
+	history := recorded(t, must(t)(o.Create(identity.NewOrganization{ID: "adm", Name: "Platform", Slug: "platform-adm",
+		Administration: true, Owner: "root"}, testNow)))
+	o, _ = identity.LoadOrganization(history)
+	root := identity.Actor{UserID: "root", Role: identity.RoleOwner, PlatformRole: identity.RolePlatformSuperAdmin}
+	for _, m := range []identity.Member{{UserID: "ops", Role: identity.RoleMember, PlatformRole: identity.RolePlatformAdmin},
+		{UserID: "adm1", Role: identity.RoleAdmin}} {
+		changes := must(t)(o.SetMember(root, m, testNow))
+		history, _ = event.Append(history, changes)
+		o, _ = identity.LoadOrganization(history)
+	}
+	admin := identity.Actor{UserID: "adm1", Role: identity.RoleAdmin}
+	if _, err := o.RemoveMember(admin, "ops", testNow); errs.KindOf(err) != errs.KindPermissionDenied {
+		t.Fatalf("an admin removed a platform_admin: %v", err)
+	}
+	if _, err := o.RemoveMember(root, "ops", testNow); err != nil {
+		t.Fatalf("the platform_super_admin removes it: %v", err)
+	}
+}
+
+func must(t *testing.T) func([]event.Change, error) []event.Change {
+	return func(c []event.Change, err error) []event.Change {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
 }

@@ -99,8 +99,11 @@ type Principal struct {
 	Type           string   `json:"principal_type"`  // api_key, user, service
 	OrganizationID string   `json:"organization_id"` // the active organization
 	Role           string   `json:"role"`            // organization role (users); "member" for keys
-	Scopes         []string `json:"scopes"`
-	Service        string   `json:"service,omitempty"`
+	Scopes         []string `json:"scopes"`          // API keys: the key's explicit scopes
+	// Permissions are what the principal may do now, evaluated at
+	// validation: full strings or patterns (`*.*:*` is the platform bypass).
+	Permissions []string `json:"permissions"`
+	Service     string   `json:"service,omitempty"`
 	// Session principals (Type "user") only:
 	UserID    string `json:"user_id,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
@@ -119,12 +122,8 @@ func (p Principal) SeesOrganization(organizationID string) bool {
 	return organizationID != "" && (organizationID == p.OrganizationID || p.PlatformWide())
 }
 
-// Allows reports whether the principal holds a permission string.
-func (p Principal) Allows(permission string) bool {
-	for _, s := range p.Scopes {
-		if s == permission || s == "*" {
-			return true
-		}
-	}
-	return false
-}
+// Allows reports whether the principal holds a full permission string
+// (`appId.resource:action`). Validation filled Permissions from the one
+// evaluation every route shares: role bundle, overrides and service access
+// for users, the explicit scopes of the target application for keys.
+func (p Principal) Allows(permission string) bool { return Holds(p.Permissions, permission) }

@@ -50,14 +50,17 @@ type ResourceType struct {
 
 // CatalogEntry is one service the platform knows.
 type CatalogEntry struct {
-	AppID               string         `json:"app_id"`
-	Name                string         `json:"name"`
-	SurfaceKind         string         `json:"surface_kind"`
-	SurfaceGroup        string         `json:"surface_group"`
-	Launchable          bool           `json:"launchable"`
-	FirstParty          bool           `json:"first_party"`
-	DefaultAccess       bool           `json:"default_access"` // a default platform service of every organization
-	Scopes              []string       `json:"scopes"`
+	AppID         string   `json:"app_id"`
+	Name          string   `json:"name"`
+	SurfaceKind   string   `json:"surface_kind"`
+	SurfaceGroup  string   `json:"surface_group"`
+	Launchable    bool     `json:"launchable"`
+	FirstParty    bool     `json:"first_party"`
+	DefaultAccess bool     `json:"default_access"` // a default platform service of every organization
+	Scopes        []string `json:"scopes"`
+	// PlatformScopes are held only through the platform bypass: never by a
+	// role bundle, an override or a key (replays, privacy maintenance).
+	PlatformScopes      []string       `json:"platform_scopes,omitempty"`
 	ResourceTypes       []ResourceType `json:"resource_types"`
 	EntrypointURL       string         `json:"entrypoint_url,omitempty"`
 	DeveloperAppID      string         `json:"developer_app_id,omitempty"`
@@ -87,8 +90,10 @@ func DefaultCatalog(baseURL string) []CatalogEntry {
 		{AppID: "app_platform_auth", Name: "Identity", SurfaceKind: SurfacePlatform, SurfaceGroup: "platform", FirstParty: true, DefaultAccess: true,
 			Scopes: []string{"api_keys:read", "api_keys:write", "permissions:read", "permissions:manage", "service_access:read",
 				"service_access:manage", "catalog:read", "catalog:manage", "preferences:read", "preferences:write", "users:read",
-				"users:manage", "organizations:read", "organizations:manage", "sessions:manage", "security:manage"},
-			EntrypointURL: base + "/identity"},
+				"users:manage", "organizations:read", "organizations:manage", "organizations:delete", "organizations:restore",
+				"sessions:manage", "security:manage"},
+			PlatformScopes: []string{"privacy:maintain"},
+			EntrypointURL:  base + "/identity"},
 		{AppID: "dashboard", Name: "Dashboard", SurfaceKind: SurfacePlatform, SurfaceGroup: "platform", Launchable: true, FirstParty: true,
 			DefaultAccess: true, Scopes: []string{"dashboard:read", "widgets:read"}, ResourceTypes: ws("workspace"),
 			EntrypointURL: base + "/dashboard"},
@@ -96,7 +101,8 @@ func DefaultCatalog(baseURL string) []CatalogEntry {
 			DefaultAccess: true, Scopes: []string{"status:read", "status:write", "status:poll"}, ResourceTypes: ws("workspace", "status_page"),
 			EntrypointURL: base + "/status"},
 		{AppID: "ops", Name: "Operations console", SurfaceKind: SurfaceConsole, SurfaceGroup: "operations", FirstParty: true,
-			DefaultAccess: true, Scopes: []string{"history:read", "projections:read", "projections:replay"}, EntrypointURL: base + "/ops"},
+			DefaultAccess: true, Scopes: []string{"history:read"},
+			PlatformScopes: []string{"projections:read", "projections:replay"}, EntrypointURL: base + "/ops"},
 		{AppID: "design", Name: "Design", SurfaceKind: SurfaceApp, SurfaceGroup: "create", Launchable: true, FirstParty: true,
 			Scopes: []string{"workspace:read", "brands:read"}, ResourceTypes: ws("workspace", "design_workspace", "brand_kit_space"),
 			EntrypointURL: base + "/design"},
@@ -190,6 +196,11 @@ func validateEntry(e CatalogEntry, developer bool) []errs.Field {
 	for i, s := range e.Scopes {
 		if !ValidScope(s) {
 			f = append(f, errs.Field{Pointer: "/scopes/" + strconv.Itoa(i), Detail: "scope " + s + " must look like resource:action"})
+		}
+	}
+	for i, s := range e.PlatformScopes {
+		if !ValidScope(s) || slices.Contains(e.Scopes, s) {
+			f = append(f, errs.Field{Pointer: "/platformScopes/" + strconv.Itoa(i), Detail: "platform scope " + s + " must look like resource:action and not be a scope too"})
 		}
 	}
 	for i, r := range e.ResourceTypes {

@@ -38,6 +38,8 @@ const (
 	UniqueSlug           = "slug"
 	UniqueEmail          = "email" // value: HMAC of the normalized email, never the email
 	UniqueAdministration = "administration_organization"
+	// AdministrationClaim is the one value of the administration claim.
+	AdministrationClaim = "platform"
 )
 
 // OrganizationCreatedV1: Name is sealed ("enc:v1:...") under the

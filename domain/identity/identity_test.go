@@ -55,9 +55,15 @@ func TestAPIKeyLifecycle(t *testing.T) {
 }
 
 func TestPrincipalAllows(t *testing.T) {
-	p := identity.Principal{Scopes: []string{"status:read"}}
-	if !p.Allows("status:read") || p.Allows("status:write") {
-		t.Fatal("scopes are exact")
+	p := identity.Principal{Permissions: []string{"status.status:read", "ops.*:read"}}
+	if !p.Allows("status.status:read") || p.Allows("status.status:write") || p.Allows("dashboard.status:read") {
+		t.Fatal("permissions are exact per application")
+	}
+	if !p.Allows("ops.history:read") || p.Allows("ops.history:write") {
+		t.Fatal("patterns match per segment")
+	}
+	if (identity.Principal{Scopes: []string{"*"}}).Allows("status.status:read") {
+		t.Fatal("scopes alone grant nothing: validation evaluates them into permissions")
 	}
 }
 

@@ -92,32 +92,13 @@ func CheckRoleChange(a Actor, current, next Member, administrationOrg bool) erro
 	return nil
 }
 
-// Scope bundles of the organization roles. A session principal holds its
-// role's bundle; API keys hold their explicit scopes. Platform roles in the
-// administration organization hold "*" (platform-wide bypass).
-var roleScopes = map[string][]string{
-	RoleGuest:  {"organizations:read", "users:read", "status:read"},
-	RoleMember: {"organizations:read", "users:read", "status:read", "status:write"},
-	RoleAdmin: {"organizations:read", "organizations:write", "users:read", "users:write", "users:delete", "members:write",
-		"status:read", "status:write", "status:poll", "history:read", "api_keys:write"},
-}
-
-// RoleScopes is the scope bundle of a role (the ladder's scopes accumulate
-// upwards; owners alone may delete and restore their organization).
-func RoleScopes(role, platformRole string) []string {
-	if platformRole != "" {
-		return []string{"*"}
+// CheckOutranks applies the ladder to permission management (overrides of a
+// member, the bundle of a role): only a platform role, an owner, or a
+// strictly higher organization role changes what a role may do, so an admin
+// cannot strip an owner nor widen its own role.
+func CheckOutranks(c Caller, role string) error {
+	if PlatformBypass(c) || RoleOrDefault(c.Role) == RoleOwner || Rank(c.Role) > Rank(RoleOrDefault(role)) {
+		return nil
 	}
-	role = RoleOrDefault(role)
-	switch {
-	case role == RoleOwner:
-		return append(slices.Clone(roleScopes[RoleAdmin]), "organizations:delete", "organizations:restore")
-	case IsAdminRole(role):
-		return slices.Clone(roleScopes[RoleAdmin])
-	case role == RoleMember:
-		return slices.Clone(roleScopes[RoleMember])
-	case role == RoleGuest:
-		return slices.Clone(roleScopes[RoleGuest])
-	}
-	return nil
+	return errs.PermissionDenied("only a higher role changes what the " + RoleOrDefault(role) + " role may do")
 }

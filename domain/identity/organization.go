@@ -151,7 +151,7 @@ func (o *Organization) Create(n NewOrganization, now time.Time) ([]event.Change,
 		Administration: n.Administration, DeveloperWorkspace: n.DeveloperWorkspace, CreatedAt: now})
 	created.Unique = []event.Unique{{Kind: UniqueSlug, Value: n.Slug}}
 	if n.Administration {
-		created.Unique = append(created.Unique, event.Unique{Kind: UniqueAdministration, Value: "platform"})
+		created.Unique = append(created.Unique, event.Unique{Kind: UniqueAdministration, Value: AdministrationClaim})
 	}
 	changes := []event.Change{created}
 	if n.Owner != "" {
@@ -247,7 +247,8 @@ func (o *Organization) RemoveMember(a Actor, userID string, now time.Time) ([]ev
 		return nil, errs.NotFound("member")
 	}
 	if a.UserID != userID { // leaving is always allowed; removing others needs the ladder
-		if err := CheckRoleChange(a, current, Member{UserID: userID, Role: RoleGuest, PlatformRole: current.PlatformRole}, o.Administration()); err != nil {
+		// Removal takes a platform role away too: the next state holds none.
+		if err := CheckRoleChange(a, current, Member{UserID: userID, Role: RoleGuest}, o.Administration()); err != nil {
 			return nil, err
 		}
 	}

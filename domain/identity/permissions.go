@@ -203,7 +203,11 @@ func Evaluate(in EvalInput) Evaluation {
 		if !accessible && !in.Platform {
 			continue
 		}
-		for _, scope := range app.Scopes {
+		scopes := app.Scopes
+		if in.Platform {
+			scopes = append(slices.Clone(scopes), app.PlatformScopes...)
+		}
+		for _, scope := range scopes {
 			perm := Qualify(app.AppID, scope)
 			e := PermissionEntry{Permission: perm, AppID: app.AppID}
 			allow := false

@@ -61,14 +61,16 @@ func TestEvaluate(t *testing.T) {
 			wantMissing: []string{"status.status:poll", "app_platform_auth.permissions:manage"}},
 		{name: "guest reads", role: "guest", wantHas: []string{"status.status:read"}, wantMissing: []string{"status.status:write"}},
 		{name: "admin manages", role: "admin", wantHas: []string{"app_platform_auth.permissions:manage", "status.status:poll"}},
-		{name: "owner holds all of accessible apps only", role: "owner", wantHas: []string{"ops.projections:replay"},
-			wantMissing: []string{"design.brands:read"}},
+		{name: "owner holds all of accessible apps only, no platform scope", role: "owner",
+			wantHas:     []string{"ops.history:read", "app_platform_auth.organizations:delete"},
+			wantMissing: []string{"design.brands:read", "ops.projections:replay", "app_platform_auth.privacy:maintain"}},
 		{name: "grant adds", role: "member", override: identity.Overrides{Grant: []string{"status.status:poll"}},
 			wantHas: []string{"status.status:poll"}},
 		{name: "deny wins over bundle and grant", role: "owner",
 			override:    identity.Overrides{Grant: []string{"status.status:poll"}, Deny: []string{"status.*:*"}},
 			wantMissing: []string{"status.status:poll", "status.status:read"}, wantHas: []string{"ops.history:read"}},
-		{name: "platform role holds every app", role: "member", platform: true, wantHas: []string{"design.brands:read", "studio.studio:write"}},
+		{name: "platform role holds every app and the platform scopes", role: "member", platform: true,
+			wantHas: []string{"design.brands:read", "studio.studio:write", "ops.projections:replay"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -85,6 +85,15 @@ func (s *Session) CheckRefresh(hash string, now time.Time) error {
 	return nil
 }
 
+// HoldsSecret reports whether a hash is the session's current access or
+// refresh secret, whatever the session's state: logging out an ended
+// session answers "already ended" only to a holder of its token.
+func (s *Session) HoldsSecret(hash string) bool {
+	a := subtle.ConstantTimeCompare([]byte(hash), []byte(s.access))
+	r := subtle.ConstantTimeCompare([]byte(hash), []byte(s.refresh))
+	return s.Exists() && a|r == 1
+}
+
 // Refresh rotates both secrets when the presented refresh hash is the current
 // one. A retired refresh hash means the token was copied: the session ends
 // (reused reports it; the caller answers 401 after recording the end).

@@ -18,11 +18,15 @@ type User struct {
 	state     string
 	deletedAt time.Time
 	epoch     int
+	mfa       UserMFA // its own apply: mfa_user.go
 }
 
 func LoadUser(history []event.Recorded) (*User, error) {
 	u := &User{}
 	for _, r := range history {
+		if err := u.mfa.apply(r); err != nil {
+			return nil, err
+		}
 		switch r.Type {
 		case UserCreated:
 			if err := json.Unmarshal(r.Payload, &u.created); err != nil {

@@ -100,7 +100,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		statusview.Projection{},
 		identityview.Projection{},
 		accessview.Projection{},
-		history.Projection{Sources: Contexts},
+		history.Projection{Sources: Contexts, Retention: identitycmd.AuditRetention},
 		&notifications.Projection{Registry: registry, Mappers: map[string]notifications.Mapper{"status": notifications.StatusMapper}},
 	)
 	if err != nil {
@@ -156,10 +156,16 @@ func (a *App) buildHandlers() error {
 	}
 	validator = httpapi.WithServiceTokens(a.Access.Keys(), validator)
 	cors := &httpapi.CORSPolicy{Origins: a.Cfg.Identity.FirstPartyOrigins}
-	deps := httpapi.Deps{Validator: validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log, CORS: cors}
+	attempts := httpapi.NewAttemptLimiter(a.Cfg.RateLimit)
+	deps := httpapi.Deps{Validator: validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit), Attempts: attempts,
+		Reader: a.Reader, Log: a.Log, CORS: cors}
 	identity := httpapi.IdentityService(httpapi.IdentityDeps{Commands: a.Identity, Accounts: a.Accounts, Log: a.Log,
 		Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}},
-		httpapi.IdentityAccessPart(httpapi.AccessDeps{Access: a.Access, Queries: a.AccessQ, Log: a.Log,
+		httpapi.IdentityAccessPart(httpapi.AccessDeps{Access: a.Access, Queries: a.AccessQ, Log: a.Log, Attempts: attempts,
+			Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}}),
+		httpapi.IdentityRecoveryPart(httpapi.RecoveryDeps{Access: a.Access,
+			Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}}),
+		httpapi.IdentitySecurityPart(httpapi.SecurityDeps{Commands: a.Identity, Access: a.Access, Log: a.Log,
 			Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}}))
 	identity.Routes = chain(identity.Routes, httpapi.ValidateRoute(httpapi.ValidatorFunc(a.Identity.Validate), deps))
 	services := map[string]httpapi.Service{

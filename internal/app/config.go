@@ -91,6 +91,11 @@ func FromEnv() (Config, error) {
 		errs = append(errs, err)
 		c.RateLimit.PerSecond = n
 	}
+	if v := os.Getenv("RATE_LIMIT_ATTEMPTS_PER_MINUTE"); v != "" {
+		n, err := strconv.ParseFloat(v, 64)
+		errs = append(errs, err)
+		c.RateLimit.AttemptsPerMinute = n
+	}
 	if v := os.Getenv("STATUS_POLL_INTERVAL"); v != "" {
 		d, err := time.ParseDuration(v)
 		errs = append(errs, err)

@@ -17,13 +17,15 @@ import (
 
 	"github.com/platform/backend/commands"
 	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/testenv"
 )
 
 // DefaultScopes of a harness key.
-var DefaultScopes = []string{"status:read", "status:write", "status:poll", "history:read", "projections:read", "projections:replay", "api_keys:write"}
+var DefaultScopes = []string{"status:read", "status:write", "status:poll", "history:read", "api_keys:write"}
 
 // Harness is one running platform.
 type Harness struct {
@@ -33,8 +35,10 @@ type Harness struct {
 	OrgID  string
 	APIKey string
 	Client *http.Client
-	cancel context.CancelFunc
-	done   chan error
+	// operatorKey: see OperatorKey.
+	operatorKey string
+	cancel      context.CancelFunc
+	done        chan error
 }
 
 // Options tune a harness; zero values are fine.
@@ -55,7 +59,8 @@ func Start(t testing.TB, opts Options) *Harness {
 	}
 	cfg.Projections.PollInterval = 200 * time.Millisecond
 	cfg.RateLimit.PerSecond = 100000
-	cfg.Status.PollInterval = -1 // tests poll explicitly
+	cfg.RateLimit.AttemptsPerMinute = 6_000_000 // tests sign in often; TestCredentialAttemptLimit sets its own
+	cfg.Status.PollInterval = -1                // tests poll explicitly
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}
@@ -124,6 +129,39 @@ func (h *Harness) NewOrganization(t testing.TB, name, slug string, scopes ...str
 		t.Fatal(err)
 	}
 	return org.Value.OrganizationID, key.Value.Token
+}
+
+// OperatorScopes are an operator key's: the platform scopes of the
+// operations console and of privacy maintenance.
+var OperatorScopes = []string{"projections:read", "projections:replay", "history:read", "privacy:maintain"}
+
+// OperatorKey is a key of the platform administration organization holding
+// the operators' platform scopes (replays, privacy maintenance): only such
+// keys may hold them. The organization is made on first use, or found when a
+// test made it already.
+func (h *Harness) OperatorKey(t testing.TB) string {
+	t.Helper()
+	if h.operatorKey != "" {
+		return h.operatorKey
+	}
+	ctx := context.Background()
+	system := commands.Meta{Actor: eventstore.Actor{ID: "apptest", Type: "system"}}
+	org, err := h.App.Identity.CreateOrganization(ctx, system, identitycmd.CreateOrganization{Name: "Platform",
+		Slug: slugify(testenv.UniqueName("platform")), Administration: true})
+	orgID := org.Value.OrganizationID
+	if e, ok := errs.As(err); ok && e.Code == identity.UniqueAdministration+"_taken" {
+		orgID, err = h.App.Store.Holder(ctx, identity.UniqueAdministration, identity.AdministrationClaim)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := h.App.Identity.CreateAPIKey(ctx, commands.Meta{OrganizationID: orgID, Actor: system.Actor},
+		identitycmd.CreateAPIKey{Name: "operator", Scopes: OperatorScopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.operatorKey = key.Value.Token
+	return h.operatorKey
 }
 
 func slugify(s string) string {

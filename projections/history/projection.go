@@ -4,6 +4,7 @@ package history
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
@@ -11,8 +12,14 @@ import (
 
 const Name = "history"
 
-// Projection records every event it reads.
-type Projection struct{ Sources []string }
+// Projection records every event it reads, except events already past the
+// audit retention: privacy maintenance purges those from the table, and a
+// rebuild from the log must not bring them back.
+type Projection struct {
+	Sources   []string
+	Retention time.Duration    // 0 keeps everything
+	Now       func() time.Time // nil: time.Now
+}
 
 var _ projections.Projection = Projection{}
 
@@ -32,10 +39,26 @@ func (Projection) Schema() []string {
 	}
 }
 
-// redacted members never reach the audit view, even as hashes.
-var redacted = []string{"secret_hash", "password_hash"}
+// redacted members never reach the audit view, even as hashes or sealed
+// (MFA secrets and backup codes are second factors, not audit facts).
+var redacted = []string{"secret_hash", "password_hash", "mfa_secret", "backup_code_hashes"}
 
-func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+// expired reports an event past the audit retention.
+func (p Projection) expired(e eventstore.Event) bool {
+	if p.Retention <= 0 {
+		return false
+	}
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	return e.RecordedAt.Before(now().Add(-p.Retention))
+}
+
+func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+	if p.expired(e) {
+		return nil, nil
+	}
 	payload := e.Payload
 	var m map[string]json.RawMessage
 	if json.Unmarshal(payload, &m) == nil {

@@ -47,8 +47,13 @@ func (Projection) Schema() []string {
 		`CREATE INDEX IF NOT EXISTS {{identity_memberships}}_user ON {{identity_memberships}} (user_id)`,
 		`CREATE TABLE IF NOT EXISTS {{identity_sessions}} (
 			session_id text PRIMARY KEY, user_id text NOT NULL, organization_id text NOT NULL, service text NOT NULL,
-			started_at timestamptz NOT NULL, expires_at timestamptz NOT NULL, ended_at timestamptz, end_reason text)`,
+			started_at timestamptz NOT NULL, expires_at timestamptz NOT NULL, ended_at timestamptz, end_reason text,
+			refreshed_at timestamptz)`,
 		`CREATE INDEX IF NOT EXISTS {{identity_sessions}}_user ON {{identity_sessions}} (user_id, started_at)`,
+		// refreshed_at came with the sessions list: the engine runs this
+		// schema for every generation it starts, so a generation created
+		// before gains the column (NULL until a rebuild fills it from the log).
+		`ALTER TABLE {{identity_sessions}} ADD COLUMN IF NOT EXISTS refreshed_at timestamptz`,
 	}
 }
 
@@ -155,6 +160,13 @@ func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`INSERT INTO {{identity_sessions}} (session_id, user_id, organization_id,
 			service, started_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT (session_id) DO NOTHING`,
 			e.StreamID, p.UserID, p.OrganizationID, p.Service, p.StartedAt, p.ExpiresAt)}, nil
+	case domain.SessionRefreshed:
+		p, err := decode[domain.SessionRefreshedV1](e)
+		if err != nil {
+			return nil, err
+		}
+		return []projections.Statement{projections.Exec(`UPDATE {{identity_sessions}} SET refreshed_at=$2
+			WHERE session_id=$1 AND (refreshed_at IS NULL OR refreshed_at < $2)`, e.StreamID, p.At)}, nil
 	case domain.SessionEnded:
 		p, err := decode[domain.SessionEndedV1](e)
 		if err != nil {

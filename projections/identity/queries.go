@@ -240,20 +240,6 @@ func (q *Queries) Sessions(ctx context.Context, userID string) ([]Session, error
 	return list, err
 }
 
-// UserByEmailHash implements identitycmd.Directory.
-func (q *Queries) UserByEmailHash(ctx context.Context, hash string) (string, error) {
-	sql, err := q.sql(ctx, `SELECT user_id FROM {{identity_users}} WHERE email_hash=$1 AND state <> 'erased' LIMIT 1`)
-	if err != nil {
-		return "", err
-	}
-	var id string
-	err = q.pool.QueryRow(ctx, sql, hash).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	return id, err
-}
-
 // OrganizationsOf implements identitycmd.Directory.
 func (q *Queries) OrganizationsOf(ctx context.Context, userID string) ([]string, error) {
 	list, err := q.Memberships(ctx, userID)
@@ -269,16 +255,17 @@ func (q *Queries) OrganizationsOf(ctx context.Context, userID string) ([]string,
 
 // Tombstones implements identitycmd.Directory: the oldest soft-deleted
 // organizations and users deleted before the cutoff.
-func (q *Queries) Tombstones(ctx context.Context, before time.Time, limit int) ([]identitycmd.Tombstone, error) {
-	sql, err := q.sql(ctx, `(SELECT 'organization', organization_id, organization_id, deleted_at FROM {{identity_organizations}}
+func (q *Queries) Tombstones(ctx context.Context, before time.Time, after identitycmd.Tombstone, limit int) ([]identitycmd.Tombstone, error) {
+	sql, err := q.sql(ctx, `SELECT kind, id, org, deleted_at FROM (
+		(SELECT 'organization' AS kind, organization_id AS id, organization_id AS org, deleted_at FROM {{identity_organizations}}
 			WHERE state='deleted' AND deleted_at < $1)
 		UNION ALL (SELECT 'user', user_id, home_organization_id, deleted_at FROM {{identity_users}}
-			WHERE state='deleted' AND deleted_at < $1)
-		ORDER BY 4 LIMIT $2`)
+			WHERE state='deleted' AND deleted_at < $1)) t
+		WHERE (deleted_at, id) > ($3, $4) ORDER BY deleted_at, id LIMIT $2`)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.pool.Query(ctx, sql, before, limit)
+	rows, err := q.pool.Query(ctx, sql, before, limit, after.DeletedAt, after.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,191 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	identitycmd "github.com/platform/backend/commands/identity"
+)
+
+// RecoveryDeps are what account recovery and onboarding call: the access
+// half's commands (they hold the email sender) and the session cookie setup.
+type RecoveryDeps struct {
+	Access *identitycmd.Access
+	Web    SessionWeb
+}
+
+const (
+	newPasswordSchema = `{"type":"string","minLength":10,"maxLength":256}`
+	invitationOut     = `{"type":"object","required":["invitation_id","organization_id","role","state","expires_at"],"properties":{
+		"invitation_id":{"type":"string"},"organization_id":{"type":"string"},"email":{"type":"string"},"role":{"type":"string"},
+		"state":{"type":"string","enum":["pending","accepted","revoked","expired"]},"invited_by":{"type":"string"},
+		"created_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},
+		"accepted_by":{"type":"string"},"ended_at":{"type":"string","format":"date-time"}}}`
+)
+
+// resetAccepted is the one answer of POST /password-reset, whatever the
+// email: no account enumeration.
+var resetAccepted = map[string]string{"status": "accepted",
+	"detail": "If an active account uses this email, a password reset link is on its way. It is valid for 30 minutes."}
+
+// IdentityRecoveryPart: password change, password reset (self-service and
+// by an organization admin), and invitations (create, list, revoke, accept).
+func IdentityRecoveryPart(d RecoveryDeps) IdentityPart {
+	a, web := d.Access, d.Web
+	orgInvitation := map[string]string{"orgId": uuidString, "invitationId": uuidString}
+	return IdentityPart{Actions: []Action{
+		{
+			Name: "app_platform_auth.users.password.change", Method: http.MethodPost, Path: "/api/me/password",
+			AuthorizationMode: AuthRuntime, CredentialAttempt: true,
+			Summary: "Change the signed-in user's password (session token; current password required). Every earlier session " +
+				"of the user ends, the calling one included; the answer carries its replacement (refresh token in the cookie)",
+			InputSchema: schemaObject([]string{"currentPassword", "newPassword"}, map[string]string{
+				"currentPassword": `{"type":"string","minLength":1,"maxLength":256}`, "newPassword": newPasswordSchema,
+				"returnRefreshToken": `{"type":"boolean"}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in struct {
+					identitycmd.ChangePassword
+					ReturnRefreshToken bool `json:"returnRefreshToken"`
+				}
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := a.ChangePassword(ctx, c.Meta, c.Principal, in.ChangePassword)
+				if err != nil {
+					return Reply{}, err
+				}
+				if out.Session == nil {
+					return Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
+				}
+				r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
+				r.Body = map[string]any{"user_id": out.UserID, "sessions_ended": out.SessionsEnded, "session": r.Body}
+				return r, nil
+			},
+		},
+		{
+			Name: "app_platform_auth.password_reset.request", Method: http.MethodPost, Path: "/password-reset",
+			AuthorizationMode: AuthPublic, CredentialAttempt: true, SuccessStatus: http.StatusAccepted,
+			Summary: "Forgot password: always 202 with the same body. When an active user has this email, a single-use reset " +
+				"token (30 minutes) is emailed to it; a new request supersedes the previous token (at most 5 an hour)",
+			InputSchema: schemaObject([]string{"email"}, map[string]string{"email": `{"type":"string","format":"email","maxLength":254}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in identitycmd.RequestPasswordReset
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				a.RequestPasswordReset(c.Meta, in)
+				return Reply{Body: resetAccepted, Header: http.Header{"Cache-Control": {"no-store"}}}, nil
+			},
+		},
+		{
+			Name: "app_platform_auth.password_reset.complete", Method: http.MethodPost, Path: "/password-reset/complete",
+			AuthorizationMode: AuthPublic, CredentialAttempt: true,
+			Summary: "Set a new password with an emailed reset token (once). Every session of the user ends. An unknown, " +
+				"superseded, used or expired token is 409 reset_token_invalid",
+			InputSchema: schemaObject([]string{"token", "newPassword"}, map[string]string{
+				"token": `{"type":"string","minLength":1,"maxLength":300}`, "newPassword": newPasswordSchema}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in identitycmd.CompletePasswordReset
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := a.CompletePasswordReset(ctx, c.Meta, in)
+				return Reply{Body: out, Header: http.Header{"Cache-Control": {"no-store"}}}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.organizations.members.password_reset", Method: http.MethodPost,
+			Path: "/api/organizations/{orgId}/members/{userId}/password-reset", AuthorizationMode: AuthRuntime, SuccessStatus: http.StatusAccepted,
+			Summary: "Email a password reset token to a member of the organization (org admin route: owner, super_admin, admin, or " +
+				"app_platform_auth.security:manage; not to a member ranked above the caller). The caller never sees the token",
+			InputSchema: schemaObject([]string{"orgId", "userId"}, map[string]string{"orgId": uuidString, "userId": uuidString}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in identitycmd.MemberPasswordReset
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := a.TriggerPasswordReset(ctx, c.Meta, c.Principal, in)
+				return OK(out), err
+			},
+		},
+		{
+			Name: "app_platform_auth.invitations.create", Method: http.MethodPost, Path: "/api/organizations/{orgId}/invitations",
+			AuthorizationMode: AuthRuntime, SuccessStatus: http.StatusCreated,
+			Summary: "Invite an email to the organization with a role not above the caller's (org admin route: owner, super_admin, " +
+				"admin, or app_platform_auth.users:manage). A single-use code (7 days) is emailed to the invitee, never answered",
+			InputSchema: schemaObject([]string{"orgId", "email"}, map[string]string{"orgId": uuidString,
+				"email": `{"type":"string","format":"email","maxLength":254}`, "role": roleEnum}),
+			OutputSchema: []byte(invitationOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in identitycmd.CreateInvitation
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				return FromResult(a.CreateInvitation(ctx, c.Meta, c.Principal, in))
+			},
+		},
+		{
+			Name: "app_platform_auth.invitations.list", Method: http.MethodGet, Path: "/api/organizations/{orgId}/invitations",
+			AuthorizationMode: AuthRuntime, ReadOnly: true,
+			Summary: "The organization's invitations, pending ones by default (state=all adds accepted, revoked, expired); " +
+				"read from the write side, so a new invitation is listed at once",
+			InputSchema: schemaObject([]string{"orgId"}, map[string]string{"orgId": uuidString,
+				"state": `{"type":"string","enum":["pending","all"]}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in identitycmd.ListInvitations
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				list, err := a.ListInvitations(ctx, c.Principal, in)
+				return OK(map[string]any{"invitations": list}), err
+			},
+		},
+		{
+			Name: "app_platform_auth.invitations.revoke", Method: http.MethodDelete, Path: "/api/organizations/{orgId}/invitations/{invitationId}",
+			AuthorizationMode: AuthRuntime, Destructive: true,
+			Summary:     "Revoke a pending invitation: its code fails from then on (an accepted one is 409 invitation_accepted)",
+			InputSchema: schemaObject([]string{"orgId", "invitationId"}, orgInvitation), OutputSchema: []byte(invitationOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in identitycmd.RevokeInvitation
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				return FromResult(a.RevokeInvitation(ctx, c.Meta, c.Principal, in))
+			},
+		},
+		{
+			Name: "app_platform_auth.invitations.accept", Method: http.MethodPost, Path: "/invitations/accept",
+			AuthorizationMode: AuthPublic, CredentialAttempt: true,
+			Summary: "Accept an invitation with its code, once. An invitee with an account sends its session token (bearer) and " +
+				"must be the invited email's user; without an account, send name and password: the user is created and signed in",
+			InputSchema: schemaObject([]string{"code"}, map[string]string{"code": `{"type":"string","minLength":1,"maxLength":300}`,
+				"name": `{"type":"string","maxLength":200}`, "password": newPasswordSchema, "returnRefreshToken": `{"type":"boolean"}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in struct {
+					identitycmd.AcceptInvitation
+					ReturnRefreshToken bool `json:"returnRefreshToken"`
+				}
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				p, err := a.OptionalPrincipal(ctx, credential(c.Request))
+				if err != nil {
+					return Reply{}, err
+				}
+				out, err := a.AcceptInvitation(ctx, c.Meta, p, in.AcceptInvitation)
+				if err != nil {
+					return Reply{}, err
+				}
+				if out.Session == nil {
+					return OK(out), nil
+				}
+				r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
+				body := r.Body
+				out.Session = nil
+				r.Body = map[string]any{"invitation_id": out.InvitationID, "organization_id": out.OrganizationID, "user_id": out.UserID,
+					"role": out.Role, "created_user": out.CreatedUser, "session": body}
+				return r, nil
+			},
+		},
+	}}
+}

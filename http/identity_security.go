@@ -1,0 +1,231 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	identitycmd "github.com/platform/backend/commands/identity"
+	identityview "github.com/platform/backend/projections/identity"
+)
+
+// SecurityDeps are what the security part of the identity service calls:
+// MFA (TOTP and backup codes), the second sign-in step, and session lists.
+type SecurityDeps struct {
+	Commands *identitycmd.Handlers
+	Access   *identitycmd.Access // Authorize for the organization admin routes
+	Web      SessionWeb
+	Log      *slog.Logger
+}
+
+const (
+	mfaCodeSchema = `{"type":"string","minLength":6,"maxLength":40,
+		"description":"the 6-digit code of the authenticator app, or an unused backup code (xxxx-xxxx-xxxx-xxxx)"}`
+	mfaStatusOut = `{"type":"object","required":["user_id","enabled","pending","backup_codes_left"],"properties":{
+		"user_id":{"type":"string"},"enabled":{"type":"boolean"},"pending":{"type":"boolean"},
+		"enabled_at":{"type":"string","format":"date-time"},"backup_codes_left":{"type":"integer"},
+		"methods":{"type":"array","items":{"type":"string"}}}}`
+	sessionListOut = `{"type":"object","required":["user_id","sessions"],"properties":{"user_id":{"type":"string"},
+		"sessions":{"type":"array","items":{"type":"object","required":["session_id","organization_id","started_at","expires_at","current"],
+		"properties":{"session_id":{"type":"string"},"user_id":{"type":"string"},"organization_id":{"type":"string"},
+		"service":{"type":"string"},"started_at":{"type":"string","format":"date-time"},
+		"refreshed_at":{"type":["string","null"],"format":"date-time"},"expires_at":{"type":"string","format":"date-time"},
+		"current":{"type":"boolean"}}}}}}`
+	sessionsEndedOut = `{"type":"object","required":["user_id","session_ids","sessions_ended"],"properties":{
+		"user_id":{"type":"string"},"organization_id":{"type":"string"},"session_ids":{"type":"array","items":{"type":"string"}},
+		"sessions_ended":{"type":"integer"}}}`
+)
+
+// IdentitySecurityPart: TOTP enrollment, confirmation, status and disable
+// for the signed-in user; POST /login/mfa (the second step of a sign-in
+// answered 401 mfa_required); the user's own sessions; and the
+// organization admin routes on a member's sessions and MFA.
+func IdentitySecurityPart(d SecurityDeps) IdentityPart {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	cmds, access, web := d.Commands, d.Access, d.Web
+	member := map[string]string{"orgId": uuidString, "userId": uuidString}
+	memberSession := map[string]string{"orgId": uuidString, "userId": uuidString, "sessionId": uuidString}
+	type memberIn struct {
+		OrganizationID string `json:"orgId"`
+		UserID         string `json:"userId"`
+		SessionID      string `json:"sessionId"`
+	}
+	type codeIn struct {
+		Code string `json:"code"`
+	}
+	return IdentityPart{Actions: []Action{
+		{
+			Name: "app_platform_auth.mfa.get", Method: http.MethodGet, Path: "/api/me/mfa", ReadOnly: true, AuthorizationMode: AuthRuntime,
+			Summary:      "The signed-in user's multi-factor state: enabled, pending enrollment, backup codes left (never a secret)",
+			OutputSchema: []byte(mfaStatusOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				out, err := cmds.GetMFAStatus(ctx, c.Principal)
+				return Reply{Body: out, Header: securityNoStore()}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.mfa.totp.enroll", Method: http.MethodPost, Path: "/api/me/mfa/totp", AuthorizationMode: AuthRuntime,
+			Summary: "Start TOTP enrollment (RFC 6238, SHA-1, 6 digits, 30 s) for the signed-in user: a new secret, base32 and as an " +
+				"otpauth:// URI, shown once. MFA is on only after mfa.totp.confirm; a pending enrollment is replaced",
+			OutputSchema: []byte(`{"type":"object","required":["secret","otpauth_uri"],"properties":{"user_id":{"type":"string"},
+				"secret":{"type":"string"},"otpauth_uri":{"type":"string"},"issuer":{"type":"string"},"account":{"type":"string"},
+				"algorithm":{"const":"SHA1"},"digits":{"const":6},"period":{"const":30}}}`),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				out, err := cmds.StartMFAEnrollment(ctx, c.Meta, c.Principal)
+				return Reply{Body: out, Header: securityNoStore()}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.mfa.totp.confirm", Method: http.MethodPost, Path: "/api/me/mfa/totp/confirm", AuthorizationMode: AuthRuntime,
+			Summary: "Confirm the pending TOTP secret with a current code: MFA is on, and 10 one-time backup codes are shown once " +
+				"(only their hashes are kept). A wrong code is 422 on /code",
+			InputSchema: schemaObject([]string{"code"}, map[string]string{"code": `{"type":"string","minLength":6,"maxLength":10}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in codeIn
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := cmds.ConfirmMFA(ctx, c.Meta, c.Principal, in.Code)
+				return Reply{Body: out, Header: securityNoStore()}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.mfa.disable", Method: http.MethodDelete, Path: "/api/me/mfa", AuthorizationMode: AuthRuntime,
+			Destructive:  true,
+			Summary:      "Turn the signed-in user's MFA off: needs a current TOTP code or an unused backup code (422 on /code otherwise)",
+			InputSchema:  schemaObject([]string{"code"}, map[string]string{"code": mfaCodeSchema}),
+			OutputSchema: []byte(mfaStatusOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in codeIn
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := cmds.DisableMFA(ctx, c.Meta, c.Principal, in.Code)
+				return Reply{Body: out}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.sessions.login_mfa", Method: http.MethodPost, Path: "/login/mfa", AuthorizationMode: AuthPublic,
+			Summary: "Second sign-in step: POST /login answered 401 mfa_required with mfa_token (single use, 5 minutes); send it with a " +
+				"current TOTP code or an unused backup code. Starts the session exactly as /login does (cookie, tokens). A wrong or " +
+				"reused code is 401 mfa_code_invalid; five in a row lock code checks for 15 minutes (429 mfa_locked). Passkey " +
+				"assertions never satisfy this step",
+			InputSchema: schemaObject([]string{"mfaToken", "code"}, map[string]string{
+				"mfaToken": `{"type":"string","minLength":10,"maxLength":200}`, "code": mfaCodeSchema,
+				"returnRefreshToken": `{"type":"boolean","description":"also return the refresh token in the body (non-browser clients)"}`}),
+			OutputSchema: []byte(sessionOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in struct {
+					identitycmd.LoginMFA
+					ReturnRefreshToken bool `json:"returnRefreshToken"`
+				}
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				tokens, err := cmds.LoginMFA(ctx, c.Meta, in.LoginMFA)
+				if err != nil {
+					return Reply{}, err
+				}
+				return web.sessionReply(c.Request, tokens, in.ReturnRefreshToken), nil
+			},
+		},
+		{
+			Name: "app_platform_auth.sessions.list", Method: http.MethodGet, Path: "/api/me/sessions", ReadOnly: true,
+			AuthorizationMode: AuthRuntime, ReadModel: identityview.Name,
+			Summary:      "The signed-in user's open sessions in every organization; the calling one has current: true. No token material",
+			OutputSchema: []byte(sessionListOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				out, err := cmds.ListMySessions(ctx, c.Principal)
+				return Reply{Body: out}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.sessions.end", Method: http.MethodDelete, Path: "/api/me/sessions/{sessionId}",
+			AuthorizationMode: AuthRuntime, Destructive: true,
+			Summary:      "End one of the signed-in user's sessions (another device or this one); its tokens fail /validate at once",
+			InputSchema:  schemaObject([]string{"sessionId"}, map[string]string{"sessionId": uuidString}),
+			OutputSchema: []byte(sessionsEndedOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in memberIn
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := cmds.EndMySession(ctx, c.Meta, c.Principal, in.SessionID)
+				return Reply{Body: out}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.organizations.members.sessions.list", Method: http.MethodGet,
+			Path: "/api/organizations/{orgId}/members/{userId}/sessions", ReadOnly: true, AuthorizationMode: AuthRuntime,
+			ReadModel: identityview.Name,
+			Summary: "A member's open sessions in the organization (app_platform_auth.sessions:manage; an organization admin route: " +
+				"owner, super_admin, admin pass). Another organization is 404",
+			InputSchema:  schemaObject([]string{"orgId", "userId"}, member),
+			OutputSchema: []byte(sessionListOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in memberIn
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := access.ListMemberSessions(ctx, c.Principal, in.OrganizationID, in.UserID)
+				return Reply{Body: out}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.organizations.members.sessions.end_all", Method: http.MethodDelete,
+			Path: "/api/organizations/{orgId}/members/{userId}/sessions", AuthorizationMode: AuthRuntime, Destructive: true,
+			Summary: "End every open session of a member in the organization (sessions:manage; organization admin route; " +
+				"not a member ranked above the caller)",
+			InputSchema:  schemaObject([]string{"orgId", "userId"}, member),
+			OutputSchema: []byte(sessionsEndedOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in memberIn
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := access.EndMemberSessions(ctx, c.Meta, c.Principal, in.OrganizationID, in.UserID, "")
+				return Reply{Body: out}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.organizations.members.sessions.end", Method: http.MethodDelete,
+			Path: "/api/organizations/{orgId}/members/{userId}/sessions/{sessionId}", AuthorizationMode: AuthRuntime, Destructive: true,
+			Summary:      "End one session of a member in the organization (sessions:manage; organization admin route)",
+			InputSchema:  schemaObject([]string{"orgId", "userId", "sessionId"}, memberSession),
+			OutputSchema: []byte(sessionsEndedOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in memberIn
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := access.EndMemberSessions(ctx, c.Meta, c.Principal, in.OrganizationID, in.UserID, in.SessionID)
+				return Reply{Body: out}, err
+			},
+		},
+		{
+			Name: "app_platform_auth.organizations.members.mfa.reset", Method: http.MethodDelete,
+			Path: "/api/organizations/{orgId}/members/{userId}/mfa", AuthorizationMode: AuthRuntime, Destructive: true,
+			Summary: "Reset a member's MFA (lost device): secret and backup codes are dropped, the member signs in with the password " +
+				"until enrolling again (app_platform_auth.security:manage; organization admin route; the user's home organization only)",
+			InputSchema:  schemaObject([]string{"orgId", "userId"}, member),
+			OutputSchema: []byte(mfaStatusOut),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in memberIn
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := access.ResetMemberMFA(ctx, c.Meta, c.Principal, in.OrganizationID, in.UserID)
+				return Reply{Body: out}, err
+			},
+		},
+	}}
+}
+
+// securityNoStore keeps secrets shown once out of caches.
+func securityNoStore() http.Header {
+	h := http.Header{}
+	h.Set("Cache-Control", "no-store")
+	return h
+}
