@@ -139,7 +139,7 @@ func accountActions(d IdentityDeps) IdentityPart {
 			Name: "app_platform_auth.organizations.slug_availability", Method: http.MethodGet, Path: "/api/internal/organizations/slug-availability",
 			ReadOnly: true, AuthorizationMode: AuthRuntime,
 			Summary:     "Whether a slug can be used: reason empty, invalid, reserved, taken or available (checked in that order); never an error for taken or invalid",
-			InputSchema: schemaObject(nil, map[string]string{"slug": `{"type":"string","maxLength":256}`}),
+			InputSchema: schemaObject(nil, map[string]string{"slug": `{"type":"string"}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in struct {
 					Slug string `json:"slug"`

@@ -71,6 +71,20 @@ func TestAuthorityBoundaries(t *testing.T) {
 		hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", guest.AccessToken, nil), http.StatusForbidden, "permission_denied")
 	})
 
+	t.Run("a bound key holds only what its binding allows", func(t *testing.T) {
+		res := h.Do(t, "identity", http.MethodPost, "/api/api-keys", owner.Access, map[string]any{"name": "bound", "service": "status",
+			"scopes": []string{"status:read", "status:write"}, "resourceBindings": []map[string]any{{"resourceType": "workspace",
+				"resourceId": owner.OrgID, "accessLevel": "read", "allowedScopes": []string{"status:read"}}}})
+		hitMust(t, res, http.StatusCreated, "bound key")
+		var key struct {
+			Token string `json:"token"`
+		}
+		res.JSON(t, &key)
+		hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents", key.Token, nil), http.StatusOK, "bound key reads")
+		hitExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", key.Token,
+			map[string]any{"title": "Errors", "message": "Investigating", "severity": "minor"}), http.StatusForbidden, "permission_denied")
+	})
+
 	t.Run("only owners delete the organization", func(t *testing.T) {
 		hitExpectProblem(t, h.Do(t, "identity", http.MethodDelete, "/api/organizations/"+owner.OrgID, admin.AccessToken, nil),
 			http.StatusForbidden, "permission_denied")

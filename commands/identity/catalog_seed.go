@@ -38,6 +38,9 @@ func (a *Access) SeedCatalog(ctx context.Context) (commands.Result[CatalogSeeded
 			if err != nil {
 				return nil, CatalogSeeded{}, err
 			}
+			if squatted := c.SquattedIDs(entries); len(squatted) > 0 {
+				a.log.Error("first-party catalog entries skipped: a developer application holds their app ids", "app_ids", squatted)
+			}
 			return changes, CatalogSeeded{Written: len(changes), Entries: entries}, nil
 		})
 }

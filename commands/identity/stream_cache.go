@@ -153,7 +153,7 @@ type permissionKey struct {
 	catalog, access int64
 	org, user, role string
 	service         string
-	scopes          string // keys: their scopes, joined
+	keyVersion      int64 // keys: the key stream's version (scopes, bindings)
 }
 
 func (m *permissionMemo) get(k permissionKey, eval func() []string) []string {

@@ -62,9 +62,11 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	}
 	p := domain.Principal{ID: c.KeyID, Type: "api_key", OrganizationID: c.OrganizationID, Role: domain.RoleMember,
 		Scopes: c.Scopes, Service: c.Service}
-	p.Permissions, err = h.permissionsAt(ctx, heads, permissionKey{org: c.OrganizationID, service: c.Service,
-		scopes: strings.Join(c.Scopes, " ")}, func(cat *domain.Catalog, acc *domain.OrgAccess) []string {
-		return domain.KeyPermissions(c.Scopes, c.Service, org.Administration(), cat, acc)
+	// The key's own version is part of the memo key: an update changes its
+	// scopes or bindings.
+	p.Permissions, err = h.permissionsAt(ctx, heads, permissionKey{org: c.OrganizationID, user: c.KeyID, service: c.Service,
+		keyVersion: heads[keyID]}, func(cat *domain.Catalog, acc *domain.OrgAccess) []string {
+		return domain.KeyPermissions(c.Scopes, c.Service, k.Bindings(), org.Administration(), cat, acc)
 	})
 	return p, err
 }

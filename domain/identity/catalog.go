@@ -154,6 +154,17 @@ func (c *Catalog) Entries() []CatalogEntry {
 	return sortedCatalog(out)
 }
 
+// SquattedIDs are the ids among entries a developer application holds.
+func (c *Catalog) SquattedIDs(entries []CatalogEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if old, ok := c.entries[e.AppID]; ok && old.DeveloperAppID != "" {
+			out = append(out, e.AppID)
+		}
+	}
+	return out
+}
+
 // Entry finds an application by app id. A developer-portal id is refused by
 // name: it is another identifier space, never looked up as an app id.
 func (c *Catalog) Entry(pointer, appID string) (CatalogEntry, error) {
@@ -233,7 +244,10 @@ func (c *Catalog) Seed(entries []CatalogEntry, now time.Time) ([]event.Change, e
 				continue
 			}
 			if old.DeveloperAppID != "" {
-				return nil, errs.Conflict("app_id_taken", "app id "+e.AppID+" belongs to a developer application")
+				// A developer application registered this id first: the
+				// first-party entry waits (SquattedIDs names it) rather than
+				// the platform failing to start.
+				continue
 			}
 		}
 		e.UpdatedAt = now

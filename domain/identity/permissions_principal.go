@@ -51,7 +51,11 @@ func SessionPermissions(in EvalInput, service string, cat *Catalog) []string {
 // holds each scope in every usable application that declares it; `*` is
 // every declared scope. Platform scopes are only for keys of the
 // administration organization (operators' keys) that name them.
-func KeyPermissions(scopes []string, service string, administration bool, cat *Catalog, acc *OrgAccess) []string {
+//
+// Resource bindings narrow a bound key: a scope counts only where a binding
+// (on the organization's workspace, the one bindable resource) allows it,
+// within the binding's access level.
+func KeyPermissions(scopes []string, service string, bindings []ResourceBinding, administration bool, cat *Catalog, acc *OrgAccess) []string {
 	out := []string{}
 	usable := map[string]bool{}
 	for _, g := range acc.Services(cat) {
@@ -62,7 +66,7 @@ func KeyPermissions(scopes []string, service string, administration bool, cat *C
 			continue
 		}
 		for _, declared := range e.Scopes {
-			if slices.Contains(scopes, declared) || slices.Contains(scopes, "*") {
+			if (slices.Contains(scopes, declared) || slices.Contains(scopes, "*")) && bindingsAllow(bindings, declared) {
 				out = append(out, Qualify(e.AppID, declared))
 			}
 		}
@@ -79,4 +83,32 @@ func KeyPermissions(scopes []string, service string, administration bool, cat *C
 // still see it, restore it or delete it permanently, and nothing else.
 var OwnerOfDeletedPermissions = []string{
 	"app_platform_auth.organizations:read", "app_platform_auth.organizations:restore", "app_platform_auth.organizations:delete",
+}
+
+// bindingsAllow: an unbound key holds its scopes; a bound one only what a
+// binding allows at its access level.
+func bindingsAllow(bindings []ResourceBinding, scope string) bool {
+	if len(bindings) == 0 {
+		return true
+	}
+	for _, b := range bindings {
+		if slices.Contains(b.AllowedScopes, scope) && accessLevelAllows(b.AccessLevel, scope) {
+			return true
+		}
+	}
+	return false
+}
+
+// accessLevelAllows: read allows read actions; write everything but
+// management; admin everything.
+func accessLevelAllows(level, scope string) bool {
+	_, action, _ := strings.Cut(scope, ":")
+	switch level {
+	case "admin":
+		return true
+	case "write":
+		return action != "manage" && action != "admin"
+	default:
+		return action == "read"
+	}
 }

@@ -68,23 +68,30 @@ func TestMemberPermissions(t *testing.T) {
 func TestKeyPermissions(t *testing.T) {
 	cat, acc := defaultAccess(t)
 	tests := []struct {
-		name    string
-		scopes  []string
-		service string
-		admin   bool
-		want    []string
+		name     string
+		scopes   []string
+		service  string
+		admin    bool
+		want     []string
+		bindings []identity.ResourceBinding
 	}{
-		{"targeted", []string{"status:read", "posts:read"}, "status", false, []string{"status.status:read"}},
+		{"targeted", []string{"status:read", "posts:read"}, "status", false, []string{"status.status:read"}, nil},
 		{"untargeted: every usable app declaring it", []string{"organizations:read", "status:read"}, "", false,
-			[]string{"app_platform_auth.organizations:read", "status.status:read"}},
-		{"star never reaches platform scopes", []string{"*"}, "ops", true, []string{"ops.history:read"}},
-		{"platform scope named, not administration", []string{"projections:replay"}, "ops", false, []string{}},
-		{"operator key of the administration", []string{"projections:replay"}, "ops", true, []string{"ops.projections:replay"}},
-		{"app without access", []string{"studio:read"}, "studio", false, []string{}},
+			[]string{"app_platform_auth.organizations:read", "status.status:read"}, nil},
+		{"star never reaches platform scopes", []string{"*"}, "ops", true, []string{"ops.history:read"}, nil},
+		{"platform scope named, not administration", []string{"projections:replay"}, "ops", false, []string{}, nil},
+		{"operator key of the administration", []string{"projections:replay"}, "ops", true, []string{"ops.projections:replay"}, nil},
+		{"app without access", []string{"studio:read"}, "studio", false, []string{}, nil},
+		{"bound key: allowed scopes at the access level", []string{"status:read", "status:write", "status:poll"}, "status", false,
+			[]string{"status.status:read"}, []identity.ResourceBinding{{ResourceType: "workspace", ResourceID: "org-1", AccessLevel: "read",
+				AllowedScopes: []string{"status:read", "status:write"}}}},
+		{"bound key at write level", []string{"status:read", "status:write", "status:poll"}, "status", false,
+			[]string{"status.status:read", "status.status:write"}, []identity.ResourceBinding{{ResourceType: "workspace", ResourceID: "org-1",
+				AccessLevel: "write", AllowedScopes: []string{"status:read", "status:write"}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := identity.KeyPermissions(tc.scopes, tc.service, tc.admin, cat, acc)
+			got := identity.KeyPermissions(tc.scopes, tc.service, tc.bindings, tc.admin, cat, acc)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}

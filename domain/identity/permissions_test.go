@@ -136,3 +136,25 @@ func TestAuthorize(t *testing.T) {
 		})
 	}
 }
+
+// A developer application holding an id a later first-party entry wants
+// keeps it; seeding skips that entry (and names it) instead of failing the
+// platform's start.
+func TestSeedSkipsSquattedIDs(t *testing.T) {
+	c, _ := identity.LoadCatalog(nil)
+	changes, _, err := c.RegisterDeveloperApp(identity.DeveloperApp{DeveloperAppID: "dapp_1", AppID: "newapp", Name: "Squatter",
+		OwnerOrganizationID: "org-1", SurfaceGroup: "create", Scopes: []string{"things:read"}}, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ = identity.LoadCatalog(recorded(t, changes))
+	first := identity.CatalogEntry{AppID: "newapp", Name: "New first-party app", SurfaceKind: identity.SurfaceApp, SurfaceGroup: "create",
+		FirstParty: true, Scopes: []string{"things:write"}}
+	seeded, err := c.Seed([]identity.CatalogEntry{first}, testNow)
+	if err != nil || len(seeded) != 0 {
+		t.Fatalf("seed over a developer app: %v %v", seeded, err)
+	}
+	if got := c.SquattedIDs([]identity.CatalogEntry{first}); len(got) != 1 || got[0] != "newapp" {
+		t.Fatalf("squatted %v", got)
+	}
+}
