@@ -368,6 +368,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			},
 		},
 	}
+	actions = append(actions, serviceTokenAction(a.Keys()))
 	return IdentityPart{Actions: actions, Routes: func(r *mux.Router) {
 		r.HandleFunc("/magic-link/consume", d.consumeMagicLink(false)).Methods(http.MethodGet)
 		r.HandleFunc("/magic-link/consume", d.consumeMagicLink(true)).Methods(http.MethodPost)

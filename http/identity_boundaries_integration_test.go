@@ -90,3 +90,34 @@ func TestAuthorityBoundaries(t *testing.T) {
 			http.StatusForbidden, "permission_denied")
 	})
 }
+
+// TestServiceTokenIssuing: an operator key issues a service token that the
+// internal routes accept as that service; a tenant cannot issue one.
+func TestServiceTokenIssuing(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	owner := iatRegister(t, h, "svctok")
+	hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/internal/service-tokens", owner.Access,
+		map[string]any{"service": "payments"}), http.StatusForbidden, "permission_denied")
+	p := hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/internal/service-tokens", h.OperatorKey(t),
+		map[string]any{"service": "Payments!", "ttlSeconds": 5}), http.StatusUnprocessableEntity, "invalid_input")
+	if len(p.Errors) != 2 {
+		t.Fatalf("want both members named: %+v", p.Errors)
+	}
+	res := h.Do(t, "identity", http.MethodPost, "/api/internal/service-tokens", h.OperatorKey(t), map[string]any{"service": "payments"})
+	hitMust(t, res, http.StatusCreated, "issue")
+	var tok struct {
+		Token     string `json:"token"`
+		Service   string `json:"service"`
+		ExpiresIn int    `json:"expires_in"`
+	}
+	res.JSON(t, &tok)
+	if tok.Service != "payments" || tok.ExpiresIn != 600 || res.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("issued %s", res.Body)
+	}
+	// The token is a payments service identity: provision-from-checkout
+	// accepts it (schema errors, not authentication ones, for an empty body).
+	hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/internal/provision-from-checkout", tok.Token, map[string]any{}),
+		http.StatusUnprocessableEntity, "invalid_input")
+	hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/internal/provision-from-checkout", owner.Access, map[string]any{}),
+		http.StatusForbidden, "permission_denied")
+}

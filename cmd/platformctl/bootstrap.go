@@ -17,7 +17,7 @@ import (
 )
 
 // DefaultScopes are what the demo key of `make run` holds.
-const DefaultScopes = "status:read,status:write,status:poll,history:read,projections:read,projections:replay,privacy:maintain,api_keys:write"
+const DefaultScopes = "status:read,status:write,status:poll,history:read,projections:read,projections:replay,privacy:maintain,service_tokens:issue,api_keys:write"
 
 // bootstrap creates the first organization (by default the platform
 // administration organization), its owner and an API key through the

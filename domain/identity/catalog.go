@@ -92,7 +92,7 @@ func DefaultCatalog(baseURL string) []CatalogEntry {
 				"service_access:manage", "catalog:read", "catalog:manage", "preferences:read", "preferences:write", "users:read",
 				"users:manage", "organizations:read", "organizations:manage", "organizations:delete", "organizations:restore",
 				"sessions:manage", "security:manage"},
-			PlatformScopes: []string{"privacy:maintain"},
+			PlatformScopes: []string{"privacy:maintain", "service_tokens:issue"},
 			EntrypointURL:  base + "/identity"},
 		{AppID: "dashboard", Name: "Dashboard", SurfaceKind: SurfacePlatform, SurfaceGroup: "platform", Launchable: true, FirstParty: true,
 			DefaultAccess: true, Scopes: []string{"dashboard:read", "widgets:read"}, ResourceTypes: ws("workspace"),

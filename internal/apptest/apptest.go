@@ -133,7 +133,7 @@ func (h *Harness) NewOrganization(t testing.TB, name, slug string, scopes ...str
 
 // OperatorScopes are an operator key's: the platform scopes of the
 // operations console and of privacy maintenance.
-var OperatorScopes = []string{"projections:read", "projections:replay", "history:read", "privacy:maintain"}
+var OperatorScopes = []string{"projections:read", "projections:replay", "history:read", "privacy:maintain", "service_tokens:issue"}
 
 // OperatorKey is a key of the platform administration organization holding
 // the operators' platform scopes (replays, privacy maintenance): only such
