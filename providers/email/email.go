@@ -143,8 +143,9 @@ func mime(s string) string {
 }
 
 // Sandbox is the clearly named local provider: it sends nothing, keeps the
-// messages in memory and logs recipient and subject (never the body, which
-// may hold a login link).
+// last SandboxKeep messages in memory and logs the recipient's domain and the
+// subject (never the address, personal data, nor the body, which may hold a
+// login link).
 type Sandbox struct {
 	Log *slog.Logger
 
@@ -157,12 +158,19 @@ var _ Sender = (*Sandbox)(nil)
 func (s *Sandbox) Send(_ context.Context, m Message) error {
 	s.mu.Lock()
 	s.sent = append(s.sent, m)
+	if len(s.sent) > SandboxKeep {
+		s.sent = append([]Message(nil), s.sent[len(s.sent)-SandboxKeep:]...)
+	}
 	s.mu.Unlock()
 	if s.Log != nil {
-		s.Log.Info("sandbox email provider: message kept, not sent", "to", m.To, "subject", m.Subject)
+		_, domain, _ := strings.Cut(m.To, "@")
+		s.Log.Warn("sandbox email provider: message kept, not sent (configure SMTP to deliver)", "to_domain", domain, "subject", m.Subject)
 	}
 	return nil
 }
+
+// SandboxKeep bounds the sandbox's memory.
+const SandboxKeep = 100
 
 // Sent lists what the sandbox kept.
 func (s *Sandbox) Sent() []Message {
