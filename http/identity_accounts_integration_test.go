@@ -121,6 +121,35 @@ func iatLoginEventually(t *testing.T, h *apptest.Harness, email, password string
 	return s
 }
 
+// iatDescriptor is one action descriptor as /api/actions lists it.
+type iatDescriptor struct {
+	Name                 string         `json:"name"`
+	Method               string         `json:"method"`
+	Path                 string         `json:"path"`
+	Summary              string         `json:"summary"`
+	InputSchema          map[string]any `json:"inputSchema"`
+	ReadOnly             bool           `json:"readOnly"`
+	Destructive          bool           `json:"destructive"`
+	RequiresConfirmation bool           `json:"requiresConfirmation"`
+	AgentAccess          string         `json:"agentAccess"`
+}
+
+// iatDescriptors lists the identity service's action descriptors by name.
+func iatDescriptors(t *testing.T, h *apptest.Harness) map[string]iatDescriptor {
+	t.Helper()
+	res := h.Do(t, "identity", http.MethodGet, "/api/actions", "-", nil)
+	hitMust(t, res, http.StatusOK, "actions")
+	var body struct {
+		Actions []iatDescriptor `json:"actions"`
+	}
+	res.JSON(t, &body)
+	out := make(map[string]iatDescriptor, len(body.Actions))
+	for _, a := range body.Actions {
+		out[a.Name] = a
+	}
+	return out
+}
+
 // iatSettle waits until the accounts read model holds a command's answer.
 func iatSettle(t *testing.T, h *apptest.Harness, res apptest.Response) {
 	t.Helper()
@@ -767,22 +796,8 @@ func TestOriginPatterns(t *testing.T) {
 // action descriptor following seed 000's rules, and OpenAPI lists it.
 func TestIdentityAccountDescriptors(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{NoWorkers: true})
-	res := h.Do(t, "identity", http.MethodGet, "/api/actions", "-", nil)
-	hitMust(t, res, http.StatusOK, "actions")
-	var body struct {
-		Actions []struct {
-			Name                 string `json:"name"`
-			Path                 string `json:"path"`
-			ReadOnly             bool   `json:"readOnly"`
-			Destructive          bool   `json:"destructive"`
-			RequiresConfirmation bool   `json:"requiresConfirmation"`
-			AgentAccess          string `json:"agentAccess"`
-		} `json:"actions"`
-	}
-	res.JSON(t, &body)
-	byName := map[string]int{}
-	for i, a := range body.Actions {
-		byName[a.Name] = i
+	actions := iatDescriptors(t, h)
+	for _, a := range actions {
 		if a.ReadOnly != (a.AgentAccess == "auto") || a.ReadOnly == a.RequiresConfirmation {
 			t.Errorf("%s: readOnly %v agentAccess %s requiresConfirmation %v", a.Name, a.ReadOnly, a.AgentAccess, a.RequiresConfirmation)
 		}
@@ -800,13 +815,13 @@ func TestIdentityAccountDescriptors(t *testing.T) {
 		"app_platform_auth.privacy.maintenance.run": false,
 	}
 	for name, destructive := range want {
-		i, ok := byName[name]
+		a, ok := actions[name]
 		if !ok {
 			t.Errorf("action %s is not served", name)
 			continue
 		}
-		if body.Actions[i].Destructive != destructive {
-			t.Errorf("%s: destructive %v, want %v", name, body.Actions[i].Destructive, destructive)
+		if a.Destructive != destructive {
+			t.Errorf("%s: destructive %v, want %v", name, a.Destructive, destructive)
 		}
 	}
 	doc := h.Do(t, "identity", http.MethodGet, "/api/openapi.json", "-", nil)
