@@ -267,7 +267,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 					return Reply{}, err
 				}
 				list, err := d.Queries.Catalog(ctx, accessview.CatalogFilter{SurfaceKind: in.SurfaceKind, SurfaceGroup: in.SurfaceGroup, Launchable: in.Launchable})
-				return OK(map[string]any{"entries": list}), err
+				return OK(map[string]any{"entries": accessview.RedactOwners(list, c.Principal)}), err
 			},
 		},
 		{

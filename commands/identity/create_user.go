@@ -46,7 +46,8 @@ func (h *Handlers) CreateUser(ctx context.Context, m commands.Meta, actor domain
 		return zero, err
 	}
 	role := domain.RoleOrDefault(in.Role)
-	// Check the ladder before anything is written.
+	// Check the ladder before anything is written; the membership command
+	// checks it again with the actor's current role (decideMember).
 	if err := domain.CheckRoleChange(actor, domain.Member{}, domain.Member{Role: role}, org.Administration()); err != nil {
 		return zero, err
 	}
@@ -128,5 +129,7 @@ func (h *Handlers) createUserStream(ctx context.Context, m commands.Meta, in Cre
 // which cannot sign in.
 func (h *Handlers) compensate(ctx context.Context, m commands.Meta, userID string) {
 	m.IdempotencyKey = ""
-	_, _ = h.eraseUser(ctx, m, userID)
+	if u, err := h.loadUser(ctx, userID); err == nil && u.Exists() {
+		_, _ = h.eraseUser(ctx, m, u)
+	}
 }

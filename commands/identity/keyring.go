@@ -43,7 +43,13 @@ func unavailable(err error) error {
 	return errs.Unavailable("identity key store unavailable", err)
 }
 
-// Create returns the subject's key, making one on first use.
+// errSubjectErased is what sealing for an erased subject answers.
+func errSubjectErased() error {
+	return errs.Conflict("subject_erased", "the account or organization was permanently deleted; no data can be stored under its id again")
+}
+
+// Create returns the subject's key, making one on first use. A destroyed
+// key is never made again (its row stays as the marker): errSubjectErased.
 func (k *Keyring) Create(ctx context.Context, subject string) ([]byte, error) {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
@@ -52,14 +58,19 @@ func (k *Keyring) Create(ctx context.Context, subject string) ([]byte, error) {
 	if _, err := k.pool.Exec(ctx, `INSERT INTO identity_data_keys (subject_id, data_key) VALUES ($1,$2) ON CONFLICT DO NOTHING`, subject, key); err != nil {
 		return nil, unavailable(err)
 	}
-	return k.Get(ctx, subject)
+	got, err := k.Get(ctx, subject)
+	if errors.Is(err, domain.ErrKeyDestroyed) {
+		return nil, errSubjectErased()
+	}
+	return got, err
 }
 
-// Get returns the subject's key, or domain.ErrKeyDestroyed.
+// Get returns the subject's key, or domain.ErrKeyDestroyed (also for a
+// subject that never had one: nothing sealed exists for it).
 func (k *Keyring) Get(ctx context.Context, subject string) ([]byte, error) {
 	var key []byte
 	err := k.pool.QueryRow(ctx, `SELECT data_key FROM identity_data_keys WHERE subject_id=$1`, subject).Scan(&key)
-	if errors.Is(err, pgx.ErrNoRows) {
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && key == nil {
 		return nil, domain.ErrKeyDestroyed
 	}
 	if err != nil {
@@ -68,15 +79,19 @@ func (k *Keyring) Get(ctx context.Context, subject string) ([]byte, error) {
 	return key, nil
 }
 
-// Destroy deletes the subject's key: its sealed data is erased everywhere.
+// Destroy drops the subject's key: its sealed data is erased everywhere.
+// The row stays as a marker (data_key NULL), so Create refuses the id from
+// now on; the row lock orders it against a concurrent Create.
 func (k *Keyring) Destroy(ctx context.Context, subject string) error {
-	if _, err := k.pool.Exec(ctx, `DELETE FROM identity_data_keys WHERE subject_id=$1`, subject); err != nil {
+	if _, err := k.pool.Exec(ctx, `INSERT INTO identity_data_keys (subject_id, data_key, destroyed_at) VALUES ($1, NULL, now())
+		ON CONFLICT (subject_id) DO UPDATE SET data_key=NULL, destroyed_at=coalesce(identity_data_keys.destroyed_at, now())`, subject); err != nil {
 		return unavailable(err)
 	}
 	return nil
 }
 
-// Seal encrypts a value of the subject under its key (created when missing).
+// Seal encrypts a value of the subject under its key (created when missing;
+// refused with 409 subject_erased once the key was destroyed).
 func (k *Keyring) Seal(ctx context.Context, subject, plaintext string) (string, error) {
 	key, err := k.Create(ctx, subject)
 	if err != nil {

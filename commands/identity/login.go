@@ -100,7 +100,9 @@ func (h *Handlers) activeOrganization(ctx context.Context, u *domain.User, reque
 		if err != nil {
 			return nil, err
 		}
-		if _, member := o.Member(userID); !member || !o.Active() {
+		// An owner may ask for its soft-deleted organization by id (to
+		// restore it); a default sign-in skips it.
+		if !o.SignInAllowed(userID, requested != "") {
 			return nil, nil
 		}
 		if service != "" && h.serviceAccess != nil {

@@ -109,7 +109,7 @@ func (h *Handlers) purgeTombstone(ctx context.Context, t Tombstone, cutoff time.
 		if u.Lifecycle() != domain.StateDeleted || !u.DeletedAt().Before(cutoff) {
 			return false, nil
 		}
-		_, err = h.eraseUser(ctx, m, t.ID)
+		_, err = h.eraseUser(ctx, m, u)
 	default:
 		return false, nil
 	}

@@ -2,7 +2,6 @@ package identity
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,7 +10,6 @@ import (
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/identity"
-	"github.com/platform/backend/providers/email"
 )
 
 // Provisioned is the answer of POST /api/internal/provision-from-checkout.
@@ -29,7 +27,8 @@ type Provisioned struct {
 // magic-login link. It spans several streams, so it is written as a
 // sequence of idempotent steps anchored on the email's checkout stream: a
 // retry after a crash finishes what the first call started and creates
-// nothing twice.
+// nothing twice. Every call, first or repeat, grants this request's app and
+// records this request's entitlement on the organization it answers.
 func (a *Access) ProvisionFromCheckout(ctx context.Context, m commands.Meta, in domain.CheckoutRequest) (Provisioned, error) {
 	if err := a.h.requireKeys(); err != nil {
 		return Provisioned{}, err
@@ -47,222 +46,122 @@ func (a *Access) ProvisionFromCheckout(ctx context.Context, m commands.Meta, in 
 		return Provisioned{}, err
 	}
 	m.IdempotencyKey = "" // idempotent by email; each step below is too
-	streamID := domain.CheckoutStreamID(emailHash)
-
-	// An owner who already exists outside checkout (resolved by membership)
-	// gets a fresh link and no second workspace.
-	if history, err := a.load(ctx, streamID); err != nil {
-		return Provisioned{}, err
-	} else if len(history) == 0 {
-		if org, user, ok, err := a.existingOwner(ctx, emailHash); err != nil {
-			return Provisioned{}, err
-		} else if ok {
-			return a.loginLink(ctx, m, org, user, in.RedirectURI, false)
+	p := checkoutCall{a: a, m: m, in: in, mail: mail, emailHash: emailHash, streamID: domain.CheckoutStreamID(emailHash)}
+	// A superseded or released anchor, or a concurrent call that moved it,
+	// sends the call round once more; each round writes at most one anchor.
+	for range 3 {
+		out, again, err := p.round(ctx)
+		if err != nil || !again {
+			return out, err
 		}
 	}
+	return Provisioned{}, errs.Conflict("concurrent_modification", "the checkout of this email changed while the call ran; retry")
+}
 
+// checkoutCall is one provision call's inputs.
+type checkoutCall struct {
+	a                         *Access
+	m                         commands.Meta
+	in                        domain.CheckoutRequest
+	mail, emailHash, streamID string
+}
+
+type checkoutAnchor struct {
+	State   domain.CheckoutProvisionedV1 `json:"state"`
+	Created bool                         `json:"created"`
+	Sent    bool                         `json:"sent"`
+	Moved   bool                         `json:"moved"` // not the state this round checked
+}
+
+// round answers from the anchor when it is usable, from an existing owner
+// when there is none, and otherwise writes a new or superseding anchor.
+func (p checkoutCall) round(ctx context.Context) (Provisioned, bool, error) {
+	a := p.a
+	history, err := a.load(ctx, p.streamID)
+	if err != nil {
+		return Provisioned{}, false, err
+	}
+	c, err := domain.LoadCheckout(commands.Recorded(history))
+	if err != nil {
+		return Provisioned{}, false, err
+	}
 	orgID, userID := uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String()
-	type anchor struct {
-		State   domain.CheckoutProvisionedV1 `json:"state"`
-		Created bool                         `json:"created"`
-		Sent    bool                         `json:"sent"`
+	prev := ""
+	if !c.Exists() {
+		// An owner who already exists outside checkout (resolved by the
+		// email's claim and membership) gets a fresh link and no second workspace.
+		if org, user, ok, err := a.existingOwner(ctx, p.emailHash); err != nil {
+			return Provisioned{}, false, err
+		} else if ok {
+			out, err := p.serve(ctx, org, user, false)
+			return out, false, err
+		}
+	} else {
+		verdict, err := a.checkAnchor(ctx, c.State())
+		if err != nil {
+			return Provisioned{}, false, err
+		}
+		switch verdict {
+		case anchorNewOrganization:
+			prev, userID = c.State().OrganizationID, c.State().UserID
+		case anchorNewAccount:
+			prev = c.State().OrganizationID
+		}
 	}
-	res, err := commands.Run(ctx, a.h.store, platformMeta(m), domain.StreamCheckout, streamID,
-		func(history []event.Recorded) ([]event.Change, anchor, error) {
-			c, err := domain.LoadCheckout(history)
-			if err != nil {
-				return nil, anchor{}, err
-			}
-			changes, created := c.Provision(emailHash, orgID, userID, in, a.now())
-			if !created {
-				return nil, anchor{State: c.State(), Sent: c.SafetyNetSent()}, nil
-			}
-			return changes, anchor{State: changes[0].Payload.(domain.CheckoutProvisionedV1), Created: true}, nil
-		})
+	anchor := checkoutAnchor{State: c.State(), Sent: c.SafetyNetSent()}
+	if !c.Exists() || prev != "" {
+		res, err := commands.Run(ctx, a.h.store, platformMeta(p.m), domain.StreamCheckout, p.streamID,
+			func(history []event.Recorded) ([]event.Change, checkoutAnchor, error) {
+				c, err := domain.LoadCheckout(history)
+				if err != nil {
+					return nil, checkoutAnchor{}, err
+				}
+				changes, created := c.Provision(p.emailHash, orgID, userID, p.in, a.now())
+				if prev != "" {
+					changes, created = c.Supersede(prev, p.emailHash, orgID, userID, p.in, a.now())
+				}
+				if !created { // a concurrent call anchored first: check its anchor
+					return nil, checkoutAnchor{Moved: true}, nil
+				}
+				return changes, checkoutAnchor{State: changes[0].Payload.(domain.CheckoutProvisionedV1), Created: true}, nil
+			})
+		if err != nil || res.Value.Moved {
+			return Provisioned{}, err == nil, err
+		}
+		anchor = res.Value
+	}
+	st := anchor.State
+	if err := a.ensureWorkspace(ctx, p.m, st, p.in, p.mail); err != nil {
+		if e, ok := errs.As(err); ok && e.Kind == errs.KindConflict && e.Code == "email_taken" {
+			// The email's claim went to an account made outside checkout
+			// (a sign-up that committed after the owner lookup): this anchor's
+			// owner can never be made, so the next round serves that account.
+			return Provisioned{}, true, a.releaseAnchor(ctx, p.m, p.streamID, st)
+		}
+		return Provisioned{}, false, err
+	}
+	out, err := a.loginLink(ctx, p.m, st.OrganizationID, st.UserID, p.in.RedirectURI, anchor.Created)
 	if err != nil {
-		return Provisioned{}, err
-	}
-	st := res.Value.State
-	if err := a.ensureWorkspace(ctx, m, st, in, mail); err != nil {
-		return Provisioned{}, err
-	}
-	out, err := a.loginLink(ctx, m, st.OrganizationID, st.UserID, in.RedirectURI, res.Value.Created)
-	if err != nil {
-		return Provisioned{}, err
+		return Provisioned{}, false, err
 	}
 	// The safety net goes out on the creating call. A later call sends it
 	// only when the first one evidently failed to (not recorded a while
 	// after creation), so a double-submitted checkout sends one email.
-	if res.Value.Created || (!res.Value.Sent && a.now().Sub(st.At) > safetyNetRetryAfter) {
-		a.sendSafetyNet(ctx, m, streamID, st, in.RedirectURI, mail)
+	if anchor.Created || (!anchor.Sent && a.now().Sub(st.At) > safetyNetRetryAfter) {
+		a.sendSafetyNet(ctx, p.m, p.streamID, st, p.in.RedirectURI, p.mail)
 	}
-	return out, nil
+	return out, false, nil
+}
+
+// serve answers an existing owner's organization: this purchase's grants
+// and entitlement, then a fresh link.
+func (p checkoutCall) serve(ctx context.Context, org, user string, created bool) (Provisioned, error) {
+	if err := p.a.grantPurchase(ctx, p.m, org, p.in); err != nil {
+		return Provisioned{}, err
+	}
+	return p.a.loginLink(ctx, p.m, org, user, p.in.RedirectURI, created)
 }
 
 // safetyNetRetryAfter: how long after creation an unsent safety net is
 // taken for failed rather than in flight.
 const safetyNetRetryAfter = 2 * time.Minute
-
-// existingOwner finds an organization the email's user owns (read model
-// candidates, confirmed on the write side).
-func (a *Access) existingOwner(ctx context.Context, emailHash string) (string, string, bool, error) {
-	userID, err := a.h.userByEmailHash(ctx, emailHash)
-	if err != nil || userID == "" {
-		return "", "", false, err
-	}
-	u, err := a.h.loadUser(ctx, userID)
-	if err != nil {
-		return "", "", false, err
-	}
-	// The home organization counts before the read model lists it: a second
-	// checkout right after the first finds the workspace the first made.
-	orgs := []string{u.State().OrganizationID}
-	if a.h.dir != nil {
-		more, err := a.h.dir.OrganizationsOf(ctx, userID)
-		if err != nil {
-			return "", "", false, err
-		}
-		for _, id := range more {
-			if id != orgs[0] {
-				orgs = append(orgs, id)
-			}
-		}
-	}
-	found := ""
-	for _, id := range orgs {
-		o, err := a.h.loadOrganization(ctx, id)
-		if err != nil {
-			return "", "", false, err
-		}
-		mem, ok := o.Member(userID)
-		// A billing-plane caller never receives a sign-in link of a platform
-		// account: that would turn any billing bug into a platform takeover.
-		if ok && o.Administration() {
-			return "", "", false, errs.Conflict("platform_account", "the email belongs to a platform administration account; it cannot be provisioned")
-		}
-		if ok && mem.Role == domain.RoleOwner && o.Active() && found == "" {
-			found = id
-		}
-	}
-	if found != "" {
-		return found, userID, true, nil
-	}
-	return "", "", false, errs.Conflict("email_taken", "the email belongs to an account that owns no organization; sign in instead")
-}
-
-// ensureWorkspace runs the creation steps; each one that already happened
-// answers a conflict of its own kind, which here means done.
-func (a *Access) ensureWorkspace(ctx context.Context, m commands.Meta, st domain.CheckoutProvisionedV1, in domain.CheckoutRequest, mail string) error {
-	done := func(err error, code string) error {
-		if e, ok := errs.As(err); ok && e.Kind == errs.KindConflict && e.Code == code {
-			return nil
-		}
-		return err
-	}
-	_, err := a.h.CreateOrganization(ctx, m, CreateOrganization{ID: st.OrganizationID, Name: in.Workspace(),
-		Slug: checkoutSlug(in.Workspace(), st.OrganizationID), Owner: st.UserID})
-	if err = done(err, "organization_exists"); err != nil {
-		return err
-	}
-	// Passwordless owner: no password, so the event holds an empty hash.
-	_, err = a.h.createUserStream(ctx, m, CreateUser{Email: mail, Name: in.Name}, st.OrganizationID, st.UserID)
-	if err = done(err, "user_exists"); err != nil {
-		return err
-	}
-	_, err = a.changeAccess(ctx, m, st.OrganizationID, func(cat *domain.Catalog, acc *domain.OrgAccess) ([]event.Change, error) {
-		changes := acc.RecordEntitlement(st.Entitlement, a.now())
-		for _, app := range append(cat.DefaultServices(), st.AppID) {
-			c, err := acc.GrantService(cat, app, domain.AccessProvision, a.now())
-			if err != nil {
-				return nil, err
-			}
-			changes = append(changes, c...)
-		}
-		return dedupeGrants(changes), nil
-	})
-	return err
-}
-
-// dedupeGrants drops a second grant of one app in one decision (the target
-// service may also be a default one).
-func dedupeGrants(changes []event.Change) []event.Change {
-	seen := map[string]bool{}
-	out := changes[:0]
-	for _, c := range changes {
-		if g, ok := c.Payload.(domain.ServiceAccessV1); ok {
-			if seen[g.AppID] {
-				continue
-			}
-			seen[g.AppID] = true
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-// loginLink issues the trusted single-use login link (skips the
-// interstitial: it goes straight from checkout to the browser).
-func (a *Access) loginLink(ctx context.Context, m commands.Meta, orgID, userID, redirect string, created bool) (Provisioned, error) {
-	token, issued, err := a.IssueMagicLink(ctx, m, orgID, userID, domain.PurposeCheckoutLogin, redirect, true, domain.MagicLinkTTL)
-	if err != nil {
-		return Provisioned{}, err
-	}
-	return Provisioned{OrgID: orgID, UserID: userID, Created: created, LoginURL: a.MagicLinkURL(token), ExpiresAt: issued.ExpiresAt}, nil
-}
-
-// sendSafetyNet emails the longer-lived link (it keeps the interstitial)
-// and records that it went out, so it goes out once. A failed send is
-// logged and retried by the next provision call for the same email.
-func (a *Access) sendSafetyNet(ctx context.Context, m commands.Meta, streamID string, st domain.CheckoutProvisionedV1, redirect, to string) {
-	if a.mail == nil {
-		return
-	}
-	token, issued, err := a.IssueMagicLink(ctx, m, st.OrganizationID, st.UserID, domain.PurposeSafetyNet, redirect, false, domain.SafetyNetTTL)
-	if err != nil {
-		a.log.Warn("safety-net link not issued", "organization_id", st.OrganizationID, "err", err)
-		return
-	}
-	msg := email.Message{To: to, Subject: "Your workspace is ready",
-		Text: "Your workspace is ready. If the sign-in window closed, use this link (valid for 7 days, one use):\n\n" +
-			a.MagicLinkURL(token) + "\n\nIf you did not buy anything, ignore this message.\n"}
-	if err := a.mail.Send(ctx, msg); err != nil {
-		a.log.Warn("safety-net email not sent; the next provision call retries", "organization_id", st.OrganizationID, "err", err)
-		return
-	}
-	if _, err := commands.Run(ctx, a.h.store, platformMeta(m), domain.StreamCheckout, streamID,
-		func(history []event.Recorded) ([]event.Change, struct{}, error) {
-			c, err := domain.LoadCheckout(history)
-			if err != nil {
-				return nil, struct{}{}, err
-			}
-			return c.MarkSafetyNetSent(issued.TokenID, a.now()), struct{}{}, nil
-		}); err != nil {
-		a.log.Warn("safety-net email sent but not recorded", "organization_id", st.OrganizationID, "err", err)
-	}
-}
-
-// checkoutSlug derives a unique slug from the workspace name and the
-// organization id (the id's tail keeps two "Acme" workspaces apart).
-func checkoutSlug(name, orgID string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		if b.Len() >= 30 {
-			break
-		}
-		switch {
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		case !dash && b.Len() > 0:
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	base := strings.Trim(b.String(), "-")
-	if base == "" {
-		base = "workspace"
-	}
-	tail := strings.ReplaceAll(orgID, "-", "")
-	return base + "-" + tail[len(tail)-8:]
-}

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,20 +19,19 @@ import (
 // ServiceKeys is the identity service's own Ed25519 key set for
 // service-to-service tokens. Keys live in PostgreSQL so every platformd
 // process signs and verifies with the same set; the first start generates
-// one. Private keys never leave the table except to sign.
+// one. Private keys never leave the table except to sign. Verification
+// reads the key by primary key every time (no per-process cache): a key
+// retired by any process stops verifying in every process at once.
 type ServiceKeys struct {
 	pool *pgxpool.Pool
 	now  func() time.Time
-
-	mu     sync.RWMutex
-	public map[string]ed25519.PublicKey
 }
 
 func NewServiceKeys(pool *pgxpool.Pool, now func() time.Time) *ServiceKeys {
 	if now == nil {
 		now = time.Now
 	}
-	return &ServiceKeys{pool: pool, now: now, public: map[string]ed25519.PublicKey{}}
+	return &ServiceKeys{pool: pool, now: now}
 }
 
 // Init creates the table and, when no active key exists, one key. Two
@@ -74,15 +72,15 @@ func (k *ServiceKeys) Rotate(ctx context.Context) (string, error) {
 	kid := uuid.Must(uuid.NewV7()).String()
 	_, err = k.pool.Exec(ctx, `INSERT INTO identity_service_keys (kid, private_key, public_key, created_at) VALUES ($1,$2,$3,$4)`,
 		kid, priv.Seed(), []byte(pub), k.now().UTC())
-	return kid, unavailable(err)
+	if err != nil {
+		return "", unavailable(err)
+	}
+	return kid, nil
 }
 
-// Retire stops a key from verifying (and signing).
+// Retire stops a key from verifying (and signing), in every process at once.
 func (k *ServiceKeys) Retire(ctx context.Context, kid string) error {
 	_, err := k.pool.Exec(ctx, `UPDATE identity_service_keys SET retired_at=$2 WHERE kid=$1 AND retired_at IS NULL`, kid, k.now().UTC())
-	k.mu.Lock()
-	delete(k.public, kid)
-	k.mu.Unlock()
 	if err != nil {
 		return unavailable(err)
 	}
@@ -135,12 +133,9 @@ func (k *ServiceKeys) publicKey(ctx context.Context, kid string) (ed25519.Public
 	if uuid.Validate(kid) != nil { // kids are UUIDs; anything else is an unknown key, not a store question
 		return nil, false, nil
 	}
-	k.mu.RLock()
-	pub, ok := k.public[kid]
-	k.mu.RUnlock()
-	if ok {
-		return pub, true, nil
-	}
+	// One primary-key lookup per service token: tokens reach only the
+	// internal routes (billing plane, developer portal), so this costs
+	// little, and a cache would keep a retired key alive in other processes.
 	var raw []byte
 	err := k.pool.QueryRow(ctx, `SELECT public_key FROM identity_service_keys WHERE kid=$1 AND retired_at IS NULL`, kid).Scan(&raw)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -149,11 +144,7 @@ func (k *ServiceKeys) publicKey(ctx context.Context, kid string) (ed25519.Public
 	if err != nil {
 		return nil, false, unavailable(err)
 	}
-	pub = ed25519.PublicKey(raw)
-	k.mu.Lock()
-	k.public[kid] = pub
-	k.mu.Unlock()
-	return pub, true, nil
+	return ed25519.PublicKey(raw), true, nil
 }
 
 // JWK is one public key of GET /.well-known/jwks.json (RFC 8037: OKP Ed25519).

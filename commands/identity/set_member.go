@@ -53,8 +53,11 @@ func (h *Handlers) setMember(ctx context.Context, m commands.Meta, actor domain.
 		})
 }
 
+// decideMember runs under the organization stream's lock: the actor's role
+// is re-read there, so an actor demoted since it was resolved (ActorIn runs
+// before the command) cannot use the old role.
 func (h *Handlers) decideMember(o *domain.Organization, actor domain.Actor, next domain.Member) ([]event.Change, MemberState, error) {
-	changes, err := o.SetMember(actor, next, h.now())
+	changes, err := o.SetMember(o.ActorNow(actor), next, h.now())
 	if err != nil {
 		return nil, MemberState{}, err
 	}
@@ -71,7 +74,7 @@ func (h *Handlers) RemoveMember(ctx context.Context, m commands.Meta, actor doma
 			if err != nil {
 				return nil, MemberState{}, err
 			}
-			changes, err := o.RemoveMember(actor, userID, h.now())
+			changes, err := o.RemoveMember(o.ActorNow(actor), userID, h.now()) // the current role, as in decideMember
 			if err != nil {
 				return nil, MemberState{}, err
 			}

@@ -21,6 +21,7 @@ const (
 	StreamCheckout      = "identity.checkout"
 	CheckoutProvisioned = "identity.checkout.provisioned"
 	SafetyNetSent       = "identity.checkout.safety_net_sent"
+	CheckoutReleased    = "identity.checkout.released"
 	EntitlementRecorded = "identity.access.entitlement_recorded"
 )
 
@@ -48,7 +49,20 @@ type CheckoutProvisionedV1 struct {
 	UserID         string      `json:"user_id"`
 	AppID          string      `json:"app_id"`
 	Entitlement    Entitlement `json:"entitlement"`
-	At             time.Time   `json:"at"`
+	// Supersedes is the organization of the anchor this one replaced (its
+	// owner was erased or its workspace is gone); empty on a first anchor.
+	Supersedes string    `json:"supersedes,omitempty"`
+	At         time.Time `json:"at"`
+}
+
+// CheckoutReleasedV1 ends an anchor whose owner could never be made (the
+// email belongs to an account made outside checkout): later calls go the
+// existing-owner way.
+type CheckoutReleasedV1 struct {
+	OrganizationID string    `json:"organization_id"`
+	UserID         string    `json:"user_id"`
+	Reason         string    `json:"reason"`
+	At             time.Time `json:"at"`
 }
 
 type SafetyNetSentV1 struct {
@@ -67,9 +81,13 @@ func LoadCheckout(history []event.Recorded) (*Checkout, error) {
 	for _, r := range history {
 		switch r.Type {
 		case CheckoutProvisioned:
+			// A superseding anchor is a new account: its safety net is unsent.
+			c.provisioned, c.safetyNetSent = CheckoutProvisionedV1{}, false
 			if err := json.Unmarshal(r.Payload, &c.provisioned); err != nil {
 				return nil, err
 			}
+		case CheckoutReleased:
+			c.provisioned, c.safetyNetSent = CheckoutProvisionedV1{}, false
 		case SafetyNetSent:
 			c.safetyNetSent = true
 		}
@@ -113,8 +131,10 @@ func ValidateCheckout(r CheckoutRequest, cat *Catalog) error {
 	if _, err := mail.ParseAddress(r.Email); err != nil || !strings.Contains(r.Email, "@") {
 		f = append(f, errs.Field{Pointer: "/email", Detail: "must be an email address"})
 	}
-	if r.Workspace() == "" {
+	if w := r.Workspace(); w == "" {
 		f = append(f, errs.Field{Pointer: "/workspaceName", Detail: "workspaceName or company is required"})
+	} else if len(w) > 200 { // the organization's name limit, checked before any step is written
+		f = append(f, errs.Field{Pointer: "/workspaceName", Detail: "must be at most 200 characters"})
 	}
 	if !slices.Contains(EntitlementModes, r.Mode) {
 		f = append(f, errs.Field{Pointer: "/mode", Detail: "must be one of count, all, free"})
@@ -171,6 +191,27 @@ func (c *Checkout) Provision(emailHash, organizationID, userID string, r Checkou
 	}
 	return []event.Change{event.New(CheckoutProvisioned, CheckoutProvisionedV1{EmailHash: emailHash, OrganizationID: organizationID,
 		UserID: userID, AppID: r.AppID, Entitlement: r.Entitlement(), At: now})}, true
+}
+
+// Supersede replaces the anchor of organization prev (whose owner was
+// erased or whose workspace is gone) with new ids. It changes nothing when
+// the anchor is no longer prev (a concurrent call moved it first).
+func (c *Checkout) Supersede(prev, emailHash, organizationID, userID string, r CheckoutRequest, now time.Time) ([]event.Change, bool) {
+	if !c.Exists() || c.provisioned.OrganizationID != prev {
+		return nil, false
+	}
+	return []event.Change{event.New(CheckoutProvisioned, CheckoutProvisionedV1{EmailHash: emailHash, OrganizationID: organizationID,
+		UserID: userID, AppID: r.AppID, Entitlement: r.Entitlement(), Supersedes: prev, At: now})}, true
+}
+
+// Release ends the anchor of organization org (see CheckoutReleasedV1);
+// nothing when the anchor is no longer org.
+func (c *Checkout) Release(org, reason string, now time.Time) []event.Change {
+	if !c.Exists() || c.provisioned.OrganizationID != org {
+		return nil
+	}
+	return []event.Change{event.New(CheckoutReleased, CheckoutReleasedV1{OrganizationID: org, UserID: c.provisioned.UserID,
+		Reason: reason, At: now})}
 }
 
 // MarkSafetyNetSent records the one safety-net email.

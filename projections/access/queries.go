@@ -54,6 +54,19 @@ func (q *Queries) Catalog(ctx context.Context, f CatalogFilter) ([]domain.Catalo
 	})
 }
 
+// RedactOwners hides a developer app's owning organization from everyone but
+// platform roles and that organization's own principals (service tokens
+// included: they have no organization): which tenant built an app, and its
+// id, are that tenant's business.
+func RedactOwners(list []domain.CatalogEntry, p domain.Principal) []domain.CatalogEntry {
+	for i := range list {
+		if owner := list[i].OwnerOrganizationID; owner != "" && !p.SeesOrganization(owner) {
+			list[i].OwnerOrganizationID = ""
+		}
+	}
+	return list
+}
+
 // APIKeys lists an organization's keys, newest first; state "" is all.
 func (q *Queries) APIKeys(ctx context.Context, organizationID, state string, limit int) ([]KeyView, error) {
 	if limit <= 0 || limit > 200 {
