@@ -119,51 +119,132 @@ func (r *Relay) runAsLeader(ctx context.Context) error {
 }
 
 // PublishBatch sends up to BatchSize committed rows past the cursor and
-// advances it; it returns how many it published.
+// advances the cursor over the rows that are on the log; it returns how many
+// rows the cursor passed.
+//
+// A stream's order on the log must survive a partial failure: when the broker
+// comes back in the middle of sarama's retries, SendMessages fails for some
+// messages and succeeds for others, and a resent earlier version would land
+// after a later one. So the rows are sent in waves that hold at most one row
+// per stream (a stream's n-th row of the batch goes in wave n), each wave only
+// after the one before is fully acknowledged; a wave with a failure stops the
+// batch, and the cursor moves only over the leading rows (in commit order)
+// that are known to be on the log. What follows is sent again next time:
+// duplicates carry the same event id and readers drop them.
 func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
+	batch, err := r.pending(ctx)
+	if err != nil || len(batch) == 0 {
+		return 0, err
+	}
+	onLog := make([]bool, len(batch))
+	var sendErr error
+	for _, wave := range waves(batch) {
+		msgs := make([]*sarama.ProducerMessage, len(wave))
+		for i, at := range wave {
+			msgs[i] = batch[at].msg
+		}
+		err := r.producer.SendMessages(msgs)
+		failed := failedMessages(err, msgs)
+		for i, at := range wave {
+			onLog[at] = !failed[msgs[i]]
+		}
+		if err != nil {
+			sendErr = fmt.Errorf("publish %d events (%d failed): %w", len(msgs), len(failed), err)
+			break
+		}
+	}
+	published := 0
+	for published < len(batch) && onLog[published] {
+		published++
+	}
+	if published > 0 {
+		last := batch[published-1]
+		if _, err := r.pool.Exec(ctx, `UPDATE es_relay_cursor SET tx_id = $1::xid8, global_seq = $2`, last.txID, last.seq); err != nil {
+			return 0, errors.Join(sendErr, err)
+		}
+		relayPublished.Add(float64(published))
+	}
+	if sendErr != nil {
+		relaySendFailures.Inc()
+	}
+	return published, sendErr
+}
+
+// outboxRow is one row read past the cursor, ready to send.
+type outboxRow struct {
+	txID   string
+	seq    int64
+	stream string
+	msg    *sarama.ProducerMessage
+}
+
+// pending reads up to BatchSize committed rows past the cursor, in commit order.
+func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
 	rows, err := r.pool.Query(ctx, `SELECT e.tx_id::text, e.global_seq, e.topic, `+prefixed("e.", eventColumns)+`
 		FROM es_events e, es_relay_cursor c
 		WHERE (e.tx_id, e.global_seq) > (c.tx_id, c.global_seq)
 		  AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
 		ORDER BY e.tx_id, e.global_seq LIMIT $1`, r.cfg.BatchSize)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var lastTx string
-	var lastSeq int64
-	var msgs []*sarama.ProducerMessage
+	defer rows.Close()
+	var out []outboxRow
 	for rows.Next() {
+		var row outboxRow
 		var topic string
 		var e Event
-		err := rows.Scan(&lastTx, &lastSeq, &topic, &e.ID, &e.Type, &e.SchemaVersion, &e.StreamType, &e.StreamID, &e.StreamVersion,
+		err := rows.Scan(&row.txID, &row.seq, &topic, &e.ID, &e.Type, &e.SchemaVersion, &e.StreamType, &e.StreamID, &e.StreamVersion,
 			&e.OrganizationID, &e.Actor.ID, &e.Actor.Type, &e.OccurredAt, &e.RecordedAt, &e.IdempotencyKey,
 			&e.CorrelationID, &e.CausationID, &e.Payload)
 		if err != nil {
-			rows.Close()
-			return 0, err
+			return nil, err
 		}
-		msg, err := e.ToMessage(topic)
-		if err != nil {
-			rows.Close()
-			return 0, err
+		if row.msg, err = e.ToMessage(topic); err != nil {
+			return nil, err
 		}
-		msgs = append(msgs, msg)
+		row.stream = e.StreamID
+		out = append(out, row)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
+	return out, rows.Err()
+}
+
+// waves splits a batch (in commit order) into sends that hold at most one row
+// of each stream: a stream's n-th row goes in wave n. Within a wave rows keep
+// their commit order.
+func waves(batch []outboxRow) [][]int {
+	seen := make(map[string]int, len(batch))
+	var out [][]int
+	for i, row := range batch {
+		n := seen[row.stream]
+		seen[row.stream] = n + 1
+		if n == len(out) {
+			out = append(out, nil)
+		}
+		out[n] = append(out[n], i)
 	}
-	if len(msgs) == 0 {
-		return 0, nil
+	return out
+}
+
+// failedMessages names the messages of a send that are not known to be on
+// the log: the ones sarama reports, or all of them when the error is not a
+// per-message report.
+func failedMessages(err error, sent []*sarama.ProducerMessage) map[*sarama.ProducerMessage]bool {
+	failed := map[*sarama.ProducerMessage]bool{}
+	if err == nil {
+		return failed
 	}
-	if err := r.producer.SendMessages(msgs); err != nil {
-		return 0, fmt.Errorf("publish %d events: %w", len(msgs), err)
+	var perMsg sarama.ProducerErrors
+	if errors.As(err, &perMsg) {
+		for _, pe := range perMsg {
+			failed[pe.Msg] = true
+		}
+		return failed
 	}
-	if _, err := r.pool.Exec(ctx, `UPDATE es_relay_cursor SET tx_id = $1::xid8, global_seq = $2`, lastTx, lastSeq); err != nil {
-		return 0, err
+	for _, m := range sent {
+		failed[m] = true
 	}
-	relayPublished.Add(float64(len(msgs)))
-	return len(msgs), nil
+	return failed
 }
 
 // Pending counts rows the relay has not published yet (for readiness and tests).

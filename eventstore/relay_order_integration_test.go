@@ -1,0 +1,134 @@
+package eventstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/apptest"
+)
+
+// flakyBroker is a SyncProducer that keeps what it "wrote" in order and
+// fails chosen messages of a send while accepting the rest, as sarama does
+// when the broker comes back in the middle of its retries.
+type flakyBroker struct {
+	sarama.SyncProducer
+	mu    sync.Mutex
+	log   []eventstore.Event
+	fail  func(e eventstore.Event, call int) bool
+	calls int
+}
+
+func (f *flakyBroker) SendMessages(msgs []*sarama.ProducerMessage) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	var perMsg sarama.ProducerErrors
+	for _, m := range msgs {
+		raw, _ := m.Value.Encode()
+		e, err := eventstore.DecodeEvent(raw)
+		if err != nil {
+			return err
+		}
+		if f.fail(e, f.calls) {
+			perMsg = append(perMsg, &sarama.ProducerError{Msg: m, Err: errors.New("kafka: broker not available")})
+			continue
+		}
+		f.log = append(f.log, e)
+	}
+	if len(perMsg) > 0 {
+		return perMsg
+	}
+	return nil
+}
+
+// TestRelayKeepsStreamOrderThroughPartialSends: the broker fails version 1
+// of stream A and version 2 of stream B in the first send while it takes
+// everything else. Whatever the relay sends after that, no stream's later
+// version may reach the log before an earlier one, and every row ends up on
+// it.
+func TestRelayKeepsStreamOrderThroughPartialSends(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	pool, kc := apptest.Infra(t, "relayorder", []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate},
+		func(eventstore.KafkaConfig) []string { return nil })
+	topic := kc.Topics.ForContext("status")
+	streams := []string{"A-" + uuid.NewString(), "B-" + uuid.NewString(), "C-" + uuid.NewString()}
+	const versions = 4
+	// Interleaved commits: A1 B1 C1 A2 B2 C2 ...
+	for v := 1; v <= versions; v++ {
+		for _, s := range streams {
+			_, err := pool.Exec(ctx, `INSERT INTO es_events (event_id, stream_type, stream_id, stream_version, event_type, schema_version,
+				organization_id, actor_id, actor_type, occurred_at, recorded_at, idempotency_key, correlation_id, causation_id, payload, topic)
+				VALUES ($1,'status.incident',$2,$3,'status.incident.updated',1,'org-relay','tester','system',now(),now(),'','','','{}',$4)`,
+				uuid.Must(uuid.NewV7()), s, v, topic)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	broker := &flakyBroker{fail: func(e eventstore.Event, call int) bool {
+		return call == 1 && (e.StreamID == streams[0] && e.StreamVersion == 1 || e.StreamID == streams[1] && e.StreamVersion == 2)
+	}}
+	relay, err := eventstore.NewRelay(pool, broker, eventstore.RelayConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := relay.PublishBatch(ctx)
+	if err == nil {
+		t.Fatalf("first batch: no error reported for a partial send (passed %d rows)", n)
+	}
+	if n != 0 {
+		t.Fatalf("first batch moved the cursor over %d rows, want 0: its first row (A v1) is not on the log", n)
+	}
+	for attempt := 0; ; attempt++ {
+		if p, err := eventstore.Pending(ctx, pool); err != nil || p == 0 {
+			break
+		}
+		if attempt > 10 {
+			t.Fatal("the relay does not drain the outbox")
+		}
+		if _, err := relay.PublishBatch(ctx); err != nil {
+			t.Fatalf("batch %d: %v", attempt+2, err)
+		}
+	}
+
+	// Per stream, the log holds every version, and never a lower one after a
+	// higher one unless it is the very same event again.
+	highest := map[string]int64{}
+	ids := map[string]uuid.UUID{}
+	for i, e := range broker.log {
+		key := fmt.Sprintf("%s@%d", e.StreamID, e.StreamVersion)
+		if prev, ok := ids[key]; ok && prev != e.ID {
+			t.Fatalf("log[%d]: %s appears with two event ids", i, key)
+		}
+		ids[key] = e.ID
+		if e.StreamVersion > highest[e.StreamID]+1 {
+			t.Fatalf("log[%d]: %s reached the log before version %d of its stream (log order %v)", i, key, highest[e.StreamID]+1, order(broker.log))
+		}
+		highest[e.StreamID] = max(highest[e.StreamID], e.StreamVersion)
+	}
+	for _, s := range streams {
+		if highest[s] != versions {
+			t.Fatalf("stream %s: highest version on the log %d, want %d", s, highest[s], versions)
+		}
+	}
+}
+
+func order(log []eventstore.Event) []string {
+	out := make([]string, len(log))
+	for i, e := range log {
+		out[i] = fmt.Sprintf("%s@%d", e.StreamID[:1], e.StreamVersion)
+	}
+	return out
+}
