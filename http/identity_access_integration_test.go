@@ -535,6 +535,11 @@ func TestProvisionFromCheckout(t *testing.T) {
 			map[string]any{"code": code, "app_id": "design", "redirect_uri": redirect}), http.StatusConflict, "sso_code_used")
 		hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session,
 			map[string]any{"app_id": "design", "redirect_uri": "https://evil.example/design/callback"}), http.StatusUnprocessableEntity, "invalid_input")
+		// Dot segments (raw or encoded) would leave the entrypoint after the prefix check.
+		for _, tricky := range []string{accApps + "/design/../agent/cb", accApps + "/design/%2e%2e/agent/cb", accApps + "/design/x%2f..%2fagent"} {
+			hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session,
+				map[string]any{"app_id": "design", "redirect_uri": tricky}), http.StatusUnprocessableEntity, "invalid_input")
+		}
 		hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session,
 			map[string]any{"app_id": "studio", "redirect_uri": accApps + "/studio/cb"}), http.StatusForbidden, "permission_denied")
 		hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", "",

@@ -3,6 +3,7 @@ package identity
 import (
 	"encoding/json"
 	"net/mail"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,8 +169,15 @@ func ValidateCheckout(r CheckoutRequest, cat *Catalog) error {
 // UnderEntrypoint reports whether uri is the entrypoint or below it: same
 // scheme and host, and a path under the entrypoint's path segment by
 // segment (so https://app.example/status does not admit /statusx).
+//
+// The comparison is a string prefix, so a path that something downstream
+// would resolve elsewhere is refused first (pathTricks): dot segments, raw
+// or percent-encoded, encoded separators, backslashes. Refusing beats
+// normalising: no legitimate client sends them, and the code exchange
+// compares the redirect URI byte for byte, so a normalised copy would be a
+// second spelling of the same target.
 func UnderEntrypoint(entrypoint, uri string) bool {
-	if entrypoint == "" || uri == "" || strings.ContainsAny(uri, " \\") {
+	if entrypoint == "" || uri == "" || strings.ContainsAny(uri, " \\") || pathTricks(uri) {
 		return false
 	}
 	ep := strings.TrimRight(entrypoint, "/")
@@ -181,6 +189,49 @@ func UnderEntrypoint(entrypoint, uri string) bool {
 	}
 	next := uri[len(ep)]
 	return next == '/' || next == '?' || next == '#'
+}
+
+// pathTricks reports whether the path of uri (between the authority and
+// the query or fragment) has a segment that is a dot segment, once or after
+// repeated percent-decoding (`..`, `%2e%2e`, `%2E.`, `%252e%252e`), or also
+// after a path parameter (`..;x`, which some servers read as `..`), or that
+// hides a separator (`%2f`, `%5c`) or a control character, or whose escapes
+// do not decode.
+func pathTricks(uri string) bool {
+	rest := uri
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			return false // no path at all
+		}
+		rest = rest[j:]
+	}
+	if i := strings.IndexAny(rest, "?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	for _, seg := range strings.Split(rest, "/") {
+		for range 3 { // decode until stable: a double-encoded dot is a dot to a double-decoding server
+			dec, err := url.PathUnescape(seg)
+			if err != nil {
+				return true
+			}
+			if dec == seg {
+				break
+			}
+			seg = dec
+		}
+		if strings.ContainsAny(seg, "/\\") || strings.ContainsFunc(seg, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return true
+		}
+		if name, _, _ := strings.Cut(seg, ";"); name == "." || name == ".." {
+			return true
+		}
+		if strings.Contains(seg, "%") { // still encoded after three rounds: refuse rather than guess
+			return true
+		}
+	}
+	return false
 }
 
 // Provision records the email's organization and owner the first time; later
