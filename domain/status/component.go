@@ -8,6 +8,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/text"
 )
 
 // Component is the write model of one monitored surface.
@@ -69,15 +70,24 @@ func (c *Component) State() ComponentState {
 
 // Define registers the component or changes its definition.
 func (c *Component) Define(d ComponentDefinedV1) ([]event.Change, error) {
+	// Pointers name the members of the HTTP input (componentHost, ...);
+	// bounds are domain/text's, which the HTTP schema checks first.
 	var fields []errs.Field
 	if strings.TrimSpace(d.Host) == "" {
-		fields = append(fields, errs.Field{Pointer: "/component_host", Detail: "must not be empty"})
+		fields = append(fields, errs.Field{Pointer: "/componentHost", Detail: "must not be empty"})
+	} else {
+		fields = text.Line(fields, "/componentHost", d.Host, text.MaxHost)
 	}
 	if strings.TrimSpace(d.Name) == "" {
-		fields = append(fields, errs.Field{Pointer: "/component_name", Detail: "must not be empty"})
+		fields = append(fields, errs.Field{Pointer: "/componentName", Detail: "must not be empty"})
+	} else {
+		fields = text.Line(fields, "/componentName", d.Name, text.MaxTitle)
 	}
+	fields = optionalLine(fields, "/componentGroup", d.Group, text.MaxTitle)
 	if u, err := url.Parse(d.CheckURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		fields = append(fields, errs.Field{Pointer: "/check_url", Detail: "must be an absolute http or https URL"})
+		fields = append(fields, errs.Field{Pointer: "/checkUrl", Detail: "must be an absolute http or https URL"})
+	} else {
+		fields = text.Line(fields, "/checkUrl", d.CheckURL, text.MaxURL)
 	}
 	if len(fields) > 0 {
 		return nil, errs.Invalid(fields...)

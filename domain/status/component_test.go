@@ -3,6 +3,7 @@ package status_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,19 +125,37 @@ func TestComponentDefine(t *testing.T) {
 			when:  with(func(d *status.ComponentDefinedV1) { d.Group = nil }),
 			then:  noEvents(),
 		},
-		{name: "relative check url", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "/healthz" }), then: invalid("/check_url")},
-		{name: "ftp check url", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "ftp://files.platform.local/health" }), then: invalid("/check_url")},
-		{name: "check url without scheme", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "api.platform.local/healthz" }), then: invalid("/check_url")},
-		{name: "check url without host", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "https:///healthz" }), then: invalid("/check_url")},
-		{name: "unparsable check url", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "http://api platform/%zz" }), then: invalid("/check_url")},
-		{name: "empty check url", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "" }), then: invalid("/check_url")},
-		{name: "relative check url on change", given: registered, when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "healthz" }), then: invalid("/check_url")},
-		{name: "empty host", when: with(func(d *status.ComponentDefinedV1) { d.Host = " " }), then: invalid("/component_host")},
-		{name: "empty name", when: with(func(d *status.ComponentDefinedV1) { d.Name = "" }), then: invalid("/component_name")},
+		{name: "relative check url", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "/healthz" }), then: invalid("/checkUrl")},
+		{name: "ftp check url", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "ftp://files.platform.local/health" }), then: invalid("/checkUrl")},
+		{name: "check url without scheme", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "api.platform.local/healthz" }), then: invalid("/checkUrl")},
+		{name: "check url without host", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "https:///healthz" }), then: invalid("/checkUrl")},
+		{name: "unparsable check url", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "http://api platform/%zz" }), then: invalid("/checkUrl")},
+		{name: "empty check url", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "" }), then: invalid("/checkUrl")},
+		{name: "relative check url on change", given: registered, when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "healthz" }), then: invalid("/checkUrl")},
+		{name: "empty host", when: with(func(d *status.ComponentDefinedV1) { d.Host = " " }), then: invalid("/componentHost")},
+		{name: "empty name", when: with(func(d *status.ComponentDefinedV1) { d.Name = "" }), then: invalid("/componentName")},
 		{
 			name: "every invalid member is reported",
 			when: status.ComponentDefinedV1{ComponentID: cmpID, CheckURL: "ftp://x"},
-			then: invalid("/component_host", "/component_name", "/check_url"),
+			then: invalid("/componentHost", "/componentName", "/checkUrl"),
+		},
+		// Bounds (domain/text): the HTTP schema refuses these first; the domain
+		// does not rely on it.
+		{name: "host too long", when: with(func(d *status.ComponentDefinedV1) { d.Host = strings.Repeat("h", 254) }), then: invalid("/componentHost")},
+		{name: "host with a control character", when: with(func(d *status.ComponentDefinedV1) { d.Host = "api\x00.local" }), then: invalid("/componentHost")},
+		{name: "name too long", when: with(func(d *status.ComponentDefinedV1) { d.Name = strings.Repeat("n", 201) }), then: invalid("/componentName")},
+		{name: "name on two lines", when: with(func(d *status.ComponentDefinedV1) { d.Name = "API\nstatus" }), then: invalid("/componentName")},
+		{name: "group too long", when: with(func(d *status.ComponentDefinedV1) { d.Group = ptr(strings.Repeat("g", 201)) }), then: invalid("/componentGroup")},
+		{name: "group with an escape sequence", when: with(func(d *status.ComponentDefinedV1) { d.Group = ptr("\x1b[2J") }), then: invalid("/componentGroup")},
+		{name: "check url too long", when: with(func(d *status.ComponentDefinedV1) { d.CheckURL = "https://a.local/" + strings.Repeat("p", 2048) }), then: invalid("/checkUrl")},
+		{
+			name: "longest accepted members",
+			when: with(func(d *status.ComponentDefinedV1) {
+				d.Host, d.Name, d.Group = strings.Repeat("h", 253), strings.Repeat("é", 200), ptr(strings.Repeat("g", 200))
+			}),
+			then: ok(v1("status.component.registered", with(func(d *status.ComponentDefinedV1) {
+				d.Host, d.Name, d.Group = strings.Repeat("h", 253), strings.Repeat("é", 200), ptr(strings.Repeat("g", 200))
+			}))),
 		},
 	}
 	for _, tt := range tests {

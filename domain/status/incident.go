@@ -8,6 +8,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/text"
 )
 
 // Incident is the write model of one incident stream.
@@ -88,14 +89,37 @@ type NewIncident struct {
 	ComponentName *string
 }
 
-func (n NewIncident) validate() error {
+// titleAndMessage checks the two texts every incident and maintenance
+// window shows: a non-empty one-line title and a non-empty multi-line
+// message, within the bounds of domain/text (the HTTP schema checks them
+// first; the domain does not rely on it).
+func titleAndMessage(title, message string) []errs.Field {
 	var fields []errs.Field
-	if strings.TrimSpace(n.Title) == "" {
+	if strings.TrimSpace(title) == "" {
 		fields = append(fields, errs.Field{Pointer: "/title", Detail: "must not be empty"})
+	} else {
+		fields = text.Line(fields, "/title", title, text.MaxTitle)
 	}
-	if strings.TrimSpace(n.Message) == "" {
+	if strings.TrimSpace(message) == "" {
 		fields = append(fields, errs.Field{Pointer: "/message", Detail: "must not be empty"})
+	} else {
+		fields = text.MultiLine(fields, "/message", message, text.MaxMessage)
 	}
+	return fields
+}
+
+// optionalLine checks an optional one-line member.
+func optionalLine(fields []errs.Field, pointer string, s *string, max int) []errs.Field {
+	if s == nil {
+		return fields
+	}
+	return text.Line(fields, pointer, *s, max)
+}
+
+func (n NewIncident) validate() error {
+	fields := titleAndMessage(n.Title, n.Message)
+	fields = optionalLine(fields, "/componentHost", n.ComponentHost, text.MaxHost)
+	fields = optionalLine(fields, "/componentName", n.ComponentName, text.MaxTitle)
 	if !slices.Contains(Severities, n.Severity) {
 		fields = append(fields, errs.Field{Pointer: "/severity", Detail: "must be one of minor, major, critical"})
 	}
@@ -140,6 +164,11 @@ func (i *Incident) Update(u IncidentUpdate, now time.Time) ([]event.Change, erro
 	var fields []errs.Field
 	if strings.TrimSpace(u.Message) == "" {
 		fields = append(fields, errs.Field{Pointer: "/message", Detail: "must not be empty"})
+	} else {
+		fields = text.MultiLine(fields, "/message", u.Message, text.MaxMessage)
+	}
+	if u.Title != "" { // empty keeps the current title
+		fields = text.Line(fields, "/title", u.Title, text.MaxTitle)
 	}
 	status := u.Status
 	if status == "" {

@@ -3,6 +3,7 @@ package status_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,6 +93,26 @@ func TestIncidentCreate(t *testing.T) {
 			name: "every invalid member is reported",
 			when: status.NewIncident{ID: incID},
 			then: invalid("/title", "/message", "/severity"),
+		},
+		// Bounds (domain/text): the HTTP schema refuses these first; the domain
+		// does not rely on it.
+		{name: "title too long", when: with(func(n *status.NewIncident) { n.Title = strings.Repeat("t", 201) }), then: invalid("/title")},
+		{name: "title on two lines", when: with(func(n *status.NewIncident) { n.Title = "API\nerrors" }), then: invalid("/title")},
+		{name: "title with NUL", when: with(func(n *status.NewIncident) { n.Title = "API\x00errors" }), then: invalid("/title")},
+		{name: "message too long", when: with(func(n *status.NewIncident) { n.Message = strings.Repeat("m", 10001) }), then: invalid("/message")},
+		{name: "message with an escape sequence", when: with(func(n *status.NewIncident) { n.Message = "ok\x1b[31m" }), then: invalid("/message")},
+		{name: "component host too long", when: with(func(n *status.NewIncident) { n.ComponentHost = ptr(strings.Repeat("h", 254)) }), then: invalid("/componentHost")},
+		{name: "component name with a control character", when: with(func(n *status.NewIncident) { n.ComponentName = ptr("API\r") }), then: invalid("/componentName")},
+		{
+			name: "longest title and multi-line message are accepted",
+			when: with(func(n *status.NewIncident) {
+				n.Title, n.Message = strings.Repeat("é", 200), "line one\r\n\tline two"+strings.Repeat("m", 10000-19)
+			}),
+			then: ok(v1("status.incident.created", status.IncidentCreatedV1{
+				IncidentID: incID, Title: strings.Repeat("é", 200), Message: "line one\r\n\tline two" + strings.Repeat("m", 10000-19),
+				Severity: "major", ComponentHost: ptr("api.platform.local"), ComponentName: ptr("API"),
+				Status: "investigating", Revision: 1, OccurredAt: t0,
+			})),
 		},
 		{
 			name:  "create twice",
@@ -260,6 +281,24 @@ func TestIncidentUpdate(t *testing.T) {
 			given: given(incCreated(title, sev)),
 			when:  status.IncidentUpdate{Status: "closed", Severity: "huge"},
 			then:  invalid("/message", "/status", "/severity"),
+		},
+		{
+			name:  "message too long",
+			given: given(incCreated(title, sev)),
+			when:  status.IncidentUpdate{Status: "identified", Message: strings.Repeat("m", 10001)},
+			then:  invalid("/message"),
+		},
+		{
+			name:  "title too long",
+			given: given(incCreated(title, sev)),
+			when:  status.IncidentUpdate{Status: "identified", Message: "m", Title: strings.Repeat("t", 201)},
+			then:  invalid("/title"),
+		},
+		{
+			name:  "title with a line break",
+			given: given(incCreated(title, sev)),
+			when:  status.IncidentUpdate{Status: "identified", Message: "m", Title: "two\nlines"},
+			then:  invalid("/title"),
 		},
 	}...)
 

@@ -2,7 +2,6 @@ package status
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -70,6 +69,11 @@ func LoadMaintenance(history []event.Recorded) (*Maintenance, error) {
 func (m *Maintenance) Exists() bool   { return m.revision > 0 }
 func (m *Maintenance) Status() string { return m.status }
 
+// MaintenanceStartGrace is how far in the past a new window may start: a
+// form that says "now" reaches the server a little later, and clocks differ.
+// Anything earlier is not an announcement but a rewrite of the past.
+const MaintenanceStartGrace = 5 * time.Minute
+
 // NewMaintenance is the input of maintenance.schedule.
 type NewMaintenance struct {
 	ID             string
@@ -80,15 +84,13 @@ type NewMaintenance struct {
 }
 
 func (m *Maintenance) Schedule(n NewMaintenance, now time.Time) ([]event.Change, error) {
-	var fields []errs.Field
-	if strings.TrimSpace(n.Title) == "" {
-		fields = append(fields, errs.Field{Pointer: "/title", Detail: "must not be empty"})
-	}
-	if strings.TrimSpace(n.Message) == "" {
-		fields = append(fields, errs.Field{Pointer: "/message", Detail: "must not be empty"})
+	fields := titleAndMessage(n.Title, n.Message)
+	// Pointers name the members of the HTTP input (scheduledStart, scheduledEnd).
+	if n.ScheduledStart.Before(now.Add(-MaintenanceStartGrace)) {
+		fields = append(fields, errs.Field{Pointer: "/scheduledStart", Detail: "must not be in the past"})
 	}
 	if !n.ScheduledEnd.After(n.ScheduledStart) {
-		fields = append(fields, errs.Field{Pointer: "/scheduled_end", Detail: "must be after scheduled_start"})
+		fields = append(fields, errs.Field{Pointer: "/scheduledEnd", Detail: "must be after scheduledStart"})
 	}
 	if len(fields) > 0 {
 		return nil, errs.Invalid(fields...)

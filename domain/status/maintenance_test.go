@@ -3,6 +3,7 @@ package status_test
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,16 +82,60 @@ func TestMaintenanceSchedule(t *testing.T) {
 				ScheduledStart: mntStart, ScheduledEnd: mntStart.Add(time.Nanosecond), Status: "scheduled", Revision: 1, OccurredAt: t0,
 			})),
 		},
-		{name: "end equal to start", when: with(func(n *status.NewMaintenance) { n.ScheduledEnd = mntStart }), then: invalid("/scheduled_end")},
-		{name: "end before start", when: with(func(n *status.NewMaintenance) { n.ScheduledEnd = mntStart.Add(-time.Minute) }), then: invalid("/scheduled_end")},
-		{name: "missing times", when: with(func(n *status.NewMaintenance) { n.ScheduledStart, n.ScheduledEnd = time.Time{}, time.Time{} }), then: invalid("/scheduled_end")},
+		{name: "end equal to start", when: with(func(n *status.NewMaintenance) { n.ScheduledEnd = mntStart }), then: invalid("/scheduledEnd")},
+		{name: "end before start", when: with(func(n *status.NewMaintenance) { n.ScheduledEnd = mntStart.Add(-time.Minute) }), then: invalid("/scheduledEnd")},
+		{name: "missing times", when: with(func(n *status.NewMaintenance) { n.ScheduledStart, n.ScheduledEnd = time.Time{}, time.Time{} }), then: invalid("/scheduledStart", "/scheduledEnd")},
 		{name: "empty title", when: with(func(n *status.NewMaintenance) { n.Title = " " }), then: invalid("/title")},
 		{name: "empty message", when: with(func(n *status.NewMaintenance) { n.Message = "" }), then: invalid("/message")},
 		{
 			name: "every invalid member is reported",
 			when: status.NewMaintenance{ID: mntID, ScheduledStart: mntEnd, ScheduledEnd: mntStart},
-			then: invalid("/title", "/message", "/scheduled_end"),
+			then: invalid("/title", "/message", "/scheduledEnd"),
 		},
+		// A window is announced ahead: one that started in the past (beyond
+		// the grace for clock skew and a form sent "now") is refused.
+		{
+			name: "start in the past",
+			when: with(func(n *status.NewMaintenance) {
+				n.ScheduledStart, n.ScheduledEnd = t0.Add(-time.Hour), t0.Add(time.Hour)
+			}),
+			then: invalid("/scheduledStart"),
+		},
+		{
+			name: "start just past the grace",
+			when: with(func(n *status.NewMaintenance) {
+				n.ScheduledStart, n.ScheduledEnd = t0.Add(-status.MaintenanceStartGrace-time.Second), t0.Add(time.Hour)
+			}),
+			then: invalid("/scheduledStart"),
+		},
+		{
+			name: "whole window in the past",
+			when: with(func(n *status.NewMaintenance) {
+				n.ScheduledStart, n.ScheduledEnd = t0.Add(-2*time.Hour), t0.Add(-time.Hour)
+			}),
+			then: invalid("/scheduledStart"),
+		},
+		{
+			name: "start within the grace is accepted",
+			when: with(func(n *status.NewMaintenance) {
+				n.ScheduledStart, n.ScheduledEnd = t0.Add(-status.MaintenanceStartGrace), t0.Add(time.Hour)
+			}),
+			then: ok(v1("status.maintenance.scheduled", status.MaintenanceScheduledV1{
+				MaintenanceID: mntID, Title: "Database upgrade", Message: "Short read-only window.",
+				ScheduledStart: t0.Add(-status.MaintenanceStartGrace), ScheduledEnd: t0.Add(time.Hour), Status: "scheduled", Revision: 1, OccurredAt: t0,
+			})),
+		},
+		{
+			name: "start in the past and end before it name both members",
+			when: with(func(n *status.NewMaintenance) {
+				n.ScheduledStart, n.ScheduledEnd = t0.Add(-time.Hour), t0.Add(-2*time.Hour)
+			}),
+			then: invalid("/scheduledStart", "/scheduledEnd"),
+		},
+		{name: "title too long", when: with(func(n *status.NewMaintenance) { n.Title = strings.Repeat("t", 201) }), then: invalid("/title")},
+		{name: "title with a tab", when: with(func(n *status.NewMaintenance) { n.Title = "a\tb" }), then: invalid("/title")},
+		{name: "message too long", when: with(func(n *status.NewMaintenance) { n.Message = strings.Repeat("m", 10001) }), then: invalid("/message")},
+		{name: "message with NUL", when: with(func(n *status.NewMaintenance) { n.Message = "a\x00b" }), then: invalid("/message")},
 		{name: "schedule twice", given: given(mntScheduled()), when: valid, then: conflict("maintenance_exists")},
 		{name: "schedule over a completed window", given: given(mntScheduled(), mntStarted(), mntCompleted()), when: valid, then: conflict("maintenance_exists")},
 	}
