@@ -57,6 +57,25 @@ func (c KafkaConfig) SaramaConfig() *sarama.Config {
 	return cfg
 }
 
+// ConsumerGroupConfig is the one configuration of every consumer group
+// (projections, the webhook delivery): it starts at the oldest offset and
+// bounds how long a group takes to find its coordinator and rejoin after the
+// broker restarts. With sarama's defaults a member waited out a 10 s session
+// and a 60 s rebalance: a flapping broker stopped delivery for 85 s.
+func (c KafkaConfig) ConsumerGroupConfig() *sarama.Config {
+	cfg := c.SaramaConfig()
+	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	cfg.Consumer.Group.Session.Timeout = 6 * time.Second
+	cfg.Consumer.Group.Heartbeat.Interval = 2 * time.Second
+	cfg.Consumer.Group.Rebalance.Timeout = 10 * time.Second
+	cfg.Consumer.Group.Rebalance.Retry.Max = 30
+	cfg.Consumer.Group.Rebalance.Retry.Backoff = time.Second
+	cfg.Consumer.Retry.Backoff = 500 * time.Millisecond
+	cfg.Net.DialTimeout = 3 * time.Second
+	cfg.Metadata.Retry.Backoff = 250 * time.Millisecond
+	return cfg
+}
+
 // ProducerConfig is idempotent with acks=all: a retried send is written once
 // and a stream's order on its partition is kept.
 func (c KafkaConfig) ProducerConfig() *sarama.Config {

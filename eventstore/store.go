@@ -338,3 +338,56 @@ func (s *Store) Heads(ctx context.Context, streamIDs ...string) (map[string]int6
 	}
 	return heads, rows.Err()
 }
+
+// Querier is what reads need of a pool, a connection or a transaction.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// LoadRange returns the events of a stream with versions from..to, in
+// order and upcast: a reader that finds a hole in a stream on the log fills
+// it from here.
+func LoadRange(ctx context.Context, q Querier, streamID string, from, to int64) ([]Event, error) {
+	rows, err := q.Query(ctx, `SELECT `+eventColumns+` FROM es_events
+		WHERE stream_id = $1 AND stream_version BETWEEN $2 AND $3 ORDER BY stream_version`, streamID, from, to)
+	if err != nil {
+		return nil, err
+	}
+	events, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Event, error) { return scanEvent(r) })
+	if err != nil {
+		return nil, err
+	}
+	for i := range events {
+		if events[i], err = Upcast(events[i]); err != nil {
+			return nil, err
+		}
+	}
+	return events, nil
+}
+
+// EventIDs returns the event id recorded at each position that exists: a
+// reader that meets a version it has applied already asks whether it is the
+// same event again.
+func EventIDs(ctx context.Context, q Querier, positions []Position) (map[Position]uuid.UUID, error) {
+	ids := make([]string, len(positions))
+	versions := make([]int64, len(positions))
+	for i, p := range positions {
+		ids[i], versions[i] = p.StreamID, p.Version
+	}
+	rows, err := q.Query(ctx, `SELECT e.stream_id, e.stream_version, e.event_id FROM es_events e
+		JOIN unnest($1::text[], $2::bigint[]) AS p(stream_id, stream_version) USING (stream_id, stream_version)`, ids, versions)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[Position]uuid.UUID, len(positions))
+	for rows.Next() {
+		var p Position
+		var id uuid.UUID
+		if err := rows.Scan(&p.StreamID, &p.Version, &id); err != nil {
+			return nil, err
+		}
+		out[p] = id
+	}
+	return out, rows.Err()
+}

@@ -3,6 +3,7 @@ package notifications
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,7 +13,10 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/eventstore"
 )
 
 // WebhookConfig is the delivery section of the configuration.
@@ -28,23 +32,91 @@ type Webhook struct {
 	Pool   *pgxpool.Pool
 	Client *http.Client
 	Config WebhookConfig
+	// Log is the delivery log; nil: the deliveries table in Pool.
+	Log DeliveryLog
 }
 
-// Handle is the watermill handler of the notifications topic.
+// DeliveryLog is what the webhook reads and records per notification.
+type DeliveryLog interface {
+	Delivered(ctx context.Context, key string) (bool, error)
+	MarkDelivered(ctx context.Context, key string) error
+	RecordAttempt(ctx context.Context, key, reason string) error
+}
+
+// Handle is the watermill handler of the notifications topic. A POST that
+// succeeded is recorded before the message is acknowledged, and a database
+// outage is waited out in here: an error returned to the router means a new
+// POST (and, after the retries, the poison topic), so only a failed POST may
+// return one.
 func (w *Webhook) Handle(msg *message.Message) error {
 	key := msg.Metadata.Get(MetaIdempotencyKey)
 	ctx := msg.Context()
+	log := w.log()
 	var delivered bool
-	if err := w.Pool.QueryRow(ctx, `SELECT delivered_at IS NOT NULL FROM notification_deliveries WHERE idempotency_key=$1`, key).Scan(&delivered); err == nil && delivered {
-		return nil // redelivered by Kafka after a crash: already done
-	}
-	err := w.post(ctx, key, msg)
-	if err != nil {
-		_, _ = w.Pool.Exec(ctx, `UPDATE notification_deliveries SET delivery_attempts = delivery_attempts + 1, last_error=$2 WHERE idempotency_key=$1`, key, err.Error())
+	if err := w.untilRecorded(ctx, func() (err error) {
+		delivered, err = log.Delivered(ctx, key)
+		return err
+	}); err != nil {
 		return err
 	}
-	_, err = w.Pool.Exec(ctx, `UPDATE notification_deliveries SET state='delivered', delivered_at=now(), delivery_attempts = delivery_attempts + 1, last_error=''
-		WHERE idempotency_key=$1`, key)
+	if delivered {
+		return nil // redelivered by Kafka after a crash: already done
+	}
+	if err := w.post(ctx, key, msg); err != nil {
+		_ = log.RecordAttempt(ctx, key, err.Error()) // bookkeeping only: the retry does not depend on it
+		return err
+	}
+	return w.untilRecorded(ctx, func() error { return log.MarkDelivered(ctx, key) })
+}
+
+// untilRecorded runs a delivery-log statement until it succeeds, waiting out
+// outages (backoff up to 5 s); only a refused statement or the end of ctx
+// stops it.
+func (w *Webhook) untilRecorded(ctx context.Context, do func() error) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := do()
+		if err == nil || !eventstore.IsTransient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+func (w *Webhook) log() DeliveryLog {
+	if w.Log != nil {
+		return w.Log
+	}
+	return pgDeliveryLog{w.Pool}
+}
+
+// pgDeliveryLog is the delivery log in notification_deliveries.
+type pgDeliveryLog struct{ pool *pgxpool.Pool }
+
+var _ DeliveryLog = pgDeliveryLog{}
+
+func (l pgDeliveryLog) Delivered(ctx context.Context, key string) (bool, error) {
+	var delivered bool
+	err := l.pool.QueryRow(ctx, `SELECT delivered_at IS NOT NULL FROM notification_deliveries WHERE idempotency_key=$1`, key).Scan(&delivered)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return delivered, err
+}
+
+func (l pgDeliveryLog) MarkDelivered(ctx context.Context, key string) error {
+	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET state='delivered', delivered_at=now(), delivery_attempts = delivery_attempts + 1, last_error=''
+		WHERE idempotency_key=$1 AND delivered_at IS NULL`, key)
+	return err
+}
+
+func (l pgDeliveryLog) RecordAttempt(ctx context.Context, key, reason string) error {
+	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET delivery_attempts = delivery_attempts + 1, last_error=$2 WHERE idempotency_key=$1`, key, reason)
 	return err
 }
 

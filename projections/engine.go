@@ -60,6 +60,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	running map[genKey]context.CancelFunc
+	held    map[genKey]int // building generations kept from going live, by parked events (logged once per count)
 	changed chan struct{} // closed and replaced after every committed batch
 }
 
@@ -74,7 +75,7 @@ func NewEngine(pool *pgxpool.Pool, cfg EngineConfig, dead DeadLetters, log *slog
 		return nil, err
 	}
 	e := &Engine{pool: pool, cfg: cfg, dead: dead, log: log, projections: map[string]Projection{},
-		running: map[genKey]context.CancelFunc{}, changed: make(chan struct{})}
+		running: map[genKey]context.CancelFunc{}, held: map[genKey]int{}, changed: make(chan struct{})}
 	for _, p := range ps {
 		if _, dup := e.projections[p.Name()]; dup {
 			return nil, fmt.Errorf("projection %q registered twice", p.Name())
@@ -253,10 +254,23 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 		if err != nil {
 			return err
 		}
-		if done {
-			if err := e.activate(ctx, k); err != nil {
-				return err
+		if !done {
+			continue
+		}
+		missing, err := e.missingFromActive(ctx, k)
+		if err != nil {
+			return err
+		}
+		if missing > 0 {
+			if e.held[k] != missing {
+				e.held[k] = missing
+				e.log.Error("projection: rebuilt generation caught up but is held back: it parked events the active generation applied",
+					"projection", k.name, "generation", k.generation, "events", missing)
 			}
+			continue
+		}
+		if err := e.activate(ctx, k); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -269,10 +283,7 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey) {
 		log.Error("projection: create tables", "err", err)
 		return
 	}
-	cfg := e.cfg.Kafka.SaramaConfig()
-	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
-	cfg.Consumer.Group.Session.Timeout = 6 * time.Second
-	cfg.Consumer.Group.Heartbeat.Interval = 2 * time.Second
+	cfg := e.cfg.Kafka.ConsumerGroupConfig()
 	cfg.Consumer.Fetch.Default = 4 << 20
 	// Under load a fetch waits for 64 KiB (or 50 ms) instead of returning
 	// each few events: fewer broker round trips, larger batches.
@@ -332,6 +343,19 @@ func (e *Engine) caughtUp(ctx context.Context, client sarama.Client, k genKey) (
 		}
 	}
 	return true, nil
+}
+
+// missingFromActive counts the events a building generation parked that
+// the active generation did not: such a generation never goes live, since
+// queries would lose what they serve today.
+func (e *Engine) missingFromActive(ctx context.Context, k genKey) (int, error) {
+	var n int
+	err := e.pool.QueryRow(ctx, `SELECT count(*) FROM proj_failures b
+		WHERE b.projection = $1 AND b.generation = $2 AND NOT EXISTS (
+			SELECT 1 FROM proj_failures a JOIN proj_generations g
+			  ON g.projection = a.projection AND g.generation = a.generation AND g.state = 'active'
+			WHERE a.projection = b.projection AND a.event_id = b.event_id)`, k.name, k.generation).Scan(&n)
+	return n, err
 }
 
 // activate switches queries to the generation and retires the old one. The

@@ -26,7 +26,19 @@ var (
 		Name: "platform_projection_duplicates_dropped_total", Help: "Redelivered events that changed nothing.",
 	}, []string{"projection"})
 	eventsParked = promauto.NewCounterVec(prometheus.CounterOpts{
-		Name: "platform_projection_events_parked_total", Help: "Events sent to the dead-letter topic.",
+		Name: "platform_projection_events_parked_total", Help: "Events recorded in proj_failures (and sent to the dead-letter topic) instead of applied.",
+	}, []string{"projection"})
+	batchWaits = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "platform_projection_batch_waits_total", Help: "Tries of a batch held up by an outage or a stream hole (waited out, never parked).",
+	}, []string{"projection"})
+	streamGaps = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "platform_projection_stream_gaps_total", Help: "Holes in a stream the event store could not fill: the partition stops there until it can.",
+	}, []string{"projection"})
+	gapsFilled = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "platform_projection_gap_events_filled_total", Help: "Events read from the event store to fill a hole in a stream on the log.",
+	}, []string{"projection"})
+	outOfOrder = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "platform_projection_out_of_order_total", Help: "Events at or below a stream's applied version that are not the event recorded there (reported in proj_failures).",
 	}, []string{"projection"})
 )
 

@@ -20,6 +20,9 @@ type RunnerConfig struct {
 	BatchSize    int           // events per transaction; default 500
 	Attempts     int           // tries of a failing batch before isolating the bad event; default 3
 	RetryBackoff time.Duration // between tries; default 200ms
+	// MaxBackoff bounds the wait between tries of a batch held up by an
+	// outage or a stream hole (tried again without end); default 5s.
+	MaxBackoff time.Duration
 	// Linger is how long a batch that shows load (more than one event
 	// fetched) waits to fill up: fewer, larger transactions under live
 	// load; a lone event is still applied at once. Default 20ms.
@@ -39,11 +42,14 @@ func (c RunnerConfig) WithDefaults() RunnerConfig {
 	if c.Linger == 0 {
 		c.Linger = 20 * time.Millisecond
 	}
+	if c.MaxBackoff == 0 {
+		c.MaxBackoff = 5 * time.Second
+	}
 	return c
 }
 
 func (c RunnerConfig) Validate() error {
-	if c.BatchSize < 1 || c.Attempts < 1 || c.RetryBackoff < 0 {
+	if c.BatchSize < 1 || c.Attempts < 1 || c.RetryBackoff < 0 || c.MaxBackoff <= 0 {
 		return errors.New("projection runner: batch size and attempts must be at least 1")
 	}
 	return nil
@@ -167,20 +173,41 @@ func (r *runner) linger(ctx context.Context, claim sarama.ConsumerGroupClaim, ba
 	return batch
 }
 
-// apply commits one batch; a batch that keeps failing is split so that only
-// the event that cannot be applied is parked.
+// apply commits one batch. An outage (database or broker down, a dropped
+// connection) and a hole in a stream are waited out, however long they last:
+// nothing is parked for them. A batch that keeps failing otherwise is split,
+// so that only the event that cannot be applied is parked.
 func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) error {
 	var err error
-	for attempt := 1; attempt <= r.cfg.Attempts; attempt++ {
+	failures, waits := 0, 0
+	for {
 		if err = r.applyOnce(ctx, batch); err == nil {
 			batchesApplied.WithLabelValues(r.p.Name()).Inc()
+			if waits > 0 {
+				r.log.Info("projection resumed", "projection", r.p.Name(), "waited_tries", waits)
+			}
 			return nil
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		r.log.Warn("projection batch failed", "projection", r.p.Name(), "attempt", attempt, "events", len(batch), "err", err)
-		time.Sleep(r.cfg.RetryBackoff * time.Duration(attempt))
+		if gap := (*streamGapError)(nil); errors.As(err, &gap) || eventstore.IsTransient(err) {
+			waits++
+			batchWaits.WithLabelValues(r.p.Name()).Inc()
+			level := slog.LevelWarn
+			if gap != nil {
+				level = slog.LevelError
+			}
+			r.log.Log(ctx, level, "projection batch waits", "projection", r.p.Name(), "try", waits, "events", len(batch), "err", err)
+			sleepCtx(ctx, backoff(r.cfg.RetryBackoff, waits, r.cfg.MaxBackoff))
+			continue
+		}
+		failures++
+		if failures >= r.cfg.Attempts {
+			break
+		}
+		r.log.Warn("projection batch failed", "projection", r.p.Name(), "attempt", failures, "events", len(batch), "err", err)
+		sleepCtx(ctx, r.cfg.RetryBackoff*time.Duration(failures))
 	}
 	if len(batch) == 1 {
 		return r.park(ctx, batch[0], r.cfg.Attempts, err.Error())
@@ -193,29 +220,116 @@ func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) err
 	return nil
 }
 
+// backoff doubles from base per try, up to limit.
+func backoff(base time.Duration, try int, limit time.Duration) time.Duration {
+	d := base
+	for i := 1; i < try && d < limit; i++ {
+		d *= 2
+	}
+	return min(max(d, time.Millisecond), limit)
+}
+
 type decoded struct {
 	msg *sarama.ConsumerMessage
 	ev  eventstore.Event
 }
 
-// applyOnce is one transaction: read the stream versions of the batch, drop
-// what was applied already, run the reducers, write, checkpoint.
+// streamGapError is a hole in a stream that the event store cannot fill: the
+// runner stops there (loudly) rather than apply a later version past it.
+type streamGapError struct {
+	stream       string
+	applied, got int64
+}
+
+func (e *streamGapError) Error() string {
+	return fmt.Sprintf("stream %s: version %d arrived after %d and the event store does not hold the versions between", e.stream, e.got, e.applied)
+}
+
+// failure is an event of the batch that is recorded instead of applied.
+type failure struct {
+	msg    *sarama.ConsumerMessage
+	reason string
+}
+
+// sequence puts a batch's events in each stream's order against the applied
+// versions. The log keeps a stream's order, but one written by an older relay
+// may hold a later version before an earlier one: a version above the next
+// one is a hole, filled from the event store (every event is there) before
+// the version itself is applied; a version at or below the applied one is
+// dropped when it is the same event again, and reported when it is not.
+func (r *runner) sequence(ctx context.Context, tx pgx.Tx, events []decoded, versions map[string]int64) ([]decoded, []failure, error) {
+	out := make([]decoded, 0, len(events))
+	var seen []decoded
+	for _, d := range events {
+		s, v := d.ev.StreamID, d.ev.StreamVersion
+		applied := versions[s]
+		switch {
+		case v <= applied:
+			seen = append(seen, d)
+			continue
+		case v > applied+1:
+			missing, err := eventstore.LoadRange(ctx, tx, s, applied+1, v-1)
+			if err != nil {
+				return nil, nil, err
+			}
+			if int64(len(missing)) != v-1-applied {
+				streamGaps.WithLabelValues(r.p.Name()).Inc()
+				return nil, nil, &streamGapError{stream: s, applied: applied, got: v}
+			}
+			gapsFilled.WithLabelValues(r.p.Name()).Add(float64(len(missing)))
+			for _, e := range missing {
+				out = append(out, decoded{d.msg, e})
+			}
+		}
+		out = append(out, d)
+		versions[s] = v
+	}
+	if len(seen) == 0 {
+		return out, nil, nil
+	}
+	positions := make([]eventstore.Position, len(seen))
+	for i, d := range seen {
+		positions[i] = eventstore.Position{StreamID: d.ev.StreamID, Version: d.ev.StreamVersion}
+	}
+	ids, err := eventstore.EventIDs(ctx, tx, positions)
+	if err != nil {
+		return nil, nil, err
+	}
+	var defects []failure
+	for i, d := range seen {
+		if id, ok := ids[positions[i]]; ok && id == d.ev.ID {
+			duplicatesDropped.WithLabelValues(r.p.Name()).Inc()
+			continue
+		}
+		reason := fmt.Sprintf("out of order: %s is at or below the applied version %d and is not the event the store holds there", positions[i], versions[d.ev.StreamID])
+		r.log.Error("projection: event out of stream order", "projection", r.p.Name(), "event_id", d.ev.ID, "position", positions[i].String(), "topic", d.msg.Topic, "partition", d.msg.Partition, "offset", d.msg.Offset)
+		outOfOrder.WithLabelValues(r.p.Name()).Inc()
+		defects = append(defects, failure{d.msg, reason})
+	}
+	return out, defects, nil
+}
+
+// applyOnce is one transaction: read the stream versions of the batch, put
+// the events in stream order, run the reducers, write, record failures,
+// checkpoint. Dead letters are published after the commit: the failure is
+// recorded in PostgreSQL first.
 func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage) error {
 	events := make([]decoded, 0, len(batch))
-	var poisoned []*sarama.ConsumerMessage
-	var reasons []string
+	var failed []failure
 	streamIDs := make([]string, 0, len(batch))
 	for _, msg := range batch {
 		ev, err := eventstore.DecodeEvent(msg.Value)
 		if err != nil {
-			poisoned, reasons = append(poisoned, msg), append(reasons, err.Error())
+			failed = append(failed, failure{msg, err.Error()})
 			continue
 		}
 		events = append(events, decoded{msg, ev})
 		streamIDs = append(streamIDs, ev.StreamID)
 	}
 	name := r.p.Name()
-	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
+	applied := 0
+	var parked []failure
+	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error {
 		versions := make(map[string]int64, len(streamIDs))
 		rows, err := tx.Query(ctx, `SELECT stream_id, version FROM proj_stream_versions
 			WHERE projection=$1 AND generation=$2 AND stream_id = ANY($3)`, name, r.generation, streamIDs)
@@ -235,17 +349,18 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		ordered, defects, err := r.sequence(ctx, tx, events, versions)
+		if err != nil {
+			return err
+		}
+		failed = append(failed, defects...)
 		b := &pgx.Batch{}
 		var inserts rowGroups
 		touched := map[string]int64{}
-		for _, d := range events {
-			if d.ev.StreamVersion <= versions[d.ev.StreamID] {
-				duplicatesDropped.WithLabelValues(name).Inc()
-				continue
-			}
+		for _, d := range ordered {
 			stmts, err := r.p.Reduce(d.ev)
 			if err != nil {
-				poisoned, reasons = append(poisoned, d.msg), append(reasons, err.Error())
+				failed = append(failed, failure{d.msg, err.Error()})
 				continue
 			}
 			for _, s := range stmts {
@@ -257,17 +372,13 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 				}
 				b.Queue(r.names.Replace(s.SQL), s.Args...)
 			}
-			versions[d.ev.StreamID] = d.ev.StreamVersion
 			touched[d.ev.StreamID] = d.ev.StreamVersion
 		}
 		if err := inserts.queue(b, r.names); err != nil {
 			return err
 		}
-		for i, msg := range poisoned {
-			if err := r.dead.Park(ctx, name, msg, reasons[i]); err != nil {
-				return fmt.Errorf("park event: %w", err)
-			}
-			queueFailure(b, name, r.generation, msg, 1, reasons[i])
+		for _, f := range failed {
+			queueFailure(b, name, r.generation, f.msg, 1, f.reason)
 		}
 		if len(touched) > 0 {
 			ids := make([]string, 0, len(touched))
@@ -281,16 +392,26 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 				WHERE proj_stream_versions.version < EXCLUDED.version`, name, r.generation, ids, vs)
 		}
 		last := batch[len(batch)-1]
-		b.Queue(`INSERT INTO proj_checkpoints (projection, generation, topic, partition, next_offset, updated_at)
-			VALUES ($1,$2,$3,$4,$5, now())
-			ON CONFLICT (projection, generation, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
-			name, r.generation, last.Topic, last.Partition, last.Offset+1)
+		queueCheckpoint(b, name, r.generation, last)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		eventsApplied.WithLabelValues(name).Add(float64(len(touched)))
+		applied, parked = len(touched), failed
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	eventsApplied.WithLabelValues(name).Add(float64(applied))
+	r.deadLetter(ctx, parked)
+	return nil
+}
+
+func queueCheckpoint(b *pgx.Batch, name string, generation int, last *sarama.ConsumerMessage) {
+	b.Queue(`INSERT INTO proj_checkpoints (projection, generation, topic, partition, next_offset, updated_at)
+		VALUES ($1,$2,$3,$4,$5, now())
+		ON CONFLICT (projection, generation, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
+		name, generation, last.Topic, last.Partition, last.Offset+1)
 }
 
 func queueFailure(b *pgx.Batch, name string, generation int, msg *sarama.ConsumerMessage, attempts int, reason string) {
@@ -302,18 +423,41 @@ func queueFailure(b *pgx.Batch, name string, generation int, msg *sarama.Consume
 }
 
 // park records an event that failed every attempt on its own and moves the
-// checkpoint past it, so one bad event does not stop the projection.
+// checkpoint past it, so one bad event does not stop the projection; the
+// record is committed before the dead letter is sent.
 func (r *runner) park(ctx context.Context, msg *sarama.ConsumerMessage, attempts int, reason string) error {
-	if err := r.dead.Park(ctx, r.p.Name(), msg, reason); err != nil {
-		return err
-	}
 	b := &pgx.Batch{}
 	queueFailure(b, r.p.Name(), r.generation, msg, attempts, reason)
-	b.Queue(`INSERT INTO proj_checkpoints (projection, generation, topic, partition, next_offset, updated_at)
-		VALUES ($1,$2,$3,$4,$5, now())
-		ON CONFLICT (projection, generation, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
-		r.p.Name(), r.generation, msg.Topic, msg.Partition, msg.Offset+1)
-	return pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
+	queueCheckpoint(b, r.p.Name(), r.generation, msg)
+	for {
+		err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
+		if err == nil || !eventstore.IsTransient(err) || ctx.Err() != nil {
+			if err == nil {
+				r.deadLetter(ctx, []failure{{msg, reason}})
+			}
+			return err
+		}
+		sleepCtx(ctx, r.cfg.MaxBackoff)
+	}
+}
+
+// deadLetter copies recorded failures to the dead-letter topic for tooling.
+// proj_failures is the record; a broker that does not take the copy is
+// retried a few times and then logged, never a reason to apply the batch again.
+func (r *runner) deadLetter(ctx context.Context, failed []failure) {
+	for _, f := range failed {
+		var err error
+		for try := 1; try <= 3; try++ {
+			if err = r.dead.Park(ctx, r.p.Name(), f.msg, f.reason); err == nil || ctx.Err() != nil {
+				break
+			}
+			sleepCtx(ctx, r.cfg.RetryBackoff*time.Duration(try))
+		}
+		if err != nil {
+			r.log.Error("projection: dead letter not published (the failure is recorded in proj_failures)",
+				"projection", r.p.Name(), "topic", f.msg.Topic, "partition", f.msg.Partition, "offset", f.msg.Offset, "err", err)
+		}
+	}
 }
 
 func headerValue(msg *sarama.ConsumerMessage, key string) string {

@@ -6,17 +6,21 @@
 #   scripts/kafka.sh stop     stop it (data in .stack/kafka/data is kept)
 #   scripts/kafka.sh status   exit 0 when the broker answers
 #
-# Env: KAFKA_PORT (default 19092), KAFKA_CONTROLLER_PORT (default 19093),
-#      KAFKA_HEAP (default "-Xmx1g -Xms256m"), KAFKA_START_TIMEOUT (seconds, default 90).
+# Env: KAFKA_PORT (default 19092), KAFKA_CONTROLLER_PORT (default KAFKA_PORT+1),
+#      KAFKA_HEAP (default "-Xmx1g -Xms256m"), KAFKA_START_TIMEOUT (seconds, default 90),
+#      STACK_DIR (default .stack of this repository: a second stack, e.g. the
+#      fault tests', lives in its own directory on its own ports; the broker's
+#      jars are shared in .stack/kafka/libs).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-KDIR="$ROOT/.stack/kafka"
-LIBS="$KDIR/libs"
+STACK_DIR="${STACK_DIR:-$ROOT/.stack}"
+KDIR="$STACK_DIR/kafka"
+LIBS="$ROOT/.stack/kafka/libs"
 DATA="$KDIR/data"
 PIDFILE="$KDIR/kafka.pid"
 PORT="${KAFKA_PORT:-19092}"
-CPORT="${KAFKA_CONTROLLER_PORT:-19093}"
+CPORT="${KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
 HEAP="${KAFKA_HEAP:--Xmx1g -Xms256m}"
 TIMEOUT="${KAFKA_START_TIMEOUT:-90}"
 
@@ -77,6 +81,11 @@ ensure_java() {
 }
 
 ensure_libs() {
+	[[ -f "$LIBS/.complete" ]] && return 0
+	mkdir -p "$(dirname "$LIBS")"
+	# Stacks in other directories share the jars: one resolver at a time.
+	exec 8>"$LIBS.lock"
+	flock 8
 	[[ -f "$LIBS/.complete" ]] && return 0
 	log "resolving the broker classpath from Maven (scripts/kafka/pom.xml)"
 	rm -rf "$LIBS.tmp"
@@ -190,6 +199,9 @@ start() {
 		fi
 		if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
 			die "port $PORT is taken by something that is not a usable Kafka broker (set KAFKA_PORT)"
+		fi
+		if (exec 3<>"/dev/tcp/127.0.0.1/$CPORT") 2>/dev/null; then
+			die "controller port $CPORT is taken (another stack's broker?); set KAFKA_CONTROLLER_PORT or another KAFKA_PORT"
 		fi
 		rm -f "$PIDFILE"
 

@@ -7,14 +7,16 @@
 #   scripts/postgres.sh status   exit 0 when the server accepts connections
 #
 # Env: PG_PORT (default 15432), PG_DATABASE (default platform),
-#      PG_BIN (default /usr/lib/postgresql/15/bin).
+#      PG_BIN (default /usr/lib/postgresql/15/bin), STACK_DIR (default .stack of
+#      this repository: a second stack lives in its own directory and port).
 # Run as root, the cluster belongs to the OS user "postgres" (initdb refuses
 # root); run as any other user, it belongs to that user. The database
 # superuser is "postgres" in both cases.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PGDIR="$ROOT/.stack/pg"
+STACK_DIR="${STACK_DIR:-$ROOT/.stack}"
+PGDIR="$STACK_DIR/pg"
 DATA="$PGDIR/data"
 PORT="${PG_PORT:-15432}"
 DB="${PG_DATABASE:-platform}"
@@ -134,7 +136,7 @@ init() {
 start() {
 	ensure_binaries
 	mkdir -p "$PGDIR"
-	exec 9>"$ROOT/.stack/pg.lock"
+	exec 9>"$STACK_DIR/pg.lock"
 	flock 9
 
 	if running; then

@@ -9,11 +9,15 @@
 #
 # KAFKA_BROKERS / DATABASE_URL already set in the environment are used as they
 # are (nothing is started for them), unless they are this stack's own values. Otherwise scripts/kafka.sh and
-# scripts/postgres.sh run in parallel (ports: KAFKA_PORT, PG_PORT).
+# scripts/postgres.sh run in parallel (ports: KAFKA_PORT, PG_PORT; the
+# controller port follows KAFKA_PORT). STACK_DIR (default .stack) holds the
+# stack's data and env file, so a second stack (the fault tests') can run
+# beside the first on other ports.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-STACK="$ROOT/.stack"
+STACK="${STACK_DIR:-$ROOT/.stack}"
+export STACK_DIR="$STACK"
 KAFKA_PORT="${KAFKA_PORT:-19092}"
 PG_PORT="${PG_PORT:-15432}"
 export KAFKA_PORT PG_PORT

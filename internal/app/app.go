@@ -20,6 +20,7 @@ import (
 	statuscmd "github.com/platform/backend/commands/status"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/notifications/contracts"
 	"github.com/platform/backend/projections"
@@ -44,10 +45,12 @@ type App struct {
 	AccessQ  *accessview.Queries
 	Status   *statuscmd.Handlers
 	Queries  *statusview.Queries
+	Outbound *outbound.Client // every tenant-supplied URL goes through it
 
 	producer  sarama.SyncProducer
 	publisher *kafka.Publisher
 	handlers  map[string]http.Handler
+	checker   *statuscmd.Checker // shared by manual polls and the poller: one pool of check workers
 }
 
 // Contexts whose topics exist and are read.
@@ -66,7 +69,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if a.Pool, err = OpenPool(ctx, cfg.DatabaseURL); err != nil {
 		return nil, err
 	}
-	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate, notifications.Migrate, identitycmd.Migrate} {
+	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate, notifications.Migrate, identitycmd.Migrate, statuscmd.Migrate} {
 		if err := m(ctx, a.Pool); err != nil {
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
@@ -119,7 +122,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	// Service-scoped sign-in asks the access half which organizations may use a service.
 	a.Identity.SetServiceAccess(a.Access.MayUseService)
-	a.Status = statuscmd.NewHandlers(a.Store, nil)
+	if a.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {
+		return nil, err
+	}
+	a.Status = statuscmd.NewHandlers(a.Store, nil, statuscmd.WithPool(a.Pool), statuscmd.WithConfig(cfg.Status.Checks),
+		statuscmd.WithURLPolicy(a.Outbound.Policy()))
+	a.checker = statuscmd.NewChecker(a.Outbound, cfg.Status.Checks)
 	a.Queries = statusview.NewQueries(a.Pool, a.Reader)
 	if err := a.buildHandlers(); err != nil {
 		return nil, err
@@ -158,7 +166,7 @@ func (a *App) buildHandlers() error {
 	cors := &httpapi.CORSPolicy{Origins: a.Cfg.Identity.FirstPartyOrigins}
 	attempts := httpapi.NewAttemptLimiter(a.Cfg.RateLimit)
 	deps := httpapi.Deps{Validator: validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit), Attempts: attempts,
-		Reader: a.Reader, Log: a.Log, CORS: cors}
+		Reader: a.Reader, Log: a.Log, CORS: cors, MaxHeaderBytes: a.Cfg.HTTP.MaxHeaderBytes}
 	identity := httpapi.IdentityService(httpapi.IdentityDeps{Commands: a.Identity, Accounts: a.Accounts, Log: a.Log,
 		Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}},
 		httpapi.IdentityAccessPart(httpapi.AccessDeps{Access: a.Access, Queries: a.AccessQ, Log: a.Log, Attempts: attempts,
@@ -171,7 +179,7 @@ func (a *App) buildHandlers() error {
 	services := map[string]httpapi.Service{
 		"identity": identity,
 		"status": httpapi.StatusService(httpapi.StatusDeps{Commands: a.Status, Queries: a.Queries,
-			Checker: statuscmd.NewChecker(a.Cfg.Status.CheckTimeout), PublicOrganizationID: a.Cfg.Status.PublicOrganizationID}),
+			Checker: a.checker, PublicOrganizationID: a.Cfg.Status.PublicOrganizationID}),
 		"ops": httpapi.OpsService(httpapi.OpsDeps{Pool: a.Pool, Engine: a.Engine, History: history.NewQueries(a.Pool, a.Reader)}),
 	}
 	for _, name := range a.Cfg.Services {
@@ -221,7 +229,7 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 	}
 	if a.Cfg.Status.PollInterval > 0 {
 		goRun("status-poller", func(ctx context.Context) error {
-			a.Status.RunPoller(ctx, a.Pool, a.listSurfaces, statuscmd.NewChecker(a.Cfg.Status.CheckTimeout), a.Cfg.Status.PollInterval, a.Log)
+			a.Status.RunPoller(ctx, a.Pool, a.Status.AllSurfaces, a.checker, a.Cfg.Status.PollInterval, a.Log)
 			return nil
 		})
 	}
@@ -233,7 +241,8 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 	}
 	if serve {
 		for _, name := range a.Cfg.Services {
-			srv := &http.Server{Addr: a.Cfg.Addrs[name], Handler: a.handlers[name], ReadHeaderTimeout: 10 * time.Second}
+			srv := &http.Server{Addr: a.Cfg.Addrs[name], Handler: a.handlers[name]}
+			a.Cfg.HTTP.Configure(srv)
 			ln, err := net.Listen("tcp", srv.Addr)
 			if err != nil {
 				return fmt.Errorf("listen %s on %s: %w", name, srv.Addr, err)
@@ -263,8 +272,7 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 }
 
 func (a *App) runWebhook(ctx context.Context) error {
-	cfg := a.Cfg.Kafka.SaramaConfig()
-	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
+	cfg := a.Cfg.Kafka.ConsumerGroupConfig()
 	sub, err := kafka.NewSubscriber(kafka.SubscriberConfig{
 		Brokers: a.Cfg.Kafka.Brokers, Unmarshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: cfg,
 		ConsumerGroup: a.Cfg.Kafka.Topics.Group("notify-webhook"),
@@ -278,20 +286,6 @@ func (a *App) runWebhook(ctx context.Context) error {
 		return err
 	}
 	return router.Run(ctx)
-}
-
-func (a *App) listSurfaces(ctx context.Context) (map[string][]statuscmd.Surface, error) {
-	all, err := a.Queries.AllComponents(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]statuscmd.Surface, len(all))
-	for org, comps := range all {
-		for _, c := range comps {
-			out[org] = append(out[org], statuscmd.Surface{ComponentID: c.ComponentID, CheckURL: c.CheckURL})
-		}
-	}
-	return out, nil
 }
 
 // Close releases connections.

@@ -240,7 +240,13 @@ func DatabaseURL(t testing.TB) string {
 // (WITH (FORCE), so leftover connections do not block it) in t.Cleanup.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
-	base := DatabaseURL(t)
+	return NewDatabaseOn(t, DatabaseURL(t))
+}
+
+// NewDatabaseOn is NewDatabase on the server of base (a second stack, such
+// as the fault tests').
+func NewDatabaseOn(t testing.TB, base string) string {
+	t.Helper()
 	name := "test_" + randomSuffix(12)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
