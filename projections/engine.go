@@ -61,7 +61,7 @@ type Engine struct {
 	mu      sync.Mutex
 	running map[genKey]context.CancelFunc
 	held    map[genKey]int // building generations kept from going live, by parked events (logged once per count)
-	changed chan struct{} // closed and replaced after every committed batch
+	changed chan struct{}  // closed and replaced after every committed batch
 }
 
 type genKey struct {
