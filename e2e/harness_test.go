@@ -171,7 +171,7 @@ func baseEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
-		case strings.HasPrefix(k, "PLATFORM_"), strings.HasPrefix(k, "STATUS_"), k == "DATABASE_URL", k == "KAFKA_BROKERS",
+		case strings.HasPrefix(k, "PLATFORM_"), strings.HasPrefix(k, "STATUS_"), strings.HasPrefix(k, "OUTBOUND_"), k == "DATABASE_URL", k == "KAFKA_BROKERS",
 			k == "AUTH_BASE_URL", k == "RATE_LIMIT_PER_SECOND", k == "KAFKA_PARTITIONS":
 			continue
 		}
@@ -230,7 +230,9 @@ func (s *Stack) NewServer(o ServerOptions) *Server {
 		"PLATFORM_TOPIC_PREFIX="+s.Prefix,
 		"PLATFORM_SERVICES="+strings.Join(o.Services, ","),
 		"STATUS_PUBLIC_ORGANIZATION_ID="+s.OrgID,
-		"STATUS_POLL_INTERVAL=1h", // the tests poll explicitly
+		"STATUS_POLL_INTERVAL=1h",                 // the tests poll explicitly
+		"STATUS_MANUAL_POLL_INTERVAL=-1s",         // and back to back
+		"OUTBOUND_ALLOW_NETWORKS=127.0.0.0/8,::1", // their check targets are loopback fakes
 		"RATE_LIMIT_PER_SECOND=100000",
 	)
 	for _, svc := range o.Services {

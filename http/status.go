@@ -64,21 +64,13 @@ func StatusService(d StatusDeps) Service {
 				Name: "status.poll", Method: http.MethodPost, Path: "/poll", Permission: "status:poll",
 				Summary: "Poll every configured surface of the caller's organization now",
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
-					comps, err := d.Queries.Components(ctx, c.Principal.OrganizationID)
+					// Rate-limited per organization; the components come from the
+					// write side, so an upsert just before is polled.
+					report, err := d.Commands.PollOrganization(ctx, c.Meta, d.Checker)
 					if err != nil {
 						return Reply{}, err
 					}
-					surfaces := make([]statuscmd.Surface, len(comps))
-					for i, comp := range comps {
-						surfaces[i] = statuscmd.Surface{ComponentID: comp.ComponentID, CheckURL: comp.CheckURL}
-					}
-					meta := c.Meta
-					meta.IdempotencyKey = "" // each component's check is its own command
-					results, err := d.Commands.Poll(ctx, meta, d.Checker, surfaces, "")
-					if err != nil {
-						return Reply{}, err
-					}
-					return OK(map[string]any{"polled": len(results), "results": results}), nil
+					return OK(report), nil
 				},
 			},
 			{

@@ -5,20 +5,48 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/outbound"
 )
 
 // Handlers executes status commands against the event store.
 type Handlers struct {
 	store *eventstore.Store
 	now   func() time.Time
+	// pool reads the write side beyond one stream (an organization's
+	// components, the component cap, the manual-poll limit).
+	pool *pgxpool.Pool
+	cfg  Config
+	urls outbound.Policy // the static check of a checkUrl when it is stored
 }
 
-func NewHandlers(store *eventstore.Store, now func() time.Time) *Handlers {
-	return &Handlers{store: store, now: commands.Clock(now)}
+// Option configures Handlers.
+type Option func(*Handlers)
+
+// WithPool gives the handlers the database of the event store, for the
+// write-side reads over many streams. Without it, polls and the component
+// cap are unavailable.
+func WithPool(pool *pgxpool.Pool) Option { return func(h *Handlers) { h.pool = pool } }
+
+// WithConfig sets the limits (defaults otherwise).
+func WithConfig(cfg Config) Option { return func(h *Handlers) { h.cfg = cfg } }
+
+// WithURLPolicy is the outbound client's address policy, so a checkUrl that
+// names an internal address is refused when it is stored.
+func WithURLPolicy(p outbound.Policy) Option { return func(h *Handlers) { h.urls = p } }
+
+func NewHandlers(store *eventstore.Store, now func() time.Time, opts ...Option) *Handlers {
+	h := &Handlers{store: store, now: commands.Clock(now)}
+	for _, o := range opts {
+		o(h)
+	}
+	h.cfg = h.cfg.WithDefaults()
+	return h
 }
 
 // decide is the shape of every status command: load the write model, let it

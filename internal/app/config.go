@@ -43,6 +43,7 @@ type Config struct {
 	// service's /validate over HTTP; otherwise in-process, through the same code.
 	AuthBaseURL string
 	Status      StatusConfig
+	Outbound    OutboundConfig // tenant-supplied URLs: config_status.go
 	Identity    IdentityConfig
 	Access      AccessConfig // identity access half: config_access.go
 }
@@ -60,7 +61,7 @@ type IdentityConfig struct {
 type StatusConfig struct {
 	PublicOrganizationID string        // owner of GET /api/status
 	PollInterval         time.Duration // periodic checks; 0 disables the poller
-	CheckTimeout         time.Duration
+	Checks               StatusChecks  // checks and components per organization: config_status.go
 }
 
 // FromEnv reads the environment over the defaults.
@@ -101,6 +102,7 @@ func FromEnv() (Config, error) {
 		errs = append(errs, err)
 		c.Status.PollInterval = d
 	}
+	errs = append(errs, statusFromEnv(&c)...)
 	for _, s := range AllServices {
 		if v := os.Getenv("PLATFORM_" + strings.ToUpper(s) + "_ADDR"); v != "" {
 			c.Addrs[s] = v
@@ -145,9 +147,8 @@ func (c Config) WithDefaults() Config {
 	if c.Identity.PrivacyInterval == 0 {
 		c.Identity.PrivacyInterval = time.Hour
 	}
-	if c.Status.CheckTimeout == 0 {
-		c.Status.CheckTimeout = 5 * time.Second
-	}
+	c.Status.Checks = c.Status.Checks.WithDefaults()
+	c.Outbound = c.Outbound.WithDefaults()
 	return c
 }
 
@@ -158,6 +159,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("database: DATABASE_URL is required"))
 	}
 	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate())
+	errs = append(errs, c.Status.Checks.Validate(), c.Outbound.Validate())
 	for _, s := range c.Services {
 		if !slices.Contains(AllServices, s) {
 			errs = append(errs, fmt.Errorf("services: unknown service %q (known: %s)", s, strings.Join(AllServices, ", ")))

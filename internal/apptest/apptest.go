@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"testing"
 	"time"
@@ -61,6 +62,10 @@ func Start(t testing.TB, opts Options) *Harness {
 	cfg.RateLimit.PerSecond = 100000
 	cfg.RateLimit.AttemptsPerMinute = 6_000_000 // tests sign in often; TestCredentialAttemptLimit sets its own
 	cfg.Status.PollInterval = -1                // tests poll explicitly
+	// Check targets of tests are loopback fakes: allowed here, explicitly
+	// (nothing internal is reachable by default).
+	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	cfg.Status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}
