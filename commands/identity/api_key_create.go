@@ -69,7 +69,7 @@ func (h *Handlers) createAPIKey(ctx context.Context, m commands.Meta, in CreateA
 				return nil, APIKeyCreated{}, err
 			}
 			changes, err := k.Create(domain.NewAPIKey{KeyID: id, OrganizationID: m.OrganizationID, CreatedBy: m.Actor.ID,
-				Name: in.Name, Service: in.Service, Scopes: in.Scopes, Bindings: in.ResourceBindings, SecretHash: HashSecret(encoded)}, h.now())
+				CreatedByType: m.Actor.Type, Name: in.Name, Service: in.Service, Scopes: in.Scopes, Bindings: in.ResourceBindings, SecretHash: HashSecret(encoded)}, h.now())
 			if err != nil {
 				return nil, APIKeyCreated{}, err
 			}

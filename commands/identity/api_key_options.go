@@ -142,6 +142,9 @@ func (a *Access) UpdateAPIKey(ctx context.Context, m commands.Meta, p domain.Pri
 	if err := mayMutateKeys(kc); err != nil {
 		return zero, err
 	}
+	if err := a.mayChangeKey(ctx, kc.caller, k); err != nil {
+		return zero, err
+	}
 	bindings, err := domain.CheckKeyRequest(kc.opts, in.Scopes, in.ResourceBindings)
 	if err != nil {
 		return zero, err
@@ -179,10 +182,26 @@ func (a *Access) RevokeAPIKey(ctx context.Context, m commands.Meta, p domain.Pri
 	if err != nil {
 		return zero, err
 	}
-	if err := mayMutateKeys(keyContext{caller: a.Caller(p), acc: acc}); err != nil {
+	caller := a.Caller(p)
+	if err := mayMutateKeys(keyContext{caller: caller, acc: acc}); err != nil {
+		return zero, err
+	}
+	if err := a.mayChangeKey(ctx, caller, k); err != nil {
 		return zero, err
 	}
 	return a.h.RevokeAPIKey(ctx, m, in)
+}
+
+// mayChangeKey: api_keys:write lets a principal manage keys, not every key.
+// Only the key itself, whoever minted it (up its chain), or a role at or
+// above its root creator's current role changes or revokes it (domain
+// CheckKeyChange); before, any member could revoke the owner's keys.
+func (a *Access) mayChangeKey(ctx context.Context, c domain.Caller, k *domain.APIKey) error {
+	l, err := a.h.KeyLineage(ctx, k)
+	if err != nil {
+		return err
+	}
+	return domain.CheckKeyChange(c, k.Created().KeyID, l)
 }
 
 // loadKey finds a key of the caller's organization; another tenant's key is

@@ -153,7 +153,8 @@ type permissionKey struct {
 	catalog, access int64
 	org, user, role string
 	service         string
-	keyVersion      int64 // keys: the key stream's version (scopes, bindings)
+	keyVersion      int64  // keys: the key stream's version (scopes, bindings)
+	creator         string // keys: their creator chain's standing (creatorStanding)
 }
 
 func (m *permissionMemo) get(k permissionKey, eval func() []string) []string {

@@ -35,9 +35,10 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 		return domain.Principal{}, errInvalidCredential
 	}
 	ids := []string{keyID, domain.CatalogStream}
-	if known, ok := peekAs[*domain.APIKey](h, domain.StreamAPIKey, keyID); ok { // a key's organization never changes
+	if known, ok := peekAs[*domain.APIKey](h, domain.StreamAPIKey, keyID); ok { // a key's organization and creator never change
 		org := known.Created().OrganizationID
 		ids = append(ids, org, domain.AccessStreamID(org))
+		ids = append(ids, h.creatorChainIDs(known)...)
 	}
 	heads, err := h.heads(ctx, ids...)
 	if err != nil {
@@ -62,13 +63,11 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	}
 	p := domain.Principal{ID: c.KeyID, Type: "api_key", OrganizationID: c.OrganizationID, Role: domain.RoleMember,
 		Scopes: c.Scopes, Service: c.Service}
-	// The key's own version is part of the memo key: an update changes its
-	// scopes or bindings.
-	p.Permissions, err = h.permissionsAt(ctx, heads, permissionKey{org: c.OrganizationID, user: c.KeyID, service: c.Service,
-		keyVersion: heads[keyID]}, func(cat *domain.Catalog, acc *domain.OrgAccess) []string {
-		return domain.KeyPermissions(c.Scopes, c.Service, k.Bindings(), org.Administration(), cat, acc)
-	})
-	return p, err
+	// A key never exceeds its creator, now (api_key_creator.go).
+	if p.Permissions, _, err = h.keyPermissions(ctx, heads, k, org, 0); err != nil {
+		return domain.Principal{}, err
+	}
+	return p, nil
 }
 
 // permissionsAt evaluates a principal's permissions in an organization at

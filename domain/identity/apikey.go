@@ -48,9 +48,9 @@ func (k *APIKey) StateName() string        { return k.state }
 
 // NewAPIKey is the input of key creation; the secret's hash comes from the caller.
 type NewAPIKey struct {
-	KeyID, OrganizationID, CreatedBy, Name, Service, SecretHash string
-	Scopes                                                      []string
-	Bindings                                                    []ResourceBinding
+	KeyID, OrganizationID, CreatedBy, CreatedByType, Name, Service, SecretHash string
+	Scopes                                                                     []string
+	Bindings                                                                   []ResourceBinding
 }
 
 func (k *APIKey) Create(n NewAPIKey, now time.Time) ([]event.Change, error) {
@@ -74,7 +74,7 @@ func (k *APIKey) Create(n NewAPIKey, now time.Time) ([]event.Change, error) {
 		return nil, errs.Conflict("api_key_exists", "the key already exists")
 	}
 	changes := []event.Change{event.New(APIKeyCreated, APIKeyCreatedV1{KeyID: n.KeyID, OrganizationID: n.OrganizationID,
-		CreatedBy: n.CreatedBy, Name: n.Name, Service: n.Service, Scopes: n.Scopes, SecretHash: n.SecretHash, CreatedAt: now})}
+		CreatedBy: n.CreatedBy, CreatedByType: n.CreatedByType, Name: n.Name, Service: n.Service, Scopes: n.Scopes, SecretHash: n.SecretHash, CreatedAt: now})}
 	if len(n.Bindings) > 0 {
 		changes = append(changes, event.New(APIKeyResourcesBound, APIKeyUpdatedV1{KeyID: n.KeyID, Name: n.Name, Scopes: n.Scopes,
 			ResourceBindings: n.Bindings, At: now}))

@@ -21,14 +21,19 @@ const (
 
 // APIKeyCreatedV1 holds the secret's hash only; the secret is shown once.
 type APIKeyCreatedV1 struct {
-	KeyID          string    `json:"key_id"`
-	OrganizationID string    `json:"organization_id"`
-	CreatedBy      string    `json:"created_by"`
-	Name           string    `json:"name"`
-	Service        string    `json:"service"`
-	Scopes         []string  `json:"scopes"`
-	SecretHash     string    `json:"secret_hash"`
-	CreatedAt      time.Time `json:"created_at"`
+	KeyID          string `json:"key_id"`
+	OrganizationID string `json:"organization_id"`
+	CreatedBy      string `json:"created_by"`
+	// CreatedByType is the creator's principal type (CreatorUser,
+	// CreatorAPIKey, CreatorSystem): keys hold their scopes only while their
+	// creator holds them. Empty in keys made before it was recorded
+	// (validation infers it from the id).
+	CreatedByType string    `json:"created_by_type,omitempty"`
+	Name          string    `json:"name"`
+	Service       string    `json:"service"`
+	Scopes        []string  `json:"scopes"`
+	SecretHash    string    `json:"secret_hash"`
+	CreatedAt     time.Time `json:"created_at"`
 }
 
 type APIKeyRevokedV1 struct {

@@ -1,0 +1,170 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/platform/backend/commands"
+	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/apptest"
+)
+
+// Helpers of this file are prefixed akt (API key authority test).
+
+type aktKey struct {
+	KeyID string `json:"key_id"`
+	Token string `json:"token"`
+}
+
+func aktCreate(t *testing.T, h *apptest.Harness, token, service string, scopes ...string) aktKey {
+	t.Helper()
+	res := h.Do(t, "identity", http.MethodPost, "/api/api-keys", token, map[string]any{"name": "k", "service": service, "scopes": scopes})
+	hitMust(t, res, http.StatusCreated, "create key")
+	var k aktKey
+	res.JSON(t, &k)
+	return k
+}
+
+func aktRename(t *testing.T, h *apptest.Harness, token, keyID string, scopes ...string) apptest.Response {
+	t.Helper()
+	return h.Do(t, "identity", http.MethodPatch, "/api/api-keys/"+keyID, token, map[string]any{"name": "renamed", "scopes": scopes})
+}
+
+func aktRevoke(t *testing.T, h *apptest.Harness, token, keyID string) apptest.Response {
+	t.Helper()
+	return h.Do(t, "identity", http.MethodDelete, "/api/api-keys/"+keyID, token, nil)
+}
+
+// TestAPIKeyChangesFollowTheLadder: api_keys:write lets a principal manage
+// keys, not every key. A plain member renamed, narrowed and revoked the
+// owner's keys (black-box attack run); now only the key's creator (or the
+// key itself, or the key that minted it) or a role at or above the
+// creator's current role may, and others get 403.
+func TestAPIKeyChangesFollowTheLadder(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	owner := iatRegister(t, h, "keyladder")
+	_, adEmail, adPassword := iatCreateUser(t, h, owner.Access, "admin")
+	_, memEmail, memPassword := iatCreateUser(t, h, owner.Access, "member")
+	_, mem2Email, mem2Password := iatCreateUser(t, h, owner.Access, "member")
+	_, guestEmail, guestPassword := iatCreateUser(t, h, owner.Access, "guest")
+	admin := iatLoginEventually(t, h, adEmail, adPassword)
+	member := iatLoginEventually(t, h, memEmail, memPassword)
+	member2 := iatLoginEventually(t, h, mem2Email, mem2Password)
+	guest := iatLoginEventually(t, h, guestEmail, guestPassword)
+
+	ownerKey := aktCreate(t, h, owner.Access, "app_platform_auth", "api_keys:write", "users:read")
+	for _, who := range []struct {
+		name, token string
+	}{{"member", member.AccessToken}, {"admin", admin.AccessToken}} {
+		hitExpectProblem(t, aktRename(t, h, who.token, ownerKey.KeyID, "users:read"), http.StatusForbidden, "permission_denied")
+		hitExpectProblem(t, aktRevoke(t, h, who.token, ownerKey.KeyID), http.StatusForbidden, "permission_denied")
+	}
+	if status, p := iatValidate(t, h, ownerKey.Token); status != http.StatusOK || !contains(p.Permissions, "app_platform_auth.api_keys:write") {
+		t.Fatalf("the owner's key after the refused changes: %d %+v", status, p)
+	}
+
+	// A member's key: the member itself, another member (same rank) and the
+	// admin may change it; a guest may not (and lacks api_keys:write anyway).
+	memberKey := aktCreate(t, h, member.AccessToken, "status", "status:read")
+	hitMust(t, aktRename(t, h, member.AccessToken, memberKey.KeyID, "status:read"), http.StatusOK, "the creator renames its key")
+	hitMust(t, aktRename(t, h, member2.AccessToken, memberKey.KeyID, "status:read"), http.StatusOK, "a member renames a member's key")
+	hitExpectProblem(t, aktRevoke(t, h, guest.AccessToken, memberKey.KeyID), http.StatusForbidden, "permission_denied")
+
+	// A key the owner's key minted: the minting key changes it; the member
+	// cannot (its root creator is the owner).
+	minted := aktCreate(t, h, ownerKey.Token, "app_platform_auth", "users:read")
+	hitExpectProblem(t, aktRevoke(t, h, member.AccessToken, minted.KeyID), http.StatusForbidden, "permission_denied")
+	hitMust(t, aktRename(t, h, ownerKey.Token, minted.KeyID, "users:read"), http.StatusOK, "the minting key renames it")
+	hitMust(t, aktRevoke(t, h, owner.Access, minted.KeyID), http.StatusOK, "the root creator revokes it")
+
+	// A key may revoke itself; the admin revokes the member's key.
+	self := aktCreate(t, h, member.AccessToken, "app_platform_auth", "api_keys:write")
+	hitMust(t, aktRevoke(t, h, self.Token, self.KeyID), http.StatusOK, "a key revokes itself")
+	hitMust(t, aktRevoke(t, h, admin.AccessToken, memberKey.KeyID), http.StatusOK, "the admin revokes the member's key")
+	hitMust(t, aktRevoke(t, h, owner.Access, ownerKey.KeyID), http.StatusOK, "the owner revokes its own key")
+}
+
+// TestAPIKeyFollowsItsCreator: a key holds its scopes only while its
+// creator holds them. An admin minted a users:manage key, was demoted to
+// guest and removed, and the key still created users (black-box attack
+// run). Now the key narrows with the demotion and holds nothing (401) once
+// its creator is gone; keys minted by a key follow that key; bootstrap and
+// operator keys keep working.
+func TestAPIKeyFollowsItsCreator(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	ctx := context.Background()
+	owner := iatRegister(t, h, "keycreator")
+	adID, adEmail, adPassword := iatCreateUser(t, h, owner.Access, "admin")
+	admin := iatLoginEventually(t, h, adEmail, adPassword)
+
+	key := aktCreate(t, h, admin.AccessToken, "app_platform_auth", "users:manage", "users:read", "api_keys:write")
+	child := aktCreate(t, h, key.Token, "app_platform_auth", "users:read")
+	// The same creator recorded the old way (no creator type: inferred from the id).
+	legacy, err := h.App.Identity.CreateAPIKey(ctx, commands.Meta{OrganizationID: owner.OrgID, Actor: eventstore.Actor{ID: adID}},
+		identitycmd.CreateAPIKey{Name: "legacy", Service: "app_platform_auth", Scopes: []string{"users:manage"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hitMust(t, h.Do(t, "identity", http.MethodPost, "/api/users", key.Token, map[string]any{"email": iatEmail("bykey"), "role": "member"}),
+		http.StatusCreated, "the admin's key creates a user")
+	if _, p := iatValidate(t, h, legacy.Value.Token); !contains(p.Permissions, "app_platform_auth.users:manage") {
+		t.Fatalf("the legacy key before the demotion: %+v", p)
+	}
+
+	hitMust(t, lctSetRole(t, h, owner.Access, owner.OrgID, adID, "guest"), http.StatusOK, "demote the admin to guest")
+	for _, tok := range []string{key.Token, legacy.Value.Token} {
+		status, p := iatValidate(t, h, tok)
+		if status != http.StatusOK || contains(p.Permissions, "app_platform_auth.users:manage") || contains(p.Permissions, "app_platform_auth.api_keys:write") {
+			t.Fatalf("a key of a guest holds more than a guest: %d %+v", status, p)
+		}
+	}
+	if status, p := iatValidate(t, h, key.Token); !contains(p.Permissions, "app_platform_auth.users:read") {
+		t.Fatalf("what the guest still holds stays: %d %+v", status, p)
+	}
+	hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/users", key.Token, map[string]any{"email": iatEmail("bykey2"), "role": "member"}),
+		http.StatusForbidden, "permission_denied")
+
+	// Promoted again, the key holds its scopes again: nothing was revoked.
+	hitMust(t, lctSetRole(t, h, owner.Access, owner.OrgID, adID, "admin"), http.StatusOK, "promote again")
+	if _, p := iatValidate(t, h, key.Token); !contains(p.Permissions, "app_platform_auth.users:manage") {
+		t.Fatalf("the key after the promotion: %+v", p)
+	}
+
+	// Removed from the organization: the key, its child and the legacy key speak for nobody.
+	hitMust(t, h.Do(t, "identity", http.MethodDelete, "/api/organizations/"+owner.OrgID+"/members/"+adID, owner.Access, nil),
+		http.StatusOK, "remove the admin")
+	for _, tok := range []string{key.Token, child.Token, legacy.Value.Token} {
+		hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/validate", tok, nil), http.StatusUnauthorized, "authentication_required")
+	}
+	hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/users", key.Token, map[string]any{"email": iatEmail("bykey3"), "role": "member"}),
+		http.StatusUnauthorized, "authentication_required")
+
+	// A key minted by a revoked key holds nothing either.
+	parent := aktCreate(t, h, owner.Access, "app_platform_auth", "api_keys:write", "users:read")
+	kid := aktCreate(t, h, parent.Token, "app_platform_auth", "users:read")
+	hitMust(t, h.Do(t, "identity", http.MethodGet, "/api/users/"+owner.UserID, kid.Token, nil), http.StatusOK, "the child key reads")
+	hitMust(t, aktRevoke(t, h, owner.Access, parent.KeyID), http.StatusOK, "revoke the parent")
+	hitExpectProblem(t, h.Do(t, "identity", http.MethodGet, "/api/users/"+owner.UserID, kid.Token, nil), http.StatusUnauthorized, "authentication_required")
+
+	// Keys of the bootstrap path: the harness key (system), the operator
+	// key, and a platformctl-style key whose creator is the bootstrap owner
+	// (a platform_super_admin of the administration organization).
+	boot, err := h.App.Identity.Bootstrap(ctx, commands.Meta{Actor: eventstore.Actor{ID: "platformctl", Type: "system"}},
+		identitycmd.Bootstrap{OrganizationName: "Platform", Slug: iatSlug("adm"), Email: iatEmail("root"), Administration: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bootKey, err := h.App.Identity.CreateAPIKey(ctx, commands.Meta{OrganizationID: boot.Organization.OrganizationID,
+		Actor: eventstore.Actor{ID: boot.User.UserID, Type: "user"}}, identitycmd.CreateAPIKey{Name: "bootstrap", Scopes: apptest.OperatorScopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{bootKey.Value.Token, h.OperatorKey(t)} {
+		hitMust(t, h.Do(t, "ops", http.MethodGet, "/api/projections", tok, nil), http.StatusOK, "an operator key lists projections")
+		hitMust(t, h.Do(t, "identity", http.MethodPost, "/api/internal/service-tokens", tok, map[string]any{"service": "payments"}),
+			http.StatusCreated, "an operator key issues a service token")
+	}
+	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "", nil), http.StatusOK, "the harness key")
+}
