@@ -11,6 +11,8 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/internal/leader"
 )
 
 // RelayConfig tunes the outbox relay.
@@ -43,9 +45,6 @@ func (c RelayConfig) Validate() error {
 	return nil
 }
 
-// relayLockID makes the relay a singleton across processes.
-const relayLockID = 7_310_002
-
 // Relay publishes committed outbox rows to Kafka in commit order. Each row
 // carries its transaction id; the relay reads past its cursor (tx_id,
 // global_seq) only rows whose transaction is older than every transaction
@@ -70,38 +69,19 @@ func NewRelay(pool *pgxpool.Pool, producer sarama.SyncProducer, cfg RelayConfig,
 	return &Relay{pool: pool, producer: producer, cfg: cfg, log: log}, nil
 }
 
-// Run publishes until ctx ends. Only the process holding the relay lock
-// publishes; the others wait for it.
+// Run publishes until ctx ends, in the one process holding the relay's
+// leader lock (the others stand by): a stream's order on the log needs one
+// sender. An error (broker or database) ends the term and leader.Run takes
+// the lock again after RetryBackoff, doubling while errors repeat.
 func (r *Relay) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		if err := r.runAsLeader(ctx); err != nil && ctx.Err() == nil {
-			r.log.Warn("relay: restarting after error", "err", err)
-			sleep(ctx, r.cfg.RetryBackoff)
-		}
-	}
-	return nil
+	return leader.Run(ctx, r.pool, leader.Relay, leader.Config{
+		Retry:   r.cfg.PollInterval * 4, // a standby takes over within a few idle polls
+		Backoff: r.cfg.RetryBackoff,
+	}, r.log, r.runAsLeader)
 }
 
+// runAsLeader publishes while batches come back full and polls when idle.
 func (r *Relay) runAsLeader(ctx context.Context) error {
-	conn, err := r.pool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	for {
-		var leader bool
-		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, relayLockID).Scan(&leader); err != nil {
-			return err
-		}
-		if leader {
-			break
-		}
-		if !sleep(ctx, r.cfg.PollInterval*4) {
-			return nil
-		}
-	}
-	// A session lock dies with its connection, so a crashed leader frees it.
-	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, relayLockID) //nolint:errcheck
 	for {
 		n, err := r.PublishBatch(ctx)
 		if err != nil {
@@ -110,10 +90,8 @@ func (r *Relay) runAsLeader(ctx context.Context) error {
 		if n == r.cfg.BatchSize {
 			continue // more is waiting
 		}
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, r.cfg.PollInterval) {
 			return nil
-		case <-time.After(r.cfg.PollInterval):
 		}
 	}
 }

@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/leader"
 )
 
 var (
@@ -31,9 +33,6 @@ const (
 	MetaReason         = "reason"
 )
 
-// dispatcherLockID makes the dispatcher a singleton across processes.
-const dispatcherLockID = 7_310_004
-
 // Dispatcher moves the delivery log to Kafka: pending rows to the
 // notifications topic, invalid rows to the dead-letter topic. A crash between
 // publish and mark publishes again with the same idempotency key.
@@ -42,44 +41,49 @@ type Dispatcher struct {
 	Publisher message.Publisher
 	Topics    eventstore.Topics
 	Log       *slog.Logger
-	Interval  time.Duration // default 200ms
+	Interval  time.Duration // idle poll; default 200ms
+	Leader    leader.Config // zero: the defaults
 }
 
+// dispatchBatch is the most rows one DispatchBatch publishes.
+const dispatchBatch = 200
+
+// Run dispatches until ctx ends, in the one process holding the dispatcher's
+// leader lock (the others stand by): two dispatchers would publish the same
+// pending rows twice.
 func (d *Dispatcher) Run(ctx context.Context) {
+	if err := leader.Run(ctx, d.Pool, leader.Dispatcher, d.Leader, d.Log, d.dispatch); err != nil {
+		d.Log.Error("dispatcher: not started", "err", err)
+	}
+}
+
+// dispatch publishes while batches come back full and polls when idle. An
+// error ends the leader's term; leader.Run retries after a backoff.
+func (d *Dispatcher) dispatch(ctx context.Context) error {
 	interval := d.Interval
-	if interval == 0 {
+	if interval <= 0 {
 		interval = 200 * time.Millisecond
 	}
-	conn, err := d.Pool.Acquire(ctx)
-	if err != nil {
-		d.Log.Error("dispatcher: acquire", "err", err)
-		return
-	}
-	defer conn.Release()
-	leader := false
 	for {
-		if !leader {
-			_ = conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, dispatcherLockID).Scan(&leader)
+		n, err := d.DispatchBatch(ctx)
+		if err != nil {
+			return fmt.Errorf("dispatch: %w", err)
 		}
-		if leader {
-			if n, err := d.DispatchBatch(ctx); err != nil && ctx.Err() == nil {
-				d.Log.Warn("dispatcher: batch failed", "err", err)
-			} else if n > 0 {
-				continue
-			}
+		if n == dispatchBatch {
+			continue // more is waiting
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-time.After(interval):
 		}
 	}
 }
 
-// DispatchBatch publishes up to 200 waiting rows and returns how many.
+// DispatchBatch publishes up to dispatchBatch waiting rows and returns how many.
 func (d *Dispatcher) DispatchBatch(ctx context.Context) (int, error) {
 	rows, err := d.Pool.Query(ctx, `SELECT idempotency_key, type, organization_id, envelope, state, reason
-		FROM notification_deliveries WHERE state IN ('pending', 'invalid') ORDER BY created_at LIMIT 200`)
+		FROM notification_deliveries WHERE state IN ('pending', 'invalid') ORDER BY created_at LIMIT $1`, dispatchBatch)
 	if err != nil {
 		return 0, err
 	}

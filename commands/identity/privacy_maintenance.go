@@ -11,6 +11,7 @@ import (
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/leader"
 )
 
 // Privacy maintenance limits (seed 001).
@@ -120,13 +121,11 @@ func (h *Handlers) purgeTombstone(ctx context.Context, t Tombstone, cutoff time.
 	return err == nil, err
 }
 
-// privacyLockID makes the periodic maintenance run in one process only.
-const privacyLockID = 7_310_004
-
-// RunPrivacyMaintenance purges every interval as the one leader holding the
-// maintenance lock (like the status poller).
+// RunPrivacyMaintenance purges every interval in the one process holding the
+// privacy maintenance leader lock, until ctx ends: each purge is keyed, so a
+// second process would only repeat work, but the lists it reads are not free.
 func (h *Handlers) RunPrivacyMaintenance(ctx context.Context, pool *pgxpool.Pool, interval time.Duration, log *slog.Logger) {
-	commands.EveryAsLeader(ctx, pool, privacyLockID, interval, log, func(ctx context.Context) {
+	err := leader.Run(ctx, pool, leader.PrivacyMaintenance, leader.Config{}, log, leader.Every(interval, func(ctx context.Context) {
 		rep, err := h.PurgeExpired(ctx, h.now())
 		if err != nil {
 			log.Warn("privacy maintenance", "err", err)
@@ -135,5 +134,8 @@ func (h *Handlers) RunPrivacyMaintenance(ctx context.Context, pool *pgxpool.Pool
 		if rep.TombstonesPurged > 0 || rep.AuditPurged > 0 {
 			log.Info("privacy maintenance", "tombstones", rep.TombstonesPurged, "audit_records", rep.AuditPurged)
 		}
-	})
+	}))
+	if err != nil {
+		log.Error("privacy maintenance: not started", "err", err)
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/internal/outbound"
 )
 
@@ -164,18 +165,18 @@ func (h *Handlers) PollOrganization(ctx context.Context, m commands.Meta, checke
 // SurfaceLister lists every organization's components.
 type SurfaceLister func(ctx context.Context) (map[string][]Surface, error)
 
-// pollerLockID makes the periodic poller run in one process only.
-const pollerLockID = 7_310_003
-
 // RunPoller polls every organization's components each interval, as the one
 // leader holding the poller lock. Organizations are polled side by side,
 // sharing the checker's workers, each within its own budget. Rounds are
 // numbered by time, so two leaders in a hand-over never record the same
 // round twice.
 func (h *Handlers) RunPoller(ctx context.Context, pool *pgxpool.Pool, list SurfaceLister, checker *Checker, interval time.Duration, log *slog.Logger) {
-	commands.EveryAsLeader(ctx, pool, pollerLockID, interval, log, func(ctx context.Context) {
+	err := leader.Run(ctx, pool, leader.StatusPoller, leader.Config{}, log, leader.Every(interval, func(ctx context.Context) {
 		h.pollRound(ctx, list, checker, fmt.Sprint(time.Now().UnixMilli()/max(interval.Milliseconds(), 1)), log)
-	})
+	}))
+	if err != nil {
+		log.Error("poller: not started", "err", err)
+	}
 }
 
 // pollRound is one round of the periodic poller.
