@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/domain/text"
 	identityview "github.com/platform/backend/projections/identity"
 )
 
@@ -67,8 +68,8 @@ func APIKeyActions(cmds *identitycmd.Handlers) IdentityPart {
 			Name: "app_platform_auth.api_keys.create", Method: http.MethodPost, Path: "/api/api-keys", Permission: "api_keys:write",
 			SuccessStatus: http.StatusCreated, Summary: "Create an API key of the caller's organization; the token is shown once",
 			InputSchema: schemaObject([]string{"name", "scopes"}, map[string]string{
-				"name": `{"type":"string","minLength":1,"maxLength":120}`, "service": `{"type":"string"}`,
-				"scopes": `{"type":"array","minItems":1,"items":{"type":"string","pattern":"^[a-z0-9_.-]+:[a-z0-9_.-]+$"}}`}),
+				"name": lineSchema(1, text.MaxLabel), "service": appIDSchema,
+				"scopes": `{"type":"array","minItems":1,"items":` + patternSchema(text.MaxID, `^[a-z0-9_.-]+:[a-z0-9_.-]+$`) + `}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in identitycmd.CreateAPIKey
 				if err := c.Decode(&in); err != nil {

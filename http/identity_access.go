@@ -14,6 +14,7 @@ import (
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/eventstore"
 	accessview "github.com/platform/backend/projections/access"
 )
@@ -33,12 +34,13 @@ var (
 	developerPortal = []string{"developer_portal"}
 )
 
-const (
-	appIDSchema   = `{"type":"string","pattern":"^[a-z][a-z0-9_]{1,62}$"}`
-	scopeSchema   = `{"type":"string","pattern":"^[a-z0-9][a-z0-9_-]*:[a-z0-9][a-z0-9_-]*$"}`
-	permPattern   = `{"type":"string","pattern":"^(\\*|[a-z][a-z0-9_]{1,62})\\.(\\*|[a-z0-9][a-z0-9_-]*):(\\*|[a-z0-9][a-z0-9_-]*)$"}`
+// Input schemas of the access half; string bounds from domain/text (http/bounds.go).
+var (
+	appIDSchema   = patternSchema(63, `^[a-z][a-z0-9_]{1,62}$`)
+	scopeSchema   = patternSchema(text.MaxID, `^[a-z0-9][a-z0-9_-]*:[a-z0-9][a-z0-9_-]*$`)
+	permPattern   = patternSchema(text.MaxPermission, `^(\*|[a-z][a-z0-9_]{1,62})\.(\*|[a-z0-9][a-z0-9_-]*):(\*|[a-z0-9][a-z0-9_-]*)$`)
 	bindingSchema = `{"type":"object","additionalProperties":false,"required":["resourceType","resourceId","accessLevel"],"properties":{
-		"resourceType":{"type":"string","minLength":1},"resourceId":{"type":"string","minLength":1},
+		"resourceType":` + lineSchema(1, text.MaxID) + `,"resourceId":` + lineSchema(1, text.MaxID) + `,
 		"accessLevel":{"type":"string","enum":["read","write","admin"]},
 		"allowedScopes":{"type":"array","items":` + scopeSchema + `}}}`
 	preferencesSchema = `{"type":"object","additionalProperties":false,"required":["favorites","hidden","tileSize"],"properties":{
@@ -48,11 +50,11 @@ const (
 		"theme":{"type":"string","enum":["light","dark"]}}}`
 	checkoutSchema = `{"type":"object","additionalProperties":false,"required":["email","appId","redirectUri","mode"],
 		"anyOf":[{"required":["workspaceName"]},{"required":["company"]}],"properties":{
-		"email":{"type":"string","format":"email","maxLength":254},"workspaceName":{"type":"string","minLength":1,"maxLength":200},
-		"company":{"type":"string","minLength":1,"maxLength":200},"appId":{"type":"string","minLength":1},
-		"redirectUri":{"type":"string","format":"uri"},"name":{"type":"string","maxLength":200},
+		"email":` + emailSchema() + `,"workspaceName":` + lineSchema(1, text.MaxTitle) + `,
+		"company":` + lineSchema(1, text.MaxTitle) + `,"appId":` + nonEmpty + `,
+		"redirectUri":` + urlSchema(anyScheme) + `,"name":` + lineSchema(0, text.MaxTitle) + `,
 		"mode":{"type":"string","enum":["count","all","free"]},"paidAppCount":{"type":"integer","minimum":0},
-		"appSlugs":{"type":"array","items":{"type":"string","minLength":1}}}}`
+		"appSlugs":{"type":"array","items":` + nonEmpty + `}}}`
 	provisionedOut = `{"type":"object","required":["orgId","userId","created","loginUrl","expiresAt"],"properties":{
 		"orgId":{"type":"string"},"userId":{"type":"string"},"created":{"type":"boolean"},"loginUrl":{"type":"string","format":"uri"},
 		"expiresAt":{"type":"string","format":"date-time"}}}`
@@ -101,7 +103,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			Summary: "Create a key of the caller's organization for one application; scopes and resourceBindings must be what " +
 				"api_keys.options offers (422 names each member that is not). The token is shown once",
 			InputSchema: schemaObject([]string{"name", "scopes"}, map[string]string{
-				"name": `{"type":"string","minLength":1,"maxLength":120}`, "service": appIDSchema,
+				"name": lineSchema(1, text.MaxLabel), "service": appIDSchema,
 				"scopes":           `{"type":"array","minItems":1,"items":` + scopeSchema + `}`,
 				"resourceBindings": `{"type":"array","maxItems":100,"items":` + bindingSchema + `}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
@@ -117,7 +119,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			AuthorizationMode: AuthRuntime,
 			Summary:           "Replace a key's scopes and resource bindings (same calculation as api_keys.options); name is optional",
 			InputSchema: schemaObject([]string{"keyId", "scopes"}, map[string]string{
-				"keyId": `{"type":"string","format":"uuid"}`, "name": `{"type":"string","minLength":1,"maxLength":120}`,
+				"keyId": `{"type":"string","format":"uuid"}`, "name": lineSchema(1, text.MaxLabel),
 				"scopes":           `{"type":"array","minItems":1,"items":` + scopeSchema + `}`,
 				"resourceBindings": `{"type":"array","maxItems":100,"items":` + bindingSchema + `}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
@@ -238,7 +240,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			Summary: "Suspend, reinstate or revoke (final) a developer workspace; platform roles only. A suspended or revoked " +
 				"workspace cannot change its API keys",
 			InputSchema: schemaObject([]string{"orgId", "status"}, map[string]string{"orgId": uuidString,
-				"status": `{"type":"string","enum":["active","suspended","revoked"]}`, "reason": `{"type":"string","maxLength":500}`}),
+				"status": `{"type":"string","enum":["active","suspended","revoked"]}`, "reason": lineSchema(0, text.MaxReason)}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in struct {
 					OrgID  string `json:"orgId"`
@@ -277,11 +279,11 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 				"row with its own app id; service-to-service token of the developer portal only",
 			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false,
 				"required":["developerAppId","appId","name","organizationId","scopes"],"properties":{
-				"developerAppId":{"type":"string","pattern":"^dapp_[A-Za-z0-9_-]{1,64}$"},"appId":{"type":"string","minLength":1},
-				"name":{"type":"string","minLength":1,"maxLength":120},"organizationId":{"type":"string","minLength":1},
+				"developerAppId":{"type":"string","maxLength":69,"pattern":"^dapp_[A-Za-z0-9_-]{1,64}$"},"appId":` + nonEmpty + `,
+				"name":` + lineSchema(1, text.MaxLabel) + `,"organizationId":` + nonEmpty + `,
 				"scopes":{"type":"array","minItems":1,"maxItems":100,"items":` + scopeSchema + `},
-				"resourceTypes":{"type":"array","maxItems":20,"items":{"type":"string","pattern":"^[a-z0-9][a-z0-9_-]*$"}},
-				"entrypointUrl":{"type":"string","format":"uri"},"surfaceGroup":{"type":"string","minLength":1,"maxLength":60}}}`),
+				"resourceTypes":{"type":"array","maxItems":20,"items":` + patternSchema(text.MaxID, `^[a-z0-9][a-z0-9_-]*$`) + `},
+				"entrypointUrl":` + urlSchema(anyScheme) + `,"surfaceGroup":` + lineSchema(1, text.MaxGroup) + `}}`),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				if err := requireService(c.Principal); err != nil {
 					return Reply{}, err
@@ -317,7 +319,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 			Summary: "A signed-in user's one-time code for a catalog application: answers callback_url (redirect_uri + code), " +
 				"never a bearer token",
 			InputSchema: schemaObject([]string{"app_id", "redirect_uri"}, map[string]string{"app_id": nonEmpty,
-				"redirect_uri": `{"type":"string","format":"uri"}`}),
+				"redirect_uri": urlSchema(anyScheme)}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in identitycmd.SSOHandoff
 				if err := c.Decode(&in); err != nil {
@@ -330,8 +332,8 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 		{
 			Name: "app_platform_auth.sso.code.exchange", Method: http.MethodPost, Path: "/sso/exchange-code",
 			Summary: "The destination application exchanges a handoff code (once) with its app_id and redirect_uri for a session",
-			InputSchema: schemaObject([]string{"code", "app_id", "redirect_uri"}, map[string]string{"code": nonEmpty, "app_id": nonEmpty,
-				"redirect_uri": `{"type":"string","format":"uri"}`}),
+			InputSchema: schemaObject([]string{"code", "app_id", "redirect_uri"}, map[string]string{"code": lineSchema(1, text.MaxToken),
+				"app_id": nonEmpty, "redirect_uri": urlSchema(anyScheme)}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in identitycmd.SSOExchange
 				if err := c.Decode(&in); err != nil {

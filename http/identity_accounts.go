@@ -9,6 +9,7 @@ import (
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/domain/text"
 	identityview "github.com/platform/backend/projections/identity"
 )
 
@@ -34,7 +35,7 @@ func accountActions(d IdentityDeps) IdentityPart {
 			AuthorizationMode: AuthRuntime, SuccessStatus: http.StatusCreated,
 			Summary: "Create an organization; the signed-in user becomes its owner",
 			InputSchema: schemaObject([]string{"name", "slug"}, map[string]string{
-				"name": `{"type":"string","minLength":1,"maxLength":200}`, "slug": slugSchema, "developerWorkspace": `{"type":"boolean"}`}),
+				"name": lineSchema(1, text.MaxTitle), "slug": slugSchema, "developerWorkspace": `{"type":"boolean"}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				if c.Principal.UserID == "" {
 					return Reply{}, errs.PermissionDenied("organizations are created by a signed-in user, who becomes the owner")
@@ -138,8 +139,9 @@ func accountActions(d IdentityDeps) IdentityPart {
 		{
 			Name: "app_platform_auth.organizations.slug_availability", Method: http.MethodGet, Path: "/api/internal/organizations/slug-availability",
 			ReadOnly: true, AuthorizationMode: AuthRuntime,
-			Summary:     "Whether a slug can be used: reason empty, invalid, reserved, taken or available (checked in that order); never an error for taken or invalid",
-			InputSchema: schemaObject(nil, map[string]string{"slug": `{"type":"string"}`}),
+			Summary: "Whether a slug can be used: reason empty, invalid, reserved, taken or available (checked in that order); never an error for taken or invalid",
+			// Any text up to a URL's length is classified (reason invalid), never refused.
+			InputSchema: schemaObject(nil, map[string]string{"slug": patternSchema(text.MaxURL, "")}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in struct {
 					Slug string `json:"slug"`
@@ -162,7 +164,7 @@ func accountActions(d IdentityDeps) IdentityPart {
 			Name: "app_platform_auth.users.create", Method: http.MethodPost, Path: "/api/users", Permission: "users:manage",
 			SuccessStatus: http.StatusCreated, Summary: "Create a user in the caller's organization with a role (not above the caller's)",
 			InputSchema: schemaObject([]string{"email"}, map[string]string{
-				"email": `{"type":"string","format":"email","maxLength":254}`, "name": `{"type":"string","maxLength":200}`,
+				"email": emailSchema(), "name": lineSchema(0, text.MaxTitle),
 				"password": `{"type":"string","minLength":10,"maxLength":256}`, "role": roleEnum}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in identitycmd.CreateUser

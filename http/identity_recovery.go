@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/domain/text"
 )
 
 // RecoveryDeps are what account recovery and onboarding call: the access
@@ -67,7 +68,7 @@ func IdentityRecoveryPart(d RecoveryDeps) IdentityPart {
 			AuthorizationMode: AuthPublic, CredentialAttempt: true, SuccessStatus: http.StatusAccepted,
 			Summary: "Forgot password: always 202 with the same body. When an active user has this email, a single-use reset " +
 				"token (30 minutes) is emailed to it; a new request supersedes the previous token (at most 5 an hour)",
-			InputSchema: schemaObject([]string{"email"}, map[string]string{"email": `{"type":"string","format":"email","maxLength":254}`}),
+			InputSchema: schemaObject([]string{"email"}, map[string]string{"email": emailSchema()}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in identitycmd.RequestPasswordReset
 				if err := c.Decode(&in); err != nil {
@@ -83,7 +84,7 @@ func IdentityRecoveryPart(d RecoveryDeps) IdentityPart {
 			Summary: "Set a new password with an emailed reset token (once). Every session of the user ends. An unknown, " +
 				"superseded, used or expired token is 409 reset_token_invalid",
 			InputSchema: schemaObject([]string{"token", "newPassword"}, map[string]string{
-				"token": `{"type":"string","minLength":1,"maxLength":300}`, "newPassword": newPasswordSchema}),
+				"token": lineSchema(1, text.MaxToken), "newPassword": newPasswordSchema}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in identitycmd.CompletePasswordReset
 				if err := c.Decode(&in); err != nil {
@@ -114,7 +115,7 @@ func IdentityRecoveryPart(d RecoveryDeps) IdentityPart {
 			Summary: "Invite an email to the organization with a role not above the caller's (org admin route: owner, super_admin, " +
 				"admin, or app_platform_auth.users:manage). A single-use code (7 days) is emailed to the invitee, never answered",
 			InputSchema: schemaObject([]string{"orgId", "email"}, map[string]string{"orgId": uuidString,
-				"email": `{"type":"string","format":"email","maxLength":254}`, "role": roleEnum}),
+				"email": emailSchema(), "role": roleEnum}),
 			OutputSchema: []byte(invitationOut),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in identitycmd.CreateInvitation
@@ -158,8 +159,8 @@ func IdentityRecoveryPart(d RecoveryDeps) IdentityPart {
 			AuthorizationMode: AuthPublic, CredentialAttempt: true,
 			Summary: "Accept an invitation with its code, once. An invitee with an account sends its session token (bearer) and " +
 				"must be the invited email's user; without an account, send name and password: the user is created and signed in",
-			InputSchema: schemaObject([]string{"code"}, map[string]string{"code": `{"type":"string","minLength":1,"maxLength":300}`,
-				"name": `{"type":"string","maxLength":200}`, "password": newPasswordSchema, "returnRefreshToken": `{"type":"boolean"}`}),
+			InputSchema: schemaObject([]string{"code"}, map[string]string{"code": lineSchema(1, text.MaxToken),
+				"name": lineSchema(0, text.MaxTitle), "password": newPasswordSchema, "returnRefreshToken": `{"type":"boolean"}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in struct {
 					identitycmd.AcceptInvitation

@@ -18,9 +18,10 @@ type SecurityDeps struct {
 	Log      *slog.Logger
 }
 
+var mfaCodeSchema = withMember(lineSchema(6, 40), "description",
+	"the 6-digit code of the authenticator app, or an unused backup code (xxxx-xxxx-xxxx-xxxx)")
+
 const (
-	mfaCodeSchema = `{"type":"string","minLength":6,"maxLength":40,
-		"description":"the 6-digit code of the authenticator app, or an unused backup code (xxxx-xxxx-xxxx-xxxx)"}`
 	mfaStatusOut = `{"type":"object","required":["user_id","enabled","pending","backup_codes_left"],"properties":{
 		"user_id":{"type":"string"},"enabled":{"type":"boolean"},"pending":{"type":"boolean"},
 		"enabled_at":{"type":"string","format":"date-time"},"backup_codes_left":{"type":"integer"},
@@ -81,7 +82,7 @@ func IdentitySecurityPart(d SecurityDeps) IdentityPart {
 			Name: "app_platform_auth.mfa.totp.confirm", Method: http.MethodPost, Path: "/api/me/mfa/totp/confirm", AuthorizationMode: AuthRuntime,
 			Summary: "Confirm the pending TOTP secret with a current code: MFA is on, and 10 one-time backup codes are shown once " +
 				"(only their hashes are kept). A wrong code is 422 on /code",
-			InputSchema: schemaObject([]string{"code"}, map[string]string{"code": `{"type":"string","minLength":6,"maxLength":10}`}),
+			InputSchema: schemaObject([]string{"code"}, map[string]string{"code": lineSchema(6, 10)}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in codeIn
 				if err := c.Decode(&in); err != nil {
@@ -113,7 +114,7 @@ func IdentitySecurityPart(d SecurityDeps) IdentityPart {
 				"reused code is 401 mfa_code_invalid; five in a row lock code checks for 15 minutes (429 mfa_locked). Passkey " +
 				"assertions never satisfy this step",
 			InputSchema: schemaObject([]string{"mfaToken", "code"}, map[string]string{
-				"mfaToken": `{"type":"string","minLength":10,"maxLength":200}`, "code": mfaCodeSchema,
+				"mfaToken": lineSchema(10, 200), "code": mfaCodeSchema,
 				"returnRefreshToken": `{"type":"boolean","description":"also return the refresh token in the body (non-browser clients)"}`}),
 			OutputSchema: []byte(sessionOut),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {

@@ -21,7 +21,7 @@ func serviceTokenAction(keys *identitycmd.ServiceKeys) Action {
 		Summary: "Issue a service-to-service token (EdDSA JWT of the identity key set) for a named service; platform " +
 			"roles and operator keys only. ttlSeconds 60..3600, default 600",
 		InputSchema: schemaObject([]string{"service"}, map[string]string{
-			"service":    `{"type":"string","pattern":"^[a-z][a-z0-9_]{1,62}$"}`,
+			"service":    appIDSchema,
 			"ttlSeconds": `{"type":"integer","minimum":60,"maximum":3600}`}),
 		Handle: func(ctx context.Context, c *Call) (Reply, error) {
 			var in struct {

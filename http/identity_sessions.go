@@ -8,6 +8,7 @@ import (
 
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/text"
 )
 
 // SessionWeb configures the browser side of sessions.
@@ -52,8 +53,8 @@ func sessionActions(d IdentityDeps) IdentityPart {
 				"organizationId picks the active organization; service (or X-App-ID) picks the one membership with access to that service. " +
 				"Passkeys are never a production factor.",
 			InputSchema: schemaObject([]string{"email", "password"}, map[string]string{
-				"email": `{"type":"string","minLength":3,"maxLength":254}`, "password": `{"type":"string","minLength":1,"maxLength":256}`,
-				"organizationId": uuidString, "service": `{"type":"string","minLength":1,"maxLength":64}`,
+				"email": lineSchema(3, text.MaxEmail), "password": `{"type":"string","minLength":1,"maxLength":256}`,
+				"organizationId": uuidString, "service": lineSchema(1, 64),
 				"returnRefreshToken": `{"type":"boolean","description":"also return the refresh token in the body (non-browser clients)"}`}),
 			OutputSchema: []byte(sessionOut),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
@@ -78,7 +79,7 @@ func sessionActions(d IdentityDeps) IdentityPart {
 			Name: "app_platform_auth.sessions.refresh", Method: http.MethodPost, Path: "/refresh", AuthorizationMode: AuthPublic,
 			Summary: "Rotate the session's tokens. Browsers send the HttpOnly refresh cookie and the X-Platform-Auth header; " +
 				"other clients send refreshToken. A refresh token works once; reusing an old one ends the session.",
-			InputSchema: schemaObject(nil, map[string]string{"refreshToken": `{"type":"string","minLength":1,"maxLength":300}`,
+			InputSchema: schemaObject(nil, map[string]string{"refreshToken": lineSchema(1, text.MaxToken),
 				"returnRefreshToken": `{"type":"boolean"}`}),
 			OutputSchema: []byte(sessionOut),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
@@ -143,8 +144,8 @@ func sessionActions(d IdentityDeps) IdentityPart {
 			SuccessStatus: http.StatusCreated,
 			Summary:       "Sign up: with developerWorkspace and createOrganization, seeds a developer workspace (an organization) whose creator is owner, and signs in",
 			InputSchema: schemaObject([]string{"email", "password", "organizationSlug", "createOrganization"}, map[string]string{
-				"email": `{"type":"string","format":"email","maxLength":254}`, "password": `{"type":"string","minLength":10,"maxLength":256}`,
-				"name": `{"type":"string","maxLength":200}`, "organizationName": `{"type":"string","maxLength":200}`,
+				"email": emailSchema(), "password": `{"type":"string","minLength":10,"maxLength":256}`,
+				"name": lineSchema(0, text.MaxTitle), "organizationName": lineSchema(0, text.MaxTitle),
 				"organizationSlug": slugSchema, "developerWorkspace": `{"type":"boolean"}`, "createOrganization": `{"type":"boolean"}`,
 				"returnRefreshToken": `{"type":"boolean"}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {

@@ -34,8 +34,7 @@ func OpsService(d OpsDeps) Service {
 				Name: "history.list", Method: http.MethodGet, Path: "/api/history", Permission: "history:read", ReadOnly: true,
 				Summary: "The organization's event history, oldest first, paginated by cursor", ReadModel: history.Name,
 				InputSchema: schemaObject(nil, map[string]string{
-					"streamId": `{"type":"string","minLength":1}`, "type": `{"type":"string","minLength":1}`,
-					"since": `{"type":"string","format":"date-time"}`, "until": `{"type":"string","format":"date-time"}`,
+					"streamId": nonEmpty, "type": nonEmpty, "since": dateTimeSchema(), "until": dateTimeSchema(),
 					"after": `{"type":"string","format":"uuid"}`, "limit": `{"type":"integer","minimum":1,"maximum":500}`}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in struct {
@@ -71,7 +70,7 @@ func OpsService(d OpsDeps) Service {
 			{
 				Name: "projections.replay", Method: http.MethodPost, Path: "/api/projections/{name}/replay", Permission: "projections:replay",
 				SuccessStatus: http.StatusAccepted, Summary: "Rebuild a projection from offset zero into a new generation; queries switch when it has caught up",
-				InputSchema: schemaObject([]string{"name"}, map[string]string{"name": `{"type":"string","minLength":1}`}),
+				InputSchema: schemaObject([]string{"name"}, map[string]string{"name": nonEmpty}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in struct {
 						Name string `json:"name"`

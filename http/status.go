@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	statuscmd "github.com/platform/backend/commands/status"
+	"github.com/platform/backend/domain/text"
 	statusview "github.com/platform/backend/projections/status"
 )
 
@@ -22,10 +23,15 @@ type StatusDeps struct {
 
 const (
 	severityEnum       = `{"type":"string","enum":["minor","major","critical"]}`
-	nonEmpty           = `{"type":"string","minLength":1}`
-	nullableString     = `{"type":["string","null"]}`
 	incidentStatusEnum = `{"type":"string","enum":["investigating","identified","monitoring","resolved"]}`
 	objectOut          = `{"type":"object"}`
+)
+
+// Bounded string members of the status service (limits: domain/text).
+var (
+	nonEmpty      = lineSchema(1, text.MaxID) // a non-empty identifier (path ids, app ids, filters)
+	titleSchema   = lineSchema(1, text.MaxTitle)
+	messageSchema = textSchema(1, text.MaxMessage)
 )
 
 // StatusService is seed 002's status service: 9 actions and its health route.
@@ -77,7 +83,8 @@ func StatusService(d StatusDeps) Service {
 				Name: "incidents.create", Method: http.MethodPost, Path: "/api/incidents", Permission: "status:write",
 				SuccessStatus: http.StatusCreated, Summary: "Open an incident (investigating, revision 1)",
 				InputSchema: schemaObject([]string{"title", "message", "severity"}, map[string]string{
-					"title": nonEmpty, "message": nonEmpty, "severity": severityEnum, "componentHost": nullableString, "componentName": nullableString}),
+					"title": titleSchema, "message": messageSchema, "severity": severityEnum,
+					"componentHost": nullableLine(text.MaxHost), "componentName": nullableLine(text.MaxTitle)}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.CreateIncident
 					if err := c.Decode(&in); err != nil {
@@ -90,7 +97,7 @@ func StatusService(d StatusDeps) Service {
 				Name: "incidents.update", Method: http.MethodPatch, Path: "/api/incidents/{incidentId}", Permission: "status:write",
 				Summary: "Publish an update to an open incident; status resolved resolves it",
 				InputSchema: schemaObject([]string{"incidentId", "message"}, map[string]string{
-					"incidentId": nonEmpty, "status": incidentStatusEnum, "message": nonEmpty, "severity": severityEnum, "title": nonEmpty}),
+					"incidentId": nonEmpty, "status": incidentStatusEnum, "message": messageSchema, "severity": severityEnum, "title": titleSchema}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.UpdateIncident
 					if err := c.Decode(&in); err != nil {
@@ -132,8 +139,8 @@ func StatusService(d StatusDeps) Service {
 				Name: "maintenance.schedule", Method: http.MethodPost, Path: "/api/maintenance", Permission: "status:write",
 				SuccessStatus: http.StatusCreated, Summary: "Schedule a maintenance window (scheduled, revision 1)",
 				InputSchema: schemaObject([]string{"title", "message", "scheduledStart", "scheduledEnd"}, map[string]string{
-					"title": nonEmpty, "message": nonEmpty,
-					"scheduledStart": `{"type":"string","format":"date-time"}`, "scheduledEnd": `{"type":"string","format":"date-time"}`}),
+					"title": titleSchema, "message": messageSchema,
+					"scheduledStart": dateTimeSchema(), "scheduledEnd": dateTimeSchema()}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.ScheduleMaintenance
 					if err := c.Decode(&in); err != nil {
@@ -146,7 +153,7 @@ func StatusService(d StatusDeps) Service {
 				Name: "maintenance.update", Method: http.MethodPatch, Path: "/api/maintenance/{maintenanceId}", Permission: "status:write",
 				Summary: "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window",
 				InputSchema: schemaObject([]string{"maintenanceId", "status"}, map[string]string{
-					"maintenanceId": nonEmpty, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": `{"type":"string"}`}),
+					"maintenanceId": nonEmpty, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": textSchema(0, text.MaxMessage)}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.UpdateMaintenance
 					if err := c.Decode(&in); err != nil {
@@ -159,9 +166,9 @@ func StatusService(d StatusDeps) Service {
 				Name: "components.upsert", Method: http.MethodPut, Path: "/api/components/{componentId}", Permission: "status:write",
 				Summary: "Register a monitored surface or change it",
 				InputSchema: schemaObject([]string{"componentId", "componentHost", "componentName", "checkUrl"}, map[string]string{
-					"componentId":   `{"type":"string","pattern":"^[a-z0-9][a-z0-9._-]{0,62}$"}`,
-					"componentHost": nonEmpty, "componentName": nonEmpty, "componentGroup": nullableString,
-					"checkUrl": `{"type":"string","format":"uri","pattern":"^https?://"}`}),
+					"componentId":   `{"type":"string","maxLength":63,"pattern":"^[a-z0-9][a-z0-9._-]{0,62}$"}`,
+					"componentHost": lineSchema(1, text.MaxHost), "componentName": titleSchema, "componentGroup": nullableLine(text.MaxTitle),
+					"checkUrl": urlSchema("https?")}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.DefineComponent
 					if err := c.Decode(&in); err != nil {
