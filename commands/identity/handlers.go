@@ -16,8 +16,10 @@ type Handlers struct {
 	store *eventstore.Store
 	now   func() time.Time
 	keys  *Keyring
-	dir   Directory
-	cfg   SessionConfig
+	// attempts is the per-account password backoff (nil: none).
+	attempts *loginThrottle
+	dir      Directory
+	cfg      SessionConfig
 	// serviceAccess answers whether an organization may use a service, for
 	// service-scoped sign-in; nil lets every organization use every service.
 	serviceAccess func(ctx context.Context, organizationID, service string) (bool, error)
@@ -29,8 +31,11 @@ type Handlers struct {
 type Option func(*Handlers)
 
 // WithKeys gives the handlers the key tables (accounts need them: personal
-// data is sealed per subject).
-func WithKeys(pool *pgxpool.Pool) Option { return func(h *Handlers) { h.keys = NewKeyring(pool) } }
+// data is sealed per subject) and the per-account password backoff, which
+// lives beside them in PostgreSQL.
+func WithKeys(pool *pgxpool.Pool) Option {
+	return func(h *Handlers) { h.keys, h.attempts = NewKeyring(pool), &loginThrottle{pool: pool} }
+}
 
 // WithDirectory gives the handlers the read-model lookups sign-in and
 // privacy maintenance start from (they confirm on the write side).

@@ -57,6 +57,11 @@ func (h *Handlers) Login(ctx context.Context, m commands.Meta, in Login) (Sessio
 	if err != nil {
 		return SessionTokens{}, err
 	}
+	// The per-account backoff, before anything depends on the account
+	// existing: an unknown address counts and waits exactly like a known one.
+	if err := h.attempts.attempt(ctx, hash, h.now()); err != nil {
+		return SessionTokens{}, err
+	}
 	userID, err := h.userByEmailHash(ctx, hash)
 	if err != nil {
 		return SessionTokens{}, err
@@ -81,6 +86,9 @@ func (h *Handlers) Login(ctx context.Context, m commands.Meta, in Login) (Sessio
 	}
 	if !domain.VerifyPassword(in.Password, stored) {
 		return SessionTokens{}, errBadLogin
+	}
+	if err := h.attempts.succeeded(ctx, hash); err != nil { // the right password ends the run, second factor or not
+		return SessionTokens{}, err
 	}
 	if u.MFA().Enabled() { // no session yet: a second factor first (login_mfa.go)
 		return SessionTokens{}, h.challengeMFA(ctx, m, u, in)

@@ -43,6 +43,12 @@ func (a *Access) ChangePassword(ctx context.Context, m commands.Meta, p domain.P
 	if !u.Active() {
 		return PasswordChanged{}, errNotFoundUser
 	}
+	// A stolen session must not guess the current password faster than
+	// sign-in can: the same per-account backoff.
+	account := u.State().EmailHash
+	if err := a.h.attempts.attempt(ctx, account, a.now()); err != nil {
+		return PasswordChanged{}, err
+	}
 	current := u.SealedPassword()
 	stored := ""
 	if current != "" {
@@ -56,6 +62,9 @@ func (a *Access) ChangePassword(ctx context.Context, m commands.Meta, p domain.P
 	}
 	if !domain.VerifyPassword(in.CurrentPassword, stored) {
 		return PasswordChanged{}, errWrongPassword
+	}
+	if err := a.h.attempts.succeeded(ctx, account); err != nil {
+		return PasswordChanged{}, err
 	}
 	sealed, err := a.h.sealNewPassword(ctx, p.UserID, in.NewPassword)
 	if err != nil {

@@ -76,5 +76,11 @@ func (a *Access) CompletePasswordReset(ctx context.Context, m commands.Meta, in 
 	if err := a.h.setPasswordEndingSessions(ctx, m, userID, sealed, ""); err != nil {
 		return PasswordReset{}, err
 	}
+	// The reset proves the mailbox: it clears the password backoff, so
+	// someone guessing at the account cannot keep its owner from signing in
+	// with the new password.
+	if err := a.h.attempts.succeeded(ctx, u.State().EmailHash); err != nil {
+		a.log.Warn("password reset: the backoff was not cleared", "user_id", userID, "err", err)
+	}
 	return PasswordReset{UserID: userID, SessionsEnded: "all"}, nil
 }

@@ -27,7 +27,10 @@ type PrivacyReport struct {
 	TombstonesPurged  int       `json:"tombstones_purged"`
 	TombstonesSkipped int       `json:"tombstones_skipped"`
 	AuditPurged       int64     `json:"audit_records_purged"`
-	Batches           int       `json:"batches"`
+	// LoginFailuresPurged: runs of failed password attempts older than a day
+	// (domain.LoginFailureMemory) forgotten, the per-account backoff's rows.
+	LoginFailuresPurged int64 `json:"login_failures_purged"`
+	Batches             int   `json:"batches"`
 }
 
 // PurgeExpired runs privacy maintenance as of now (injected, so tests and
@@ -81,7 +84,9 @@ func (h *Handlers) PurgeExpired(ctx context.Context, now time.Time) (PrivacyRepo
 			break
 		}
 	}
-	return rep, nil
+	n, err := h.attempts.purge(ctx, now.Add(-domain.LoginFailureMemory), PurgeBatchSize)
+	rep.LoginFailuresPurged = n
+	return rep, err
 }
 
 // purgeTombstone confirms on the write side that the subject is still
