@@ -75,7 +75,7 @@ func APIKeyActions(cmds *identitycmd.Handlers) IdentityPart {
 				if err := c.Decode(&in); err != nil {
 					return Reply{}, err
 				}
-				return FromResult(cmds.CreateAPIKey(ctx, c.Meta, in))
+				return noStore(FromResult(cmds.CreateAPIKey(ctx, c.Meta, in)))
 			},
 		},
 		{

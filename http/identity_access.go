@@ -111,7 +111,7 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 				if err := c.Decode(&in); err != nil {
 					return Reply{}, err
 				}
-				return FromResult(a.CreateAPIKey(ctx, c.Meta, c.Principal, in))
+				return noStore(FromResult(a.CreateAPIKey(ctx, c.Meta, c.Principal, in)))
 			},
 		},
 		{
@@ -373,7 +373,8 @@ func IdentityAccessPart(d AccessDeps) IdentityPart {
 	actions = append(actions, serviceTokenAction(a.Keys()))
 	return IdentityPart{Actions: actions, Routes: func(r *mux.Router) {
 		r.HandleFunc("/magic-link/consume", d.consumeMagicLink(false)).Methods(http.MethodGet)
-		r.HandleFunc("/magic-link/consume", d.consumeMagicLink(true)).Methods(http.MethodPost)
+		// The interstitial page posts an HTML form: the one route that takes one.
+		r.Handle("/magic-link/consume", AcceptsForms(d.consumeMagicLink(true))).Methods(http.MethodPost)
 		r.HandleFunc("/.well-known/jwks.json", func(w http.ResponseWriter, req *http.Request) {
 			keys, err := a.Keys().JWKS(req.Context())
 			if err != nil {

@@ -12,6 +12,9 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+
 	"github.com/platform/backend/domain/errs"
 )
 
@@ -58,9 +61,54 @@ var statusOf = map[errs.Kind]int{
 	errs.KindIdempotencyMismatch:    http.StatusUnprocessableEntity,
 }
 
+// StatusClientClosedRequest is the answer to a client that went away before
+// it was answered (nginx's 499): nobody reads it, and it is no server error.
+const StatusClientClosedRequest = 499
+
+// problemsTotal counts problem answers by status, so a dashboard can tell
+// server errors (5xx) from clients' mistakes and clients that left (499).
+var problemsTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+	Name: "platform_http_problems_total",
+	Help: "Problem answers by HTTP status (499: the client closed the request; not a server error).",
+}, []string{"status"})
+
+// kernelProblem is an answer only the HTTP kernel gives, about the protocol
+// rather than the domain (405, 408, 415, 431): domain errors never need
+// these statuses, so they are not errs kinds.
+type kernelProblem struct {
+	status  int
+	code    string
+	message string
+	header  http.Header // e.g. Allow of a 405
+}
+
+func (e *kernelProblem) Error() string { return e.code + ": " + e.message }
+
+// clientGone tells an error caused by the client abandoning the request from
+// a failure of ours: the request's context is canceled only when the client
+// closed the connection (or reset the stream), never by our own deadlines.
+func clientGone(r *http.Request, err error) bool {
+	return err != nil && errors.Is(r.Context().Err(), context.Canceled)
+}
+
 // WriteError encodes any error as a problem. Untyped errors are 500s whose
 // cause is logged, never shown.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	if clientGone(r, err) {
+		// Routine (a closed tab, a client timeout): whatever failed failed
+		// because the client left, so it is neither an ERROR line nor a 5xx.
+		log.Debug("client closed request", "err", err, "request_id", RequestID(r.Context()), "path", r.URL.Path)
+		writeProblem(w, r, StatusClientClosedRequest, "client_closed_request", "the client closed the request", nil, nil)
+		return
+	}
+	var kp *kernelProblem
+	if errors.As(err, &kp) {
+		for k, vs := range kp.header {
+			w.Header()[k] = vs
+		}
+		writeProblem(w, r, kp.status, kp.code, kp.message, nil, nil)
+		return
+	}
 	e, ok := errs.As(err)
 	if !ok || errors.Is(err, context.DeadlineExceeded) {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -82,9 +130,19 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	} else if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
+	writeProblem(w, r, status, e.Code, e.Message, e.Fields, e.Extensions)
+}
+
+// writeProblem is the one place a problem body is written.
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string, fields []errs.Field, ext map[string]any) {
+	problemsTotal.WithLabelValues(strconv.Itoa(status)).Inc()
+	title := http.StatusText(status)
+	if status == StatusClientClosedRequest {
+		title = "Client Closed Request"
+	}
 	writeJSON(w, status, "application/problem+json", Problem{
-		Type: "https://platform.local/problems/" + e.Code, Title: http.StatusText(status), Status: status,
-		Detail: e.Message, Code: e.Code, RequestID: RequestID(r.Context()), Errors: e.Fields, Extensions: e.Extensions,
+		Type: "https://platform.local/problems/" + code, Title: title, Status: status,
+		Detail: detail, Code: code, RequestID: RequestID(r.Context()), Errors: fields, Extensions: ext,
 	})
 }
 

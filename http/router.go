@@ -53,12 +53,22 @@ type Deps struct {
 	Log      *slog.Logger
 	// CORS is the first-party origin policy (nil: local development origins).
 	CORS *CORSPolicy
+	// MaxHeaderBytes: a larger request line and header block is a 431
+	// problem (0: ServerConfig's default).
+	MaxHeaderBytes int
 }
 
 // NewHandler builds a service's handler: its actions, its descriptors at
 // GET /api/actions, its OpenAPI document at GET /api/openapi.json.
 func NewHandler(svc Service, d Deps) (http.Handler, error) {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.MaxHeaderBytes == 0 {
+		d.MaxHeaderBytes = ServerConfig{}.WithDefaults().MaxHeaderBytes
+	}
 	r := mux.NewRouter()
+	r.Use(requireJSON(d.Log))
 	for i := range svc.Actions {
 		a := &svc.Actions[i]
 		if err := a.withDefaults(); err != nil {
@@ -78,10 +88,8 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		WriteError(w, req, d.Log, errs.NotFound("route "+req.URL.Path))
 	})
-	r.MethodNotAllowedHandler = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		WriteError(w, req, d.Log, &errs.Error{Kind: errs.KindNotFound, Code: "method_not_allowed", Message: req.Method + " is not served at " + req.URL.Path})
-	})
-	return withRequestID(withRecover(withCORS(r, d.CORS), d.Log)), nil
+	r.MethodNotAllowedHandler = allowHandler(r, d.Log)
+	return withSecurityHeaders(withRequestID(withRecover(withHeaderLimit(withCORS(r, d.CORS), d.MaxHeaderBytes, d.Log), d.Log))), nil
 }
 
 func (d Deps) serveAction(a *Action, appID string) http.Handler {
@@ -143,6 +151,10 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		}
 		if a.ReadOnly && a.ReadModel != "" {
 			if raw := r.Header.Get(HeaderMinPosition); raw != "" {
+				if err := headerText(HeaderMinPosition, raw); err != nil {
+					fail(err)
+					return
+				}
 				pos, err := eventstore.ParsePosition(raw)
 				if err != nil {
 					fail(errs.InvalidField("/header/"+HeaderMinPosition, err.Error()))
@@ -163,6 +175,10 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			if key := r.Header.Get(HeaderIdempotencyKey); key != "" {
 				if len(key) > 255 {
 					fail(errs.InvalidField("/header/"+HeaderIdempotencyKey, "must be at most 255 characters"))
+					return
+				}
+				if err := headerText(HeaderIdempotencyKey, key); err != nil {
+					fail(err)
 					return
 				}
 				call.Meta.IdempotencyKey = key
@@ -210,7 +226,7 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 	input := map[string]any{}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
-		return nil, errs.InvalidField("", "the request body could not be read")
+		return nil, bodyReadError(err)
 	}
 	if len(body) > maxBody {
 		return nil, errs.InvalidField("", "the request body is larger than 1 MiB")
@@ -218,12 +234,21 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 	if len(bytes.TrimSpace(body)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.UseNumber()
-		if err := dec.Decode(&input); err != nil {
+		// Decoded as any, not into the map: a JSON null would leave a nil map
+		// (the parameters below then panicked writing into it), and an array or
+		// a scalar deserves the same answer as null.
+		var doc any
+		if err := dec.Decode(&doc); err != nil {
 			return nil, errs.InvalidField("", "the body must be a JSON object: "+err.Error())
 		}
 		if dec.More() {
 			return nil, errs.InvalidField("", "the body must hold one JSON object")
 		}
+		obj, ok := doc.(map[string]any)
+		if !ok {
+			return nil, errs.InvalidField("", "the body must be a JSON object, not "+jsonKind(doc))
+		}
+		input = obj
 	}
 	types := a.propertyTypes()
 	for k, vs := range r.URL.Query() {
@@ -234,7 +259,26 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 	for k, v := range mux.Vars(r) {
 		input[k] = v
 	}
+	if fields := nulFields("", input, nil); len(fields) > 0 {
+		return nil, errs.Invalid(fields...)
+	}
 	return json.Marshal(input)
+}
+
+// jsonKind names a decoded JSON value's type for a client's error message.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
 
 func (a *Action) propertyTypes() map[string]string {

@@ -37,8 +37,11 @@ type Config struct {
 	Projections projections.EngineConfig
 	Notify      notifications.WebhookConfig
 	RateLimit   httpapi.RateLimitConfig
-	Services    []string
-	Addrs       map[string]string
+	// HTTP bounds every listener's connections (PLATFORM_HTTP_*: READ_HEADER_TIMEOUT,
+	// READ_TIMEOUT, WRITE_TIMEOUT, IDLE_TIMEOUT, MAX_HEADER_BYTES).
+	HTTP     httpapi.ServerConfig
+	Services []string
+	Addrs    map[string]string
 	// AuthBaseURL: when set, bearer tokens are validated by that identity
 	// service's /validate over HTTP; otherwise in-process, through the same code.
 	AuthBaseURL string
@@ -108,8 +111,15 @@ func FromEnv() (Config, error) {
 			c.Addrs[s] = v
 		}
 	}
+	if v := os.Getenv("PLATFORM_HTTP_MAX_HEADER_BYTES"); v != "" {
+		n, err := strconv.Atoi(v)
+		errs = append(errs, err)
+		c.HTTP.MaxHeaderBytes = n
+	}
 	for env, d := range map[string]*time.Duration{"IDENTITY_ACCESS_TTL": &c.Identity.AccessTTL,
-		"IDENTITY_SESSION_TTL": &c.Identity.SessionTTL, "IDENTITY_PRIVACY_INTERVAL": &c.Identity.PrivacyInterval} {
+		"IDENTITY_SESSION_TTL": &c.Identity.SessionTTL, "IDENTITY_PRIVACY_INTERVAL": &c.Identity.PrivacyInterval,
+		"PLATFORM_HTTP_READ_HEADER_TIMEOUT": &c.HTTP.ReadHeaderTimeout, "PLATFORM_HTTP_READ_TIMEOUT": &c.HTTP.ReadTimeout,
+		"PLATFORM_HTTP_WRITE_TIMEOUT": &c.HTTP.WriteTimeout, "PLATFORM_HTTP_IDLE_TIMEOUT": &c.HTTP.IdleTimeout} {
 		if v := os.Getenv(env); v != "" {
 			parsed, err := time.ParseDuration(v)
 			errs = append(errs, err)
@@ -129,6 +139,7 @@ func (c Config) WithDefaults() Config {
 	c.Projections.Kafka = c.Kafka
 	c.Projections = c.Projections.WithDefaults()
 	c.RateLimit = c.RateLimit.WithDefaults()
+	c.HTTP = c.HTTP.WithDefaults()
 	if len(c.Services) == 0 {
 		c.Services = AllServices
 	}
@@ -158,7 +169,7 @@ func (c Config) Validate() error {
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("database: DATABASE_URL is required"))
 	}
-	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate())
+	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate(), c.HTTP.Validate())
 	errs = append(errs, c.Status.Checks.Validate(), c.Outbound.Validate())
 	for _, s := range c.Services {
 		if !slices.Contains(AllServices, s) {

@@ -90,7 +90,11 @@ func Start(t testing.TB, opts Options) *Harness {
 	h := &Harness{App: a, Config: cfg, URLs: map[string]string{}, Client: &http.Client{Timeout: 30 * time.Second},
 		cancel: cancel, done: make(chan error, 1)}
 	for _, s := range cfg.Services {
-		srv := httptest.NewServer(a.Handler(s))
+		// The listeners' bounds of platformd (timeouts, header limit), so tests
+		// meet what clients meet.
+		srv := httptest.NewUnstartedServer(a.Handler(s))
+		cfg.HTTP.Configure(srv.Config)
+		srv.Start()
 		t.Cleanup(srv.Close)
 		h.URLs[s] = srv.URL
 	}
