@@ -18,6 +18,7 @@ import (
 
 	identitycmd "github.com/platform/backend/commands/identity"
 	statuscmd "github.com/platform/backend/commands/status"
+	identitydomain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/outbound"
@@ -55,6 +56,10 @@ type App struct {
 
 // Contexts whose topics exist and are read.
 var Contexts = []string{"identity", "status"}
+
+// AuditRedacted is every context's declaration of the payload members the
+// audit view never shows (status events carry no secret).
+var AuditRedacted = history.MergeRedactions(identitydomain.AuditRedacted)
 
 // New connects, migrates, creates topics and builds every component.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
@@ -103,7 +108,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		statusview.Projection{},
 		identityview.Projection{},
 		accessview.Projection{},
-		history.Projection{Sources: Contexts, Retention: identitycmd.AuditRetention},
+		history.Projection{Sources: Contexts, Retention: identitycmd.AuditRetention, Redact: AuditRedacted},
 		&notifications.Projection{Registry: registry, Mappers: map[string]notifications.Mapper{"status": notifications.StatusMapper}},
 	)
 	if err != nil {
@@ -180,7 +185,7 @@ func (a *App) buildHandlers() error {
 		"identity": identity,
 		"status": httpapi.StatusService(httpapi.StatusDeps{Commands: a.Status, Queries: a.Queries,
 			Checker: a.checker, PublicOrganizationID: a.Cfg.Status.PublicOrganizationID}),
-		"ops": httpapi.OpsService(httpapi.OpsDeps{Pool: a.Pool, Engine: a.Engine, History: history.NewQueries(a.Pool, a.Reader)}),
+		"ops": httpapi.OpsService(httpapi.OpsDeps{Pool: a.Pool, Engine: a.Engine, History: history.NewQueries(a.Pool, a.Reader, AuditRedacted)}),
 	}
 	for _, name := range a.Cfg.Services {
 		h, err := httpapi.NewHandler(services[name], deps)

@@ -3,7 +3,6 @@
 package history
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/platform/backend/eventstore"
@@ -19,6 +18,9 @@ type Projection struct {
 	Sources   []string
 	Retention time.Duration    // 0 keeps everything
 	Now       func() time.Time // nil: time.Now
+	// Redact names the payload members never recorded, per event type
+	// (each context's declaration, merged by internal/app).
+	Redact Redactions
 }
 
 var _ projections.Projection = Projection{}
@@ -39,10 +41,6 @@ func (Projection) Schema() []string {
 	}
 }
 
-// redacted members never reach the audit view, even as hashes or sealed
-// (MFA secrets and backup codes are second factors, not audit facts).
-var redacted = []string{"secret_hash", "password_hash", "mfa_secret", "backup_code_hashes"}
-
 // expired reports an event past the audit retention.
 func (p Projection) expired(e eventstore.Event) bool {
 	if p.Retention <= 0 {
@@ -59,22 +57,9 @@ func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) 
 	if p.expired(e) {
 		return nil, nil
 	}
-	payload := e.Payload
-	var m map[string]json.RawMessage
-	if json.Unmarshal(payload, &m) == nil {
-		changed := false
-		for _, k := range redacted {
-			if _, ok := m[k]; ok {
-				delete(m, k)
-				changed = true
-			}
-		}
-		if changed {
-			var err error
-			if payload, err = json.Marshal(m); err != nil {
-				return nil, err
-			}
-		}
+	payload, err := p.Redact.Apply(e.Type, e.Payload)
+	if err != nil {
+		return nil, err
 	}
 	return []projections.Statement{projections.Insert("{{history_events}}", columns, "ON CONFLICT (event_id) DO NOTHING",
 		e.ID, e.OrganizationID, e.StreamType, e.StreamID, e.StreamVersion, e.Type, e.SchemaVersion, e.Actor.ID, e.Actor.Type,

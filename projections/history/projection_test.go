@@ -29,7 +29,8 @@ func TestReduceRetentionAndRedaction(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Projection{Retention: tc.retention, Now: func() time.Time { return now }}
+			p := Projection{Retention: tc.retention, Now: func() time.Time { return now },
+				Redact: Redactions{"identity.api_key.created": {"secret_hash"}}}
 			e := eventstore.Event{ID: uuid.New(), Type: "identity.api_key.created", RecordedAt: now.Add(-tc.age),
 				Payload: json.RawMessage(`{"key_id":"k","secret_hash":"abc","name":"ci"}`)}
 			stmts, err := p.Reduce(e)
@@ -50,5 +51,49 @@ func TestReduceRetentionAndRedaction(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Redaction is declared per event type: the declared members are dropped,
+// the same member name in another event type is a fact and stays, and a
+// payload that is not an object passes through.
+func TestRedactionsApply(t *testing.T) {
+	r := MergeRedactions(
+		map[string][]string{"identity.session.started": {"access_hash", "refresh_hash"}},
+		map[string][]string{"identity.session.started": {"other_secret"}, "ctx.thing.done": {"token"}},
+	)
+	tests := []struct {
+		name, typ, payload, want string
+	}{
+		{"declared members dropped", "identity.session.started",
+			`{"session_id":"s","access_hash":"a","refresh_hash":"r","other_secret":"o"}`, `{"session_id":"s"}`},
+		{"nothing declared is present", "identity.session.started", `{"session_id":"s"}`, `{"session_id":"s"}`},
+		{"undeclared type keeps its members", "identity.session.ended", `{"access_hash":"kept"}`, `{"access_hash":"kept"}`},
+		{"another context's declaration", "ctx.thing.done", `{"token":"t","n":1}`, `{"n":1}`},
+		{"not an object", "ctx.thing.done", `"token"`, `"token"`},
+		{"null", "ctx.thing.done", `null`, `null`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := r.Apply(tc.typ, json.RawMessage(tc.payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+	// The projection records the redacted payload.
+	p := Projection{Redact: r}
+	stmts, err := p.Reduce(eventstore.Event{ID: uuid.New(), Type: "identity.session.started", RecordedAt: time.Now(),
+		Payload: json.RawMessage(`{"session_id":"s","access_hash":"a","refresh_hash":"r"}`)})
+	if err != nil || len(stmts) != 1 {
+		t.Fatalf("reduce: %v, %d statements", err, len(stmts))
+	}
+	for _, a := range stmts[0].Args {
+		if raw, ok := a.(json.RawMessage); ok && strings.Contains(string(raw), "_hash") {
+			t.Fatalf("a hash reached the audit view: %s", raw)
+		}
 	}
 }

@@ -44,10 +44,13 @@ type Filter struct {
 type Queries struct {
 	pool   *pgxpool.Pool
 	reader *projections.Reader
+	redact Redactions
 }
 
-func NewQueries(pool *pgxpool.Pool, reader *projections.Reader) *Queries {
-	return &Queries{pool: pool, reader: reader}
+// NewQueries reads the audit view; redact is the projection's declaration,
+// applied again to every answer (rows recorded before a member was declared).
+func NewQueries(pool *pgxpool.Pool, reader *projections.Reader, redact Redactions) *Queries {
+	return &Queries{pool: pool, reader: reader, redact: redact}
 }
 
 // List returns one page and the cursor of the next (empty at the end).
@@ -91,6 +94,9 @@ func (q *Queries) List(ctx context.Context, f Filter) ([]Entry, string, error) {
 		var e Entry
 		err := r.Scan(&e.EventID, &e.OrganizationID, &e.StreamType, &e.StreamID, &e.StreamVersion, &e.Type, &e.SchemaVersion,
 			&e.ActorID, &e.ActorType, &e.OccurredAt, &e.RecordedAt, &e.CorrelationID, &e.CausationID, &e.IdempotencyKey, &e.Payload)
+		if err == nil {
+			e.Payload, err = q.redact.Apply(e.Type, e.Payload)
+		}
 		return e, err
 	})
 	if err != nil {
