@@ -27,6 +27,30 @@ const (
 	objectOut          = `{"type":"object"}`
 )
 
+// publicPageOut is the public status page (status.get): names, groups,
+// states and times only (projections/status.PublicPage). Closed objects, so
+// a member added to the page is a decision, not an accident.
+const publicPageOut = `{"type":"object","additionalProperties":false,"required":["status","components","incidents","maintenances"],"properties":{
+	"status":{"type":"string","enum":["operational","degraded","major_outage","maintenance"]},
+	"components":{"type":"array","items":{"type":"object","additionalProperties":false,
+		"required":["component_name","component_group","status","updated_at"],"properties":{
+		"component_name":{"type":"string"},"component_group":{"type":["string","null"]},
+		"status":{"type":"string","enum":["operational","degraded"]},
+		"updated_at":{"type":["string","null"],"format":"date-time","description":"the last check; null before the first"}}}},
+	"incidents":{"type":"array","items":{"type":"object","additionalProperties":false,
+		"required":["incident_id","title","message","severity","status","component_name","created_at","updated_at"],"properties":{
+		"incident_id":{"type":"string"},"title":{"type":"string"},"message":{"type":"string"},
+		"severity":{"type":"string","enum":["minor","major","critical"]},
+		"status":{"type":"string","enum":["investigating","identified","monitoring"]},
+		"component_name":{"type":["string","null"]},
+		"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"}}}},
+	"maintenances":{"type":"array","items":{"type":"object","additionalProperties":false,
+		"required":["maintenance_id","title","message","status","revision","scheduled_start","scheduled_end","updated_at"],"properties":{
+		"maintenance_id":{"type":"string"},"title":{"type":"string"},"message":{"type":"string"},
+		"status":{"type":"string","enum":["scheduled","in_progress"]},"revision":{"type":"integer"},
+		"scheduled_start":{"type":"string","format":"date-time"},"scheduled_end":{"type":"string","format":"date-time"},
+		"updated_at":{"type":"string","format":"date-time"}}}}}}`
+
 // Bounded string members of the status service (limits: domain/text).
 var (
 	nonEmpty      = lineSchema(1, text.MaxID) // a non-empty identifier (path ids, app ids, filters)
@@ -60,10 +84,14 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "status.get", Method: http.MethodGet, Path: "/api/status", ReadOnly: true,
-				Summary: "Public status page", ReadModel: statusview.Name,
+				Summary: "Public status page: overall state, components (name, group, state, last check), open incidents, " +
+					"upcoming and running maintenance", ReadModel: statusview.Name, OutputSchema: json.RawMessage(publicPageOut),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					page, err := d.Queries.Page(ctx, d.PublicOrganizationID)
-					return Reply{Body: page}, err
+					if err != nil {
+						return Reply{}, err
+					}
+					return OK(page.Public()), nil
 				},
 			},
 			{

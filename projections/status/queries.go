@@ -195,6 +195,56 @@ type Page struct {
 	Maintenances []Maintenance `json:"maintenances"`
 }
 
+// PublicPage is what the public status page (status.get, no credential)
+// shows: the overall state, and per component its name, group, state and
+// when it was last checked. The check URL, the host, the last HTTP status
+// and the failure count are the operator's (the widget, polls, the
+// authenticated routes): they map the organization's internal surface and
+// say which probe fails how.
+type PublicPage struct {
+	Status       string            `json:"status"`
+	Components   []PublicComponent `json:"components"`
+	Incidents    []PublicIncident  `json:"incidents"`
+	Maintenances []Maintenance     `json:"maintenances"`
+}
+
+type PublicComponent struct {
+	Name      string     `json:"component_name"`
+	Group     *string    `json:"component_group"`
+	Status    string     `json:"status"`
+	UpdatedAt *time.Time `json:"updated_at"` // the last check; null before the first
+}
+
+// PublicIncident is an open incident as the public reads it: by the
+// component's name, without the host.
+type PublicIncident struct {
+	IncidentID    string    `json:"incident_id"`
+	Title         string    `json:"title"`
+	Message       string    `json:"message"`
+	Severity      string    `json:"severity"`
+	Status        string    `json:"status"`
+	ComponentName *string   `json:"component_name"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// Public keeps what the public status page shows.
+func (p Page) Public() PublicPage {
+	out := PublicPage{Status: p.Status, Components: make([]PublicComponent, len(p.Components)),
+		Incidents: make([]PublicIncident, len(p.Incidents)), Maintenances: p.Maintenances}
+	for i, c := range p.Components {
+		out.Components[i] = PublicComponent{Name: c.ComponentName, Group: c.ComponentGroup, Status: c.Status, UpdatedAt: c.LastCheckedAt}
+	}
+	for i, inc := range p.Incidents {
+		out.Incidents[i] = PublicIncident{IncidentID: inc.IncidentID, Title: inc.Title, Message: inc.Message, Severity: inc.Severity,
+			Status: inc.Status, ComponentName: inc.ComponentName, CreatedAt: inc.CreatedAt, UpdatedAt: inc.UpdatedAt}
+	}
+	if out.Maintenances == nil {
+		out.Maintenances = []Maintenance{}
+	}
+	return out
+}
+
 func (q *Queries) Page(ctx context.Context, org string) (Page, error) {
 	var p Page
 	var err error
