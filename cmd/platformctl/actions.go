@@ -19,6 +19,9 @@ func actions(args []string) error {
 		input = []byte(args[2])
 	}
 	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Print(usage)
+		return nil
 	case "list":
 		all, err := fetchActions()
 		if err != nil {

@@ -16,8 +16,13 @@ import (
 	"github.com/platform/backend/internal/app"
 )
 
-// DefaultScopes are what the demo key of `make run` holds.
-const DefaultScopes = "status:read,status:write,status:poll,history:read,projections:read,projections:replay,privacy:maintain,service_tokens:issue,api_keys:write"
+// Default key scopes. An operator key (of the administration organization)
+// holds the platform scopes besides a tenant's; a tenant organization's key
+// gets only tenant scopes, since platform scopes in it would never apply.
+const (
+	OperatorScopes = "status:read,status:write,status:poll,history:read,projections:read,projections:replay,privacy:maintain,service_tokens:issue,api_keys:write"
+	TenantScopes   = "status:read,status:write,status:poll,history:read,api_keys:write"
+)
 
 // bootstrap creates the first organization (by default the platform
 // administration organization), its owner and an API key through the
@@ -31,9 +36,15 @@ func bootstrap(args []string) error {
 	email := fs.String("email", "owner@demo.example", "owner email")
 	password := fs.String("password", os.Getenv("PLATFORM_BOOTSTRAP_PASSWORD"), "owner password (optional; 10+ characters)")
 	admin := fs.Bool("administration", true, "make it the platform administration organization (its owner is platform_super_admin)")
-	scopes := fs.String("scopes", DefaultScopes, "comma-separated scopes of the key")
+	scopes := fs.String("scopes", "", "comma-separated scopes of the key (default: an operator's, or with --administration=false a tenant's)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *scopes == "" {
+		*scopes = TenantScopes
+		if *admin {
+			*scopes = OperatorScopes
+		}
 	}
 	url := os.Getenv("DATABASE_URL")
 	if url == "" {
@@ -65,6 +76,6 @@ func bootstrap(args []string) error {
 	}
 	return json.NewEncoder(os.Stdout).Encode(map[string]any{
 		"organization_id": out.Organization.OrganizationID, "user_id": out.User.UserID, "key_id": key.Value.KeyID, "api_key": key.Value.Token,
-		"administration": out.Organization.Administration,
+		"administration": out.Organization.Administration, "scopes": key.Value.Scopes,
 	})
 }

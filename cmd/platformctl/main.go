@@ -1,19 +1,44 @@
-// Command platformctl is the operators' and API clients' command line:
-//
-//	platformctl bootstrap --org-name N --slug S --email E [--scopes a:b,...]   (database: first org, user, key)
-//	platformctl actions list|get NAME|validate NAME JSON|plan NAME JSON|call NAME JSON [--confirm]
-//	platformctl history [--stream ID] [--type T] [--since RFC3339] [--limit N]
-//	platformctl replay PROJECTION
-//	platformctl privacy-maintenance [--now RFC3339]                           (database: purge expired tombstones and audit records)
-//
-// Service URLs come from PLATFORM_<SERVICE>_URL (default the platformd
-// listeners), the credential from PLATFORM_API_KEY.
+// Command platformctl is the operators' and API clients' command line
+// (`platformctl help` lists the commands).
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
+
+// usage is what `platformctl help` prints: the commands, and where their
+// URLs and credential come from.
+const usage = `platformctl: the platform's command line.
+
+Usage: platformctl <command> [arguments]
+
+Commands (over HTTP, as the holder of PLATFORM_API_KEY):
+  actions list                          every action of every service
+  actions get NAME                      one action's descriptor
+  actions validate NAME JSON            check an input against the action's schema, locally
+  actions plan NAME JSON                the HTTP request a call would send
+  actions call NAME JSON [--confirm]    call it (state-changing actions need --confirm)
+  history [--stream ID] [--type T] [--since RFC3339] [--until RFC3339] [--limit N] [--all] [--json]
+                                        the audit view: a table for people, --json for scripts
+  replay PROJECTION                     rebuild a read model from offset zero; switch when caught up
+
+Commands (straight on the database, DATABASE_URL):
+  bootstrap [--org-name N] [--slug S] [--email E] [--password P] [--administration=false] [--scopes a:b,...]
+                                        an organization, its owner and an API key; by default the
+                                        platform administration organization and an operator key
+  privacy-maintenance [--now RFC3339]   purge expired tombstones and audit records now
+
+  help                                  this text; "platformctl <command> -h" shows a command's flags
+
+Environment:
+  PLATFORM_API_KEY           the credential of HTTP commands ("make run" prints an operator and a tenant key)
+  PLATFORM_<SERVICE>_URL     a service's base URL (IDENTITY, STATUS, OPS; default the platformd listeners)
+  DATABASE_URL               the database of bootstrap and privacy-maintenance
+  PLATFORM_TOPIC_PREFIX      the deployment's topic prefix, for the database commands
+`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -23,10 +48,22 @@ func main() {
 }
 
 func run(args []string) error {
+	err := command(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // a command's -h: the flag set printed its flags
+	}
+	return err
+}
+
+func command(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: platformctl bootstrap|actions|history|replay|privacy-maintenance ... (see the package comment)")
+		fmt.Fprint(os.Stderr, usage)
+		return errors.New("a command is required")
 	}
 	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(os.Stdout, usage)
+		return nil
 	case "bootstrap":
 		return bootstrap(args[1:])
 	case "actions":
@@ -38,5 +75,5 @@ func run(args []string) error {
 	case "privacy-maintenance":
 		return privacyMaintenance(args[1:])
 	}
-	return fmt.Errorf("unknown command %q", args[0])
+	return fmt.Errorf("unknown command %q (platformctl help lists the commands)", args[0])
 }

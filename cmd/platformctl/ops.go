@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
+	"text/tabwriter"
 	"time"
 )
 
+// historyCmd prints the audit view: a table for people, or with --json one
+// event object per line (the answer's own members) for scripts.
 func historyCmd(args []string) error {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	stream := fs.String("stream", "", "only this stream id")
@@ -18,6 +22,7 @@ func historyCmd(args []string) error {
 	until := fs.String("until", "", "before this time (RFC 3339)")
 	limit := fs.Int("limit", 100, "events per page")
 	all := fs.Bool("all", false, "follow the cursor to the end")
+	asJSON := fs.Bool("json", false, "one JSON object per event and line (for scripts), not a table")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -28,6 +33,12 @@ func historyCmd(args []string) error {
 		}
 	}
 	q.Set("limit", fmt.Sprint(*limit))
+	var table *tabwriter.Writer
+	if !*asJSON {
+		table = tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(table, "TIME (UTC)\tTYPE\tSTREAM\tACTOR\tORGANIZATION")
+	}
+	rows := 0
 	for {
 		body, status, err := do(http.MethodGet, serviceURL("ops")+"/api/history?"+q.Encode(), nil, nil)
 		if err != nil {
@@ -43,10 +54,33 @@ func historyCmd(args []string) error {
 		if err := json.Unmarshal(body, &page); err != nil {
 			return err
 		}
-		for _, e := range page.Events {
-			fmt.Println(string(e))
+		for _, raw := range page.Events {
+			if *asJSON {
+				var line bytes.Buffer
+				if err := json.Compact(&line, raw); err != nil {
+					return err
+				}
+				fmt.Println(line.String())
+				continue
+			}
+			var e historyRow
+			if err := json.Unmarshal(raw, &e); err != nil {
+				return err
+			}
+			fmt.Fprintf(table, "%s\t%s\t%s@%d\t%s:%s\t%s\n", e.OccurredAt.UTC().Format(time.DateTime), e.Type,
+				e.StreamID, e.StreamVersion, e.ActorType, e.ActorID, e.OrganizationID)
+			rows++
+		}
+		if table != nil {
+			// Per page: --all over a long history shows rows as they come.
+			if err := table.Flush(); err != nil {
+				return err
+			}
 		}
 		if !*all || page.Next == "" {
+			if table != nil && rows == 0 {
+				fmt.Fprintln(os.Stderr, "no events match")
+			}
 			if page.Next != "" {
 				fmt.Fprintln(os.Stderr, "next page: --all, or after", page.Next)
 			}
@@ -54,6 +88,17 @@ func historyCmd(args []string) error {
 		}
 		q.Set("after", page.Next)
 	}
+}
+
+// historyRow holds the members of a history event that the table shows.
+type historyRow struct {
+	OrganizationID string    `json:"organization_id"`
+	StreamID       string    `json:"stream_id"`
+	StreamVersion  int64     `json:"stream_version"`
+	Type           string    `json:"type"`
+	ActorID        string    `json:"actor_id"`
+	ActorType      string    `json:"actor_type"`
+	OccurredAt     time.Time `json:"occurred_at"`
 }
 
 // replay starts a rebuild and waits until the new generation serves.

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Makes the demo organizations of `make run` once, and prints their keys:
+#   - the platform administration organization with an OPERATOR key: platform
+#     scopes (replays, privacy maintenance, service tokens) besides a tenant's;
+#   - a plain TENANT organization with its own key: what a customer sees.
+# Both stay in $DEMO_FILE (default .stack/demo.json) as
+# {"operator": <platformctl bootstrap output>, "tenant": <the same>}.
+# A demo file of an older `make run` (the administration organization alone)
+# is kept as the operator, and a tenant is added.
+# Run from the repository root; run.sh sources it (then OPERATOR_KEY,
+# TENANT_ORG, ... are set), tests execute it with PLATFORMCTL and DEMO_FILE.
+set -euo pipefail
+
+ctl=${PLATFORMCTL:-bin/platformctl}
+demo=${DEMO_FILE:-.stack/demo.json}
+
+# section NAME: one member object of the demo file (flat: no nested objects).
+section() { sed -n "s/.*\"$1\":\({[^}]*}\).*/\1/p" "$demo"; }
+# member JSON NAME: a string member of an object.
+member() { printf '%s' "$1" | sed -n "s/.*\"$2\":\"\([^\"]*\)\".*/\1/p"; }
+# save: after each organization made, so that a failure later never makes
+# the next run bootstrap the administration organization a second time.
+save() {
+  printf '{"operator":%s,"tenant":%s}\n' "${operator:-null}" "${tenant:-null}" > "$demo.tmp"
+  mv "$demo.tmp" "$demo"
+}
+
+operator="" tenant=""
+if [ -s "$demo" ]; then
+  if grep -q '"operator":' "$demo"; then
+    operator=$(section operator)
+    tenant=$(section tenant)
+  else
+    operator=$(tr -d '\n' < "$demo") # an older make run: the administration organization alone
+  fi
+fi
+if [ -z "$operator" ]; then
+  operator=$("$ctl" bootstrap --org-name "Platform Administration" --slug platform-admin --email operator@demo.example)
+  save
+fi
+if [ -z "$tenant" ]; then
+  tenant=$("$ctl" bootstrap --administration=false --org-name "Demo Tenant" --slug demo-tenant --email owner@demo-tenant.example)
+  save
+fi
+save # rewrites an older file in the current shape
+
+OPERATOR_ORG=$(member "$operator" organization_id)
+OPERATOR_KEY=$(member "$operator" api_key)
+TENANT_ORG=$(member "$tenant" organization_id)
+TENANT_KEY=$(member "$tenant" api_key)
+
+cat <<MSG
+operator organization: $OPERATOR_ORG   (platform administration)
+operator key:          $OPERATOR_KEY
+                       platform scopes: replays, privacy maintenance, service tokens; keep it out of tenants' hands
+tenant organization:   $TENANT_ORG   (Demo Tenant: a customer's view)
+tenant key:            $TENANT_KEY
+                       tenant scopes only: status, history, API keys of its own organization
+(both kept in $demo)
+MSG
