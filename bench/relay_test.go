@@ -43,23 +43,23 @@ func BenchmarkRawKafkaProduce(b *testing.B) {
 		rawKafkaEvents, rawKafkaValue, kafkaBatch, rate)
 }
 
-// timedProducer accounts the time the relay spends inside SendMessages, to
+// timedWriter accounts the time the relay spends writing to the broker, to
 // split the relay's time between the broker and PostgreSQL.
-type timedProducer struct {
-	sarama.SyncProducer
+type timedWriter struct {
+	eventstore.LogWriter
 	mu    sync.Mutex
 	send  time.Duration
 	calls int
 }
 
-func (p *timedProducer) SendMessages(msgs []*sarama.ProducerMessage) error {
+func (p *timedWriter) Write(batches map[eventstore.TopicPartition][]*sarama.ProducerMessage) map[eventstore.TopicPartition]error {
 	t := time.Now()
-	err := p.SyncProducer.SendMessages(msgs)
+	res := p.LogWriter.Write(batches)
 	p.mu.Lock()
 	p.send += time.Since(t)
 	p.calls++
 	p.mu.Unlock()
-	return err
+	return res
 }
 
 // BenchmarkRelay times eventstore.Relay.PublishBatch draining an outbox of
@@ -95,12 +95,21 @@ func BenchmarkRelay(b *testing.B) {
 		must(b, err)
 		_, err = pool.Exec(ctx, `ANALYZE es_events`)
 		must(b, err)
-		producer := &timedProducer{SyncProducer: newProducer(b, cfg)}
+		writer, err := eventstore.NewKafkaLogWriter(cfg)
+		must(b, err)
+		b.Cleanup(func() { writer.Close() })
+		producer := &timedWriter{LogWriter: writer}
 		relay, err := eventstore.NewRelay(pool, producer, eventstore.RelayConfig{}, discardLog)
 		must(b, err)
-		// Warm the producer (metadata, producer id) as a running relay's is.
+		// Warm the writer (metadata, connection) as a running relay's is.
 		warm, _ := events[0].ToMessage(topic)
-		must(b, producer.SyncProducer.SendMessages([]*sarama.ProducerMessage{warm}))
+		p, err := writer.Partition(topic, []byte(events[0].StreamID))
+		must(b, err)
+		for tp, err := range writer.Write(map[eventstore.TopicPartition][]*sarama.ProducerMessage{{Topic: topic, Partition: p}: {warm}}) {
+			if err != nil {
+				b.Fatalf("warm %v: %v", tp, err)
+			}
+		}
 
 		b.StartTimer()
 		cpu0 := sampleCPU(pool.Config().ConnConfig.Database)

@@ -55,18 +55,18 @@ func (c RelayConfig) Validate() error {
 // A crash between the send and the cursor update re-sends the rows:
 // duplicates carry the same event id and stream version, and readers drop them.
 type Relay struct {
-	pool     *pgxpool.Pool
-	producer sarama.SyncProducer
-	cfg      RelayConfig
-	log      *slog.Logger
+	pool   *pgxpool.Pool
+	writer LogWriter
+	cfg    RelayConfig
+	log    *slog.Logger
 }
 
-func NewRelay(pool *pgxpool.Pool, producer sarama.SyncProducer, cfg RelayConfig, log *slog.Logger) (*Relay, error) {
+func NewRelay(pool *pgxpool.Pool, writer LogWriter, cfg RelayConfig, log *slog.Logger) (*Relay, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Relay{pool: pool, producer: producer, cfg: cfg, log: log}, nil
+	return &Relay{pool: pool, writer: writer, cfg: cfg, log: log}, nil
 }
 
 // Run publishes until ctx ends, in the one process holding the relay's
@@ -100,40 +100,46 @@ func (r *Relay) runAsLeader(ctx context.Context) error {
 // advances the cursor over the rows that are on the log; it returns how many
 // rows the cursor passed.
 //
-// A stream's order on the log must survive a partial failure: when the broker
-// comes back in the middle of sarama's retries, SendMessages fails for some
-// messages and succeeds for others, and a resent earlier version would land
-// after a later one. So the rows are sent in waves that hold at most one row
-// per stream (a stream's n-th row of the batch goes in wave n), each wave only
-// after the one before is fully acknowledged; a wave with a failure stops the
-// batch, and the cursor moves only over the leading rows (in commit order)
-// that are known to be on the log. What follows is sent again next time:
-// duplicates carry the same event id and readers drop them.
+// A stream's order on the log must survive a broker failure. The rows of one
+// call go to each partition as one record batch, which the broker appends
+// whole or not at all, so a stream's later version never lands without its
+// earlier ones (sarama's producer, asked for 500 messages, split them over
+// requests and could fail the first while a retried later one landed: v4 and
+// v5 of a stream after v6 and v7). When some partitions fail, the cursor
+// moves only over the leading rows, in commit order, whose partitions took
+// their batch; what follows is sent again next time, and readers drop the
+// duplicates by event id.
 func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 	batch, err := r.pending(ctx)
 	if err != nil || len(batch) == 0 {
 		return 0, err
 	}
-	onLog := make([]bool, len(batch))
-	var sendErr error
-	for _, wave := range waves(batch) {
-		msgs := make([]*sarama.ProducerMessage, len(wave))
-		for i, at := range wave {
-			msgs[i] = batch[at].msg
-		}
-		err := r.producer.SendMessages(msgs)
-		failed := failedMessages(err, msgs)
-		for i, at := range wave {
-			onLog[at] = !failed[msgs[i]]
-		}
+	parts := make([]TopicPartition, 0, len(batch))
+	groups := map[TopicPartition][]*sarama.ProducerMessage{}
+	bytes := map[TopicPartition]int{}
+	for _, row := range batch {
+		p, err := r.writer.Partition(row.msg.Topic, []byte(row.stream))
 		if err != nil {
-			sendErr = fmt.Errorf("publish %d events (%d failed): %w", len(msgs), len(failed), err)
-			break
+			return 0, err
 		}
+		tp := TopicPartition{Topic: row.msg.Topic, Partition: p}
+		size := recordSize(row.msg)
+		if len(groups[tp]) > 0 && bytes[tp]+size > MaxBatchBytes {
+			break // the rest goes in the next call, behind this one
+		}
+		bytes[tp] += size
+		groups[tp] = append(groups[tp], row.msg)
+		parts = append(parts, tp)
 	}
+	result := r.writer.Write(groups)
 	published := 0
-	for published < len(batch) && onLog[published] {
+	for published < len(parts) && result[parts[published]] == nil {
 		published++
+	}
+	var sendErr error
+	if failed := failedPartitions(result); len(failed) > 0 {
+		relaySendFailures.Inc()
+		sendErr = fmt.Errorf("publish %d events: %d of %d partitions failed: %w", len(parts), len(failed), len(groups), errors.Join(failed...))
 	}
 	if published > 0 {
 		last := batch[published-1]
@@ -142,10 +148,17 @@ func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
 		}
 		relayPublished.Add(float64(published))
 	}
-	if sendErr != nil {
-		relaySendFailures.Inc()
-	}
 	return published, sendErr
+}
+
+func failedPartitions(result map[TopicPartition]error) []error {
+	var out []error
+	for tp, err := range result {
+		if err != nil {
+			out = append(out, fmt.Errorf("%s/%d: %w", tp.Topic, tp.Partition, err))
+		}
+	}
+	return out
 }
 
 // outboxRow is one row read past the cursor, ready to send.
@@ -185,44 +198,6 @@ func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
 		out = append(out, row)
 	}
 	return out, rows.Err()
-}
-
-// waves splits a batch (in commit order) into sends that hold at most one row
-// of each stream: a stream's n-th row goes in wave n. Within a wave rows keep
-// their commit order.
-func waves(batch []outboxRow) [][]int {
-	seen := make(map[string]int, len(batch))
-	var out [][]int
-	for i, row := range batch {
-		n := seen[row.stream]
-		seen[row.stream] = n + 1
-		if n == len(out) {
-			out = append(out, nil)
-		}
-		out[n] = append(out[n], i)
-	}
-	return out
-}
-
-// failedMessages names the messages of a send that are not known to be on
-// the log: the ones sarama reports, or all of them when the error is not a
-// per-message report.
-func failedMessages(err error, sent []*sarama.ProducerMessage) map[*sarama.ProducerMessage]bool {
-	failed := map[*sarama.ProducerMessage]bool{}
-	if err == nil {
-		return failed
-	}
-	var perMsg sarama.ProducerErrors
-	if errors.As(err, &perMsg) {
-		for _, pe := range perMsg {
-			failed[pe.Msg] = true
-		}
-		return failed
-	}
-	for _, m := range sent {
-		failed[m] = true
-	}
-	return failed
 }
 
 // Pending counts rows the relay has not published yet (for readiness and tests).

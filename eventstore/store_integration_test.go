@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -297,12 +296,12 @@ func TestRelayPublishesLateCommits(t *testing.T) {
 	pool, kc := apptest.Infra(t, "relay", []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate},
 		func(kc eventstore.KafkaConfig) []string { return []string{kc.Topics.ForContext("status")} })
 	topic := kc.Topics.ForContext("status")
-	producer, err := sarama.NewSyncProducer(kc.Brokers, kc.ProducerConfig())
+	writer, err := eventstore.NewKafkaLogWriter(kc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { producer.Close() })
-	relay, err := eventstore.NewRelay(pool, producer, eventstore.RelayConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(func() { writer.Close() })
+	relay, err := eventstore.NewRelay(pool, writer, eventstore.RelayConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -48,7 +47,7 @@ type App struct {
 	Queries  *statusview.Queries
 	Outbound *outbound.Client // every tenant-supplied URL goes through it
 
-	producer  sarama.SyncProducer
+	logWriter *eventstore.KafkaLogWriter
 	publisher *kafka.Publisher
 	handlers  map[string]http.Handler
 	checker   *statuscmd.Checker // shared by manual polls and the poller: one pool of check workers
@@ -87,8 +86,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if err := eventstore.EnsureTopics(cfg.Kafka, all...); err != nil {
 		return nil, err
 	}
-	if a.producer, err = sarama.NewSyncProducer(cfg.Kafka.Brokers, cfg.Kafka.ProducerConfig()); err != nil {
-		return nil, fmt.Errorf("kafka producer: %w", err)
+	if a.logWriter, err = eventstore.NewKafkaLogWriter(cfg.Kafka); err != nil {
+		return nil, err
 	}
 	if a.publisher, err = kafka.NewPublisher(kafka.PublisherConfig{
 		Brokers: cfg.Kafka.Brokers, Marshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: cfg.Kafka.ProducerConfig(),
@@ -100,7 +99,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.Store = eventstore.NewStore(a.Pool, topics)
-	if a.Relay, err = eventstore.NewRelay(a.Pool, a.producer, cfg.Relay, log); err != nil {
+	if a.Relay, err = eventstore.NewRelay(a.Pool, a.logWriter, cfg.Relay, log); err != nil {
 		return nil, err
 	}
 	a.Engine, err = projections.NewEngine(a.Pool, cfg.Projections,
@@ -298,8 +297,8 @@ func (a *App) Close() {
 	if a.publisher != nil {
 		_ = a.publisher.Close()
 	}
-	if a.producer != nil {
-		_ = a.producer.Close()
+	if a.logWriter != nil {
+		_ = a.logWriter.Close()
 	}
 	if a.Pool != nil {
 		a.Pool.Close()
