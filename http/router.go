@@ -160,7 +160,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 					fail(errs.InvalidField("/header/"+HeaderMinPosition, err.Error()))
 					return
 				}
-				if err := d.Reader.WaitFor(ctx, a.ReadModel, pos); err != nil {
+				if err := d.Reader.WaitForCaller(ctx, a.ReadModel, pos, waitsFor(p)); err != nil {
 					fail(err)
 					return
 				}

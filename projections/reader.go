@@ -81,6 +81,29 @@ func (r *Reader) WaitFor(ctx context.Context, name string, pos eventstore.Positi
 	}
 }
 
+// WaitForCaller is WaitFor for a request: a position is waited for only when
+// its stream belongs to an organization the caller sees (sees reports it).
+// A position of a stream outside them is treated exactly like a position of
+// a stream that does not exist: there is nothing of the caller's to wait
+// for, and the query answers at once, after the same one-row lookup. Before,
+// another tenant's stream answered at once up to its version and after the
+// 3 s bound past it, while a missing stream always took the 3 s: a caller
+// could learn whether another tenant's stream existed and how far it had
+// gone.
+func (r *Reader) WaitForCaller(ctx context.Context, name string, pos eventstore.Position, sees func(organizationID string) bool) error {
+	var org string
+	err := r.pool.QueryRow(ctx, `SELECT organization_id FROM es_streams WHERE stream_id=$1`, pos.StreamID).Scan(&org)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil
+	case err != nil:
+		return err
+	case !sees(org):
+		return nil
+	}
+	return r.WaitFor(ctx, name, pos)
+}
+
 // Placeholders lists the {{base}} names a statement uses, for tests that
 // check every reducer statement names only its own tables.
 func Placeholders(sql string) []string {
