@@ -243,6 +243,15 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 		go func() {
 			defer wg.Done()
 			e.runGeneration(runCtx, k)
+			// A generation that stopped by itself (its tables could not be
+			// created while the database was down, say) is started again by
+			// the next reconciliation; one stopped by reconcile stays stopped.
+			e.mu.Lock()
+			if runCtx.Err() == nil {
+				cancel()
+				delete(e.running, k)
+			}
+			e.mu.Unlock()
 		}()
 	}
 	e.mu.Unlock()
@@ -280,7 +289,7 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey) {
 	p := e.projections[k.name]
 	log := e.log.With("projection", k.name, "generation", k.generation)
 	if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation) }); err != nil {
-		log.Error("projection: create tables", "err", err)
+		log.Error("projection: create tables (tried again by the next reconciliation)", "err", err)
 		return
 	}
 	cfg := e.cfg.Kafka.ConsumerGroupConfig()

@@ -26,13 +26,21 @@ import (
 type ledger struct {
 	dropConnection func(e eventstore.Event) bool
 	refuse         func(e eventstore.Event) bool // a reducer error: the event is parked
+	// schemaCalls counts Schema calls; the call numbered failSchemaCall
+	// kills its connection, as a database restart does.
+	schemaCalls    *atomic.Int32
+	failSchemaCall int32
 }
 
 func (ledger) Name() string       { return "ledger" }
 func (ledger) Contexts() []string { return []string{"ledger"} }
 func (ledger) Tables() []string   { return []string{"ledger"} }
-func (ledger) Schema() []string {
-	return []string{`CREATE TABLE IF NOT EXISTS {{ledger}} (seq bigserial PRIMARY KEY, stream_id text, version bigint, event_id uuid)`}
+func (l ledger) Schema() []string {
+	ddl := []string{`CREATE TABLE IF NOT EXISTS {{ledger}} (seq bigserial PRIMARY KEY, stream_id text, version bigint, event_id uuid)`}
+	if l.schemaCalls != nil && l.schemaCalls.Add(1) == l.failSchemaCall {
+		return append([]string{`SELECT pg_terminate_backend(pg_backend_pid())`}, ddl...)
+	}
+	return ddl
 }
 func (l ledger) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 	if l.refuse != nil && l.refuse(e) {
@@ -283,5 +291,21 @@ func TestRebuildMissingAnEventStaysBuilding(t *testing.T) {
 	}
 	if states[1] != "active" || states[gen] != "building" {
 		t.Fatalf("generations %v: a rebuild that lacks v2 went live (or generation 1 stopped serving)", states)
+	}
+}
+
+// TestGenerationStartsAgainAfterADatabaseBlip: the database drops the
+// connection while a generation creates its tables (a restart during a
+// rebuild); the engine starts the generation again, and it applies the log.
+func TestGenerationStartsAgainAfterADatabaseBlip(t *testing.T) {
+	var calls atomic.Int32
+	// Call 1 is Init; call 2 is generation 1 starting to consume.
+	rig := startLedger(t, ledger{schemaCalls: &calls, failSchemaCall: 2})
+	stream := "entry-" + uuid.NewString()
+	v1 := rig.record(stream, 1)
+	last := rig.publish(v1)
+	apptest.Eventually(t, 30*time.Second, "generation 1 to start again and apply v1", func() bool { return rig.passed(last) })
+	if calls.Load() < 3 {
+		t.Fatalf("Schema called %d times: the failed start was not retried", calls.Load())
 	}
 }
