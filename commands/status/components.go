@@ -115,6 +115,16 @@ func withinComponentCap[T any](ctx context.Context, h *Handlers, organizationID,
 	if h.pool == nil {
 		return zero, errs.Unavailable("status: no database for the component cap", nil)
 	}
+	// A registration holds two connections at once (the lock's and the
+	// command's). Unbounded, concurrent registrations could take every
+	// connection of the pool for their locks and then wait forever for a
+	// second one; a few at a time per process cannot.
+	select {
+	case h.registrations <- struct{}{}:
+		defer func() { <-h.registrations }()
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
 	tx, err := h.pool.Begin(ctx)
 	if err != nil {
 		return zero, dbError(err)

@@ -23,6 +23,8 @@ type Handlers struct {
 	pool *pgxpool.Pool
 	cfg  Config
 	urls outbound.Policy // the static check of a checkUrl when it is stored
+	// registrations bounds component registrations in flight (see withinComponentCap).
+	registrations chan struct{}
 }
 
 // Option configures Handlers.
@@ -41,7 +43,7 @@ func WithConfig(cfg Config) Option { return func(h *Handlers) { h.cfg = cfg } }
 func WithURLPolicy(p outbound.Policy) Option { return func(h *Handlers) { h.urls = p } }
 
 func NewHandlers(store *eventstore.Store, now func() time.Time, opts ...Option) *Handlers {
-	h := &Handlers{store: store, now: commands.Clock(now)}
+	h := &Handlers{store: store, now: commands.Clock(now), registrations: make(chan struct{}, 2)}
 	for _, o := range opts {
 		o(h)
 	}

@@ -61,6 +61,42 @@ func poll(h *apptest.Harness, t *testing.T, token string) pollReport {
 	return out
 }
 
+// answer is a response (or a transport error) got off the test goroutine,
+// where neither t.Fatal nor h.Do (which calls it) may run.
+type answer struct {
+	res apptest.Response
+	err error
+}
+
+func send(h *apptest.Harness, method, path, token string, body string) answer {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.URLs["status"]+path, rd)
+	if err != nil {
+		return answer{err: err}
+	}
+	if token == "" {
+		token = h.APIKey
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := h.Client.Do(req)
+	if err != nil {
+		return answer{err: err}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	return answer{res: apptest.Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}, err: err}
+}
+
+func upsertBody(id, url string) string {
+	return fmt.Sprintf(`{"componentHost":%q,"componentName":%q,"checkUrl":%q}`, id+".example.com", strings.ToUpper(id), url)
+}
+
 // serveOn starts a fake server on a loopback address of the test's choosing.
 func serveOn(t *testing.T, ip string, h http.Handler) *httptest.Server {
 	t.Helper()
@@ -194,13 +230,21 @@ func TestComponentCap(t *testing.T) {
 		c.Status.Checks.MaxComponents = limit
 	}})
 	var wg sync.WaitGroup
-	codes := make([]int, 8)
-	for i := range codes {
+	answers := make([]answer, 8)
+	for i := range answers {
 		wg.Go(func() {
-			codes[i] = upsert(h, t, "", "c"+strconv.Itoa(i), "https://status.example.com/"+strconv.Itoa(i)).Status
+			answers[i] = send(h, http.MethodPut, "/api/components/c"+strconv.Itoa(i), "",
+				upsertBody("c"+strconv.Itoa(i), "https://status.example.com/"+strconv.Itoa(i)))
 		})
 	}
 	wg.Wait()
+	codes := make([]int, len(answers))
+	for i, a := range answers {
+		if a.err != nil {
+			t.Fatalf("upsert c%d: %v", i, a.err)
+		}
+		codes[i] = a.res.Status
+	}
 	ok := 0
 	for _, c := range codes {
 		switch c {
@@ -277,26 +321,9 @@ func TestSlowTenantDoesNotStallOthers(t *testing.T) {
 		must(t, upsert(h, t, other, "fast-"+strconv.Itoa(i), fast.URL), http.StatusOK, "upsert fast")
 	}
 
-	// Neither t.Fatal nor h.Do (which calls it) may run on another goroutine:
-	// this one only sends what it got.
-	type answer struct {
-		res apptest.Response
-		err error
-	}
 	slowDone := make(chan answer, 1)
 	start := time.Now()
-	go func() {
-		req, _ := http.NewRequest(http.MethodPost, h.URLs["status"]+"/poll", nil)
-		req.Header.Set("Authorization", "Bearer "+h.APIKey)
-		resp, err := h.Client.Do(req)
-		if err != nil {
-			slowDone <- answer{err: err}
-			return
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		slowDone <- answer{res: apptest.Response{Status: resp.StatusCode, Header: resp.Header, Body: body}, err: err}
-	}()
+	go func() { slowDone <- send(h, http.MethodPost, "/poll", "", "") }()
 	time.Sleep(100 * time.Millisecond) // the slow organization holds its checks
 	fastStart := time.Now()
 	fastOut := poll(h, t, other)
@@ -322,6 +349,38 @@ func TestSlowTenantDoesNotStallOthers(t *testing.T) {
 	for _, r := range slowOut.Results {
 		if (!r.Skipped && r.Error != "timeout") || (r.Skipped && r.Status != "operational") {
 			t.Fatalf("slow poll result %+v", r)
+		}
+	}
+}
+
+// TestRegistrationsDoNotStarveThePool: a registration holds two
+// connections (the organization's lock and the command); many at once on a
+// small pool must still all finish, not each hold one connection and wait
+// for a second.
+func TestRegistrationsDoNotStarveThePool(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{NoWorkers: true, Configure: func(c *app.Config) {
+		sep := "?"
+		if strings.Contains(c.DatabaseURL, "?") {
+			sep = "&"
+		}
+		c.DatabaseURL += sep + "pool_max_conns=4"
+	}})
+	client := *h.Client
+	client.Timeout = 10 * time.Second // a starved pool waits forever; fail well before
+	h.Client = &client
+	var wg sync.WaitGroup
+	answers := make([]answer, 16)
+	start := time.Now()
+	for i := range answers {
+		wg.Go(func() {
+			id := "p" + strconv.Itoa(i)
+			answers[i] = send(h, http.MethodPut, "/api/components/"+id, "", upsertBody(id, "https://status.example.com/"+id))
+		})
+	}
+	wg.Wait()
+	for i, a := range answers {
+		if a.err != nil || a.res.Status != http.StatusOK {
+			t.Fatalf("upsert p%d after %s: %v %d %s", i, time.Since(start), a.err, a.res.Status, a.res.Body)
 		}
 	}
 }
