@@ -162,7 +162,11 @@ func accountActions(d IdentityDeps) IdentityPart {
 		},
 		{
 			Name: "app_platform_auth.users.create", Method: http.MethodPost, Path: "/api/users", Permission: "users:manage",
-			SuccessStatus: http.StatusCreated, Summary: "Create a user in the caller's organization with a role (not above the caller's)",
+			SuccessStatus: http.StatusAccepted,
+			Summary: "Add a person to the caller's organization by email with a role (not above the caller's): an address without " +
+				"an account becomes an account of the organization (name, password as given); one whose account belongs elsewhere " +
+				"is invited by email. Always 202 with the same body, which names no user, so it never tells whether the address " +
+				"has an account; a member or a pending invitation here is 409 email_taken",
 			InputSchema: schemaObject([]string{"email"}, map[string]string{
 				"email": emailSchema(), "name": lineSchema(0, text.MaxTitle),
 				"password": `{"type":"string","minLength":10,"maxLength":256}`, "role": roleEnum}),
@@ -175,7 +179,10 @@ func accountActions(d IdentityDeps) IdentityPart {
 				if err != nil {
 					return Reply{}, err
 				}
-				return FromResult(cmds.CreateUser(ctx, c.Meta, actor, in))
+				// No position: it would name the stream written (the
+				// organization's or its invitations'), telling the two apart.
+				res, err := cmds.AddUser(ctx, c.Meta, actor, in)
+				return Reply{Body: res.Value, Replayed: res.Replayed}, err
 			},
 		},
 		{

@@ -29,12 +29,73 @@ const (
 var resetAccepted = map[string]string{"status": "accepted",
 	"detail": "If an active account uses this email, a password reset link is on its way. It is valid for 30 minutes."}
 
-// IdentityRecoveryPart: password change, password reset (self-service and
-// by an organization admin), and invitations (create, list, revoke, accept).
+// signupTokenMax bounds a sign-up token: it carries the sealed sign-up
+// (address, names of up to 200 characters, slug, password hash, ids).
+const signupTokenMax = 8192
+
+// signupAccepted is the one answer of POST /register, whatever the email:
+// no account enumeration (docs/identity-access.md, onboarding).
+var signupAccepted = map[string]string{"status": "accepted",
+	"detail": "Check your email: a link to finish signing up is on its way (it works once, for 24 hours). " +
+		"If this address already has an account, the email says so instead; sign in or reset the password."}
+
+// IdentityRecoveryPart: sign-up and its confirmation, password change,
+// password reset (self-service and by an organization admin), and
+// invitations (create, list, revoke, accept).
 func IdentityRecoveryPart(d RecoveryDeps) IdentityPart {
 	a, web := d.Access, d.Web
 	orgInvitation := map[string]string{"orgId": uuidString, "invitationId": uuidString}
 	return IdentityPart{Actions: []Action{
+		{
+			Name: "app_platform_auth.users.register", Method: http.MethodPost, Path: "/register", AuthorizationMode: AuthPublic,
+			CredentialAttempt: true, SuccessStatus: http.StatusAccepted,
+			Summary: "Sign up: with developerWorkspace and createOrganization, seeds a developer workspace (an organization) whose " +
+				"creator is owner. Always 202 with the same body for a well-formed request: the address receives a link that " +
+				"finishes the sign-up (POST /register/confirm signs in), or, when it already has an account, a notice saying so",
+			InputSchema: schemaObject([]string{"email", "password", "organizationSlug", "createOrganization"}, map[string]string{
+				"email": emailSchema(), "password": newPasswordSchema,
+				"name": lineSchema(0, text.MaxTitle), "organizationName": lineSchema(0, text.MaxTitle),
+				"organizationSlug": slugSchema, "developerWorkspace": `{"type":"boolean"}`, "createOrganization": `{"type":"boolean"}`,
+				"returnRefreshToken": `{"type":"boolean","description":"accepted for older clients; send it to /register/confirm"}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in struct {
+					identitycmd.Register
+					ReturnRefreshToken bool `json:"returnRefreshToken"`
+				}
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				if err := a.RequestSignup(ctx, in.Register); err != nil {
+					return Reply{}, err
+				}
+				return Reply{Body: signupAccepted, Header: http.Header{"Cache-Control": {"no-store"}}}, nil
+			},
+		},
+		{
+			Name: "app_platform_auth.users.register.confirm", Method: http.MethodPost, Path: "/register/confirm",
+			AuthorizationMode: AuthPublic, CredentialAttempt: true, SuccessStatus: http.StatusCreated,
+			Summary: "Finish a sign-up with the emailed token: makes the account and its organization (the creator is owner) and " +
+				"signs in (refresh token in the cookie). A token that does not open or has expired is 409 signup_token_invalid; " +
+				"a second use 409 signup_token_used",
+			InputSchema: schemaObject([]string{"token"}, map[string]string{"token": lineSchema(1, signupTokenMax),
+				"returnRefreshToken": `{"type":"boolean"}`}),
+			Handle: func(ctx context.Context, c *Call) (Reply, error) {
+				var in struct {
+					Token              string `json:"token"`
+					ReturnRefreshToken bool   `json:"returnRefreshToken"`
+				}
+				if err := c.Decode(&in); err != nil {
+					return Reply{}, err
+				}
+				out, err := a.ConfirmSignup(ctx, c.Meta, in.Token)
+				if err != nil {
+					return Reply{}, err
+				}
+				r := web.sessionReply(c.Request, out.Session, in.ReturnRefreshToken)
+				r.Body = map[string]any{"organization": out.Organization, "user": out.User, "session": r.Body}
+				return r, nil
+			},
+		},
 		{
 			Name: "app_platform_auth.users.password.change", Method: http.MethodPost, Path: "/api/me/password",
 			AuthorizationMode: AuthRuntime, CredentialAttempt: true,

@@ -42,8 +42,9 @@ const sessionOut = `{"type":"object","required":["session_id","access_token","to
 	"token_type":{"const":"Bearer"},"access_token":{"type":"string"},"access_expires_at":{"type":"string","format":"date-time"},
 	"expires_at":{"type":"string","format":"date-time"},"refresh_token":{"type":"string"}}}`
 
-// sessionActions: sign-in, refresh, logout, logout everywhere, sign-up, and
-// the browser routes (/settings, session channel pages).
+// sessionActions: sign-in, refresh, logout, logout everywhere, and the
+// browser routes (/settings, session channel pages). Sign-up is onboarding
+// (identity_recovery.go): it answers by email.
 func sessionActions(d IdentityDeps) IdentityPart {
 	cmds, web := d.Commands, d.Web
 	return IdentityPart{Actions: []Action{
@@ -137,32 +138,6 @@ func sessionActions(d IdentityDeps) IdentityPart {
 					return Reply{}, err
 				}
 				return Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
-			},
-		},
-		{
-			Name: "app_platform_auth.users.register", Method: http.MethodPost, Path: "/register", AuthorizationMode: AuthPublic,
-			SuccessStatus: http.StatusCreated,
-			Summary:       "Sign up: with developerWorkspace and createOrganization, seeds a developer workspace (an organization) whose creator is owner, and signs in",
-			InputSchema: schemaObject([]string{"email", "password", "organizationSlug", "createOrganization"}, map[string]string{
-				"email": emailSchema(), "password": `{"type":"string","minLength":10,"maxLength":256}`,
-				"name": lineSchema(0, text.MaxTitle), "organizationName": lineSchema(0, text.MaxTitle),
-				"organizationSlug": slugSchema, "developerWorkspace": `{"type":"boolean"}`, "createOrganization": `{"type":"boolean"}`,
-				"returnRefreshToken": `{"type":"boolean"}`}),
-			Handle: func(ctx context.Context, c *Call) (Reply, error) {
-				var in struct {
-					identitycmd.Register
-					ReturnRefreshToken bool `json:"returnRefreshToken"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return Reply{}, err
-				}
-				out, err := cmds.Register(ctx, c.Meta, in.Register)
-				if err != nil {
-					return Reply{}, err
-				}
-				r := web.sessionReply(c.Request, out.Session, in.ReturnRefreshToken)
-				r.Body = map[string]any{"organization": out.Organization, "user": out.User, "session": r.Body}
-				return r, nil
 			},
 		},
 	}, Routes: sessionPages(d)}

@@ -21,6 +21,9 @@ type CreateUser struct {
 	Name     string `json:"name"`
 	Password string `json:"password"`
 	Role     string `json:"role"`
+	// PasswordHash is an argon2id hash made earlier (a confirmed sign-up);
+	// never from a request body.
+	PasswordHash string `json:"-"`
 }
 
 // UserCreated is the answer: ids and lifecycle, never the email or name
@@ -92,6 +95,8 @@ func (h *Handlers) createUserStream(ctx context.Context, m commands.Meta, in Cre
 			return zero, err
 		}
 		hashed = domain.HashPassword(in.Password, salt, domain.DefaultPasswordParams)
+	} else if in.PasswordHash != "" {
+		hashed = in.PasswordHash
 	}
 	id := presetID
 	if id == "" {

@@ -18,8 +18,11 @@ type Handlers struct {
 	keys  *Keyring
 	// attempts is the per-account password backoff (nil: none).
 	attempts *loginThrottle
-	dir      Directory
-	cfg      SessionConfig
+	// onboard is the access half, set by NewAccess: adding a user whose
+	// address has an account elsewhere invites it (user_add.go).
+	onboard *Access
+	dir     Directory
+	cfg     SessionConfig
 	// serviceAccess answers whether an organization may use a service, for
 	// service-scoped sign-in; nil lets every organization use every service.
 	serviceAccess func(ctx context.Context, organizationID, service string) (bool, error)

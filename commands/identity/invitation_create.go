@@ -84,55 +84,70 @@ func (a *Access) CreateInvitation(ctx context.Context, m commands.Meta, p domain
 	if err := domain.CheckRoleChange(actor, domain.Member{}, domain.Member{Role: role}, org.Administration()); err != nil {
 		return zero, err
 	}
+	res, code, err := a.recordInvitation(ctx, m, actor, p.ID, org, address, role)
+	if err != nil || res.Replayed {
+		return res, err // a replay sends nothing again: the secret is gone
+	}
+	msg := a.invitationMessage(ctx, org, address, role, code)
+	if err := a.mail.Send(ctx, msg); err != nil {
+		rm := m
+		rm.IdempotencyKey = ""
+		if _, rerr := a.revokeInvitation(ctx, rm, actor, in.OrganizationID, res.Value.InvitationID, p.ID); rerr != nil {
+			a.log.Warn("invitation email failed and the invitation was not revoked", "invitation_id", res.Value.InvitationID, "err", rerr)
+		}
+		return zero, errs.Unavailable("the invitation email could not be sent; nothing is pending", err)
+	}
+	return res, nil
+}
+
+// recordInvitation seals the address under the organization's key and
+// records the invitation (ladder, one pending invitation per address); it
+// answers the invitation and its code (the secret is in the code only).
+func (a *Access) recordInvitation(ctx context.Context, m commands.Meta, actor domain.Actor, invitedBy string, org *domain.Organization,
+	address, role string) (commands.Result[InvitationView], string, error) {
+	var zero commands.Result[InvitationView]
+	orgID := org.State().OrganizationID
 	emailHash, err := a.h.keys.EmailHash(ctx, address)
 	if err != nil {
-		return zero, err
+		return zero, "", err
 	}
-	sealed, err := a.h.keys.Seal(ctx, in.OrganizationID, address)
+	sealed, err := a.h.keys.Seal(ctx, orgID, address)
 	if err != nil {
-		return zero, err
+		return zero, "", err
 	}
 	secret, err := newSecret()
 	if err != nil {
-		return zero, err
+		return zero, "", err
 	}
 	id := uuid.Must(uuid.NewV7()).String()
-	m.OrganizationID = in.OrganizationID
-	res, err := commands.Run(ctx, a.h.store, m, domain.StreamInvitation, domain.InvitationStreamID(in.OrganizationID),
+	m.OrganizationID = orgID
+	res, err := commands.Run(ctx, a.h.store, m, domain.StreamInvitation, domain.InvitationStreamID(orgID),
 		func(history []event.Recorded) ([]event.Change, InvitationView, error) {
 			b, err := domain.LoadInvitations(history)
 			if err != nil {
 				return nil, InvitationView{}, err
 			}
-			changes, err := b.Create(actor, domain.NewInvitation{ID: id, OrganizationID: in.OrganizationID, SealedEmail: sealed,
-				EmailHash: emailHash, Role: role, InvitedBy: p.ID, CodeHash: HashSecret(secret)}, org.Administration(), a.now())
+			changes, err := b.Create(actor, domain.NewInvitation{ID: id, OrganizationID: orgID, SealedEmail: sealed,
+				EmailHash: emailHash, Role: role, InvitedBy: invitedBy, CodeHash: HashSecret(secret)}, org.Administration(), a.now())
 			if err != nil {
 				return nil, InvitationView{}, err
 			}
 			c := changes[0].Payload.(domain.InvitationCreatedV1)
 			return changes, invitationView(domain.Invitation{InvitationCreatedV1: c, State: domain.InvitationStatePending}, a.now()), nil
 		})
-	if err != nil || res.Replayed {
-		return res, err // a replay sends nothing again: the secret is gone
-	}
-	name, err := a.h.keys.Open(ctx, in.OrganizationID, org.State().Name)
-	if err != nil {
+	return res, InvitationPrefix + orgID + "." + id + "." + secret, err
+}
+
+// invitationMessage is the email that carries an invitation's code.
+func (a *Access) invitationMessage(ctx context.Context, org *domain.Organization, address, role, code string) email.Message {
+	name, err := a.h.keys.Open(ctx, org.State().OrganizationID, org.State().Name)
+	if err != nil || name == "" {
 		name = "an organization"
 	}
-	code := InvitationPrefix + in.OrganizationID + "." + id + "." + secret
-	msg := email.Message{To: address, Subject: oneLine("You are invited to join " + name),
+	return email.Message{To: address, Subject: oneLine("You are invited to join " + name),
 		Text: "You are invited to join " + name + " as " + role + ".\n\n" +
 			"Accept within 7 days (the link works once):\n\n" + a.publicLink("/invitations/accept", "code", code) + "\n\n" +
 			"Or send this code with POST /invitations/accept: " + code + "\n" +
 			"With an account for this address, sign in first; without one, send a name and a password with the code.\n\n" +
 			"If you do not expect this invitation, ignore this message.\n"}
-	if err := a.mail.Send(ctx, msg); err != nil {
-		rm := m
-		rm.IdempotencyKey = ""
-		if _, rerr := a.revokeInvitation(ctx, rm, actor, in.OrganizationID, id, p.ID); rerr != nil {
-			a.log.Warn("invitation email failed and the invitation was not revoked", "invitation_id", id, "err", rerr)
-		}
-		return zero, errs.Unavailable("the invitation email could not be sent; nothing is pending", err)
-	}
-	return res, nil
 }

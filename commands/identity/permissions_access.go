@@ -40,7 +40,9 @@ func NewAccess(h *Handlers, cfg AccessConfig, mail email.Sender, keys *ServiceKe
 		log = slog.Default()
 	}
 	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
-	return &Access{h: h, cfg: cfg, mail: mail, keys: keys, log: log}
+	a := &Access{h: h, cfg: cfg, mail: mail, keys: keys, log: log}
+	h.onboard = a
+	return a
 }
 
 // Keys is the service-token key set.
