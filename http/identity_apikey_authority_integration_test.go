@@ -7,6 +7,7 @@ import (
 
 	"github.com/platform/backend/commands"
 	identitycmd "github.com/platform/backend/commands/identity"
+	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
 )
@@ -130,6 +131,24 @@ func TestAPIKeyFollowsItsCreator(t *testing.T) {
 	hitMust(t, lctSetRole(t, h, owner.Access, owner.OrgID, adID, "admin"), http.StatusOK, "promote again")
 	if _, p := iatValidate(t, h, key.Token); !contains(p.Permissions, "app_platform_auth.users:manage") {
 		t.Fatalf("the key after the promotion: %+v", p)
+	}
+
+	// A narrower bundle of the creator's role narrows the key at once (the
+	// memo follows the organization's access stream).
+	hitMust(t, h.Do(t, "identity", http.MethodPut, "/api/role-bundles/admin", owner.Access,
+		map[string]any{"permissions": []string{"*.*:read", "*.*:write"}}), http.StatusOK, "narrow the admin bundle")
+	if _, p := iatValidate(t, h, key.Token); contains(p.Permissions, "app_platform_auth.users:manage") || !contains(p.Permissions, "app_platform_auth.users:read") {
+		t.Fatalf("the key after the bundle change: %+v", p)
+	}
+	hitMust(t, h.Do(t, "identity", http.MethodPut, "/api/role-bundles/admin", owner.Access,
+		map[string]any{"permissions": domain.DefaultRoleBundles[domain.RoleAdmin]}), http.StatusOK, "restore the admin bundle")
+
+	// A soft-deleted creator leaves its keys holding nothing; restored, they work again.
+	hitMust(t, lctDelete(t, h, owner.Access, adID, false), http.StatusOK, "soft-delete the admin's account")
+	hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/validate", key.Token, nil), http.StatusUnauthorized, "authentication_required")
+	hitMust(t, h.Do(t, "identity", http.MethodPost, "/api/users/"+adID+"/restore", owner.Access, nil), http.StatusOK, "restore the admin")
+	if _, p := iatValidate(t, h, key.Token); !contains(p.Permissions, "app_platform_auth.users:manage") {
+		t.Fatalf("the key after the restore: %+v", p)
 	}
 
 	// Removed from the organization: the key, its child and the legacy key speak for nobody.
