@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/eventstore"
 )
@@ -20,6 +21,9 @@ type Meta struct {
 	IdempotencyKey string
 	RequestHash    string
 	CorrelationID  string
+	// CausationID is the event that caused the command, when a reactor or
+	// a timer issues it (the audit view shows why it happened).
+	CausationID string
 }
 
 // Clock returns now (time.Now when nil) in UTC at microsecond precision,
@@ -46,7 +50,7 @@ type Decide[T any] func(history []event.Recorded) ([]event.Change, T, error)
 func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
 	cmd := eventstore.Command{
 		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
-		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID,
+		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID, CausationID: m.CausationID,
 	}
 	for _, opt := range opts {
 		opt(&cmd)
@@ -79,6 +83,38 @@ type Option func(*eventstore.Command)
 // record of a history.
 func Snapshots(schema int) Option {
 	return func(c *eventstore.Command) { c.Snapshot = &eventstore.Snapshotting{Schema: schema} }
+}
+
+// FiresTimer is for the command a durable timer issues: the store checks,
+// in the command's transaction, that the timer is still due on the schedule
+// ref names (eventstore.ErrTimerStale otherwise) and marks it fired when the
+// command commits.
+func FiresTimer(ref eventstore.TimerRef) Option {
+	return func(c *eventstore.Command) { c.Fires = &ref }
+}
+
+// IsOutage tells an error that goes away by waiting (the database or the
+// broker is down or overloaded, a rate limit) from one that will repeat:
+// work issued by machines (reactors, timers) waits the first kind out and
+// parks on the second.
+func IsOutage(err error) bool {
+	if err == nil {
+		return false
+	}
+	if eventstore.IsTransient(err) {
+		return true
+	}
+	k := errs.KindOf(err)
+	return k == errs.KindUnavailable || k == errs.KindRateLimited
+}
+
+// IsRejection is a refusal by the domain or the input checks (a typed error
+// other than an outage or an internal one): trying again decides the same.
+func IsRejection(err error) bool {
+	if _, typed := errs.As(err); !typed || IsOutage(err) {
+		return false
+	}
+	return errs.KindOf(err) != errs.KindInternal
 }
 
 // Recorded is the domain's view of stored events.

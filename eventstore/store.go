@@ -54,6 +54,11 @@ type Command struct {
 	// Snapshot, when set, makes the store load the stream from its latest
 	// snapshot and save a new one with every append.
 	Snapshot *Snapshotting
+	// Fires, when set, is the durable timer this command fires: its row is
+	// locked and checked in the command's transaction (ErrTimerStale when it
+	// was moved, cancelled or fired meanwhile) and marked fired when the
+	// command commits, even when the decision appends nothing.
+	Fires *TimerRef
 }
 
 // NewEvent is what a decision returns: the store fills in the envelope.
@@ -95,7 +100,8 @@ func HashRequest(parts ...[]byte) string {
 // Execute runs one command: in one transaction it serializes on the
 // idempotency key and the stream, loads the stream (from its snapshot when
 // the command uses snapshots), decides, appends the events, advances the
-// stream head and records the idempotency key.
+// stream head, writes the events' timer changes and records the idempotency
+// key.
 //
 // The transaction takes two round trips: BEGIN, the locks and the reads are
 // pipelined in one, the writes and COMMIT in the other (measured: a command
@@ -126,7 +132,7 @@ func (s *Store) Execute(ctx context.Context, cmd Command, decide Decider) (Outco
 // classify tells a database that is down or overloaded (503, retry) from a
 // statement the database refused (a bug: 500).
 func classify(err error) error {
-	if _, typed := errs.As(err); typed || errors.Is(err, context.Canceled) {
+	if _, typed := errs.As(err); typed || errors.Is(err, context.Canceled) || errors.Is(err, ErrTimerStale) {
 		return err
 	}
 	var pgErr *pgconn.PgError
@@ -165,6 +171,7 @@ func begin(ctx context.Context, conn *pgx.Conn, cmd Command) (previous, []Event,
 	}
 	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 2))`, cmd.StreamID)
 	queueLoad(b, cmd.StreamID, cmd.Snapshot.schema())
+	queueTimerCheck(b, cmd.Fires)
 	br := conn.SendBatch(ctx, b)
 	defer br.Close()
 	var prev previous
@@ -188,6 +195,9 @@ func begin(ctx context.Context, conn *pgx.Conn, cmd Command) (previous, []Event,
 	}
 	history, err := readLoad(br, cmd.StreamID, cmd.Snapshot.schema())
 	if err != nil {
+		return prev, nil, err
+	}
+	if err := readTimerCheck(br, cmd.Fires); err != nil {
 		return prev, nil, err
 	}
 	return prev, history, br.Close()
@@ -221,7 +231,16 @@ func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd C
 	}
 	version := headVersion(history)
 	if len(decision.Events) == 0 {
-		if _, err := conn.Exec(ctx, `ROLLBACK`); err != nil {
+		// A fired timer whose command decides nothing is fired all the same
+		// (its time came; there was nothing left to do).
+		end := &pgx.Batch{}
+		queueTimerFired(end, cmd.Fires)
+		if cmd.Fires != nil {
+			end.Queue(`COMMIT`)
+		} else {
+			end.Queue(`ROLLBACK`)
+		}
+		if err := conn.SendBatch(ctx, end).Close(); err != nil {
 			return Outcome{}, err
 		}
 		return Outcome{Result: result, Position: Position{StreamID: cmd.StreamID, Version: version}}, nil
@@ -248,6 +267,10 @@ func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd C
 			cmd.OrganizationID, cmd.Actor.ID, cmd.Actor.Type, now, cmd.IdempotencyKey, cmd.CorrelationID, cmd.CausationID, payload, topic)
 	}
 	if err := queueHead(batch, cmd, version, decision.Snapshot); err != nil {
+		return Outcome{}, err
+	}
+	queueTimerFired(batch, cmd.Fires)
+	if err := queueTimers(batch, cmd, decision.Events); err != nil {
 		return Outcome{}, err
 	}
 	pos := Position{StreamID: cmd.StreamID, Version: version}

@@ -210,6 +210,7 @@ func StatusService(d StatusDeps) Service {
 			r.HandleFunc("/api/health", func(w http.ResponseWriter, _ *http.Request) {
 				WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "status"})
 			}).Methods(http.MethodGet)
+			statusPageRoutes(d)(r) // GET / and GET /feed.atom: status_page.go, status_feed.go
 		},
 	}
 }

@@ -2,7 +2,10 @@
 // a schema version and a payload. It knows nothing of storage or transport.
 package event
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Change is a new event decided by domain code.
 type Change struct {
@@ -14,7 +17,32 @@ type Change struct {
 	// in the command's transaction; a taken value fails the command with a
 	// conflict whose code is "<kind>_taken".
 	Unique []Unique
+	// Timers schedule, move or cancel commands at a time (durable timers).
+	// They ride on an event, like unique claims, so the log explains every
+	// timer; the event store writes them in the command's transaction.
+	Timers []Timer
 }
+
+// Timer is "at At, issue the command of Kind" (a kind registered with the
+// timer scheduler). Name identifies the timer within the stream that
+// schedules it: a later Timer of the same name moves it (new time, kind or
+// payload), one with Cancel removes it. Only that stream can touch it.
+type Timer struct {
+	Name    string
+	Kind    string
+	At      time.Time
+	Payload any // the kind's input, encoded as JSON; nil for none
+	Cancel  bool
+}
+
+// ScheduleTimer builds a Timer that fires at.
+func ScheduleTimer(name, kind string, at time.Time, payload any) Timer {
+	return Timer{Name: name, Kind: kind, At: at, Payload: payload}
+}
+
+// CancelTimer builds a Timer that cancels the stream's timer of that name
+// (nothing when there is none or it fired already).
+func CancelTimer(name string) Timer { return Timer{Name: name, Cancel: true} }
 
 // Unique is one claim on a value of a kind (for example kind "slug").
 // Release frees a value the stream holds (rename, permanent delete).
