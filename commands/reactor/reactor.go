@@ -1,0 +1,406 @@
+// Package reactor runs reactors (process managers): consumers of the log
+// that issue commands instead of writing read models. Each reactor has a
+// consumer group of its own and checkpoints in PostgreSQL
+// (reactor_checkpoints), apart from the projections and their generations,
+// so rebuilding a read model never re-fires a reactor.
+//
+// A reactor's commands are their own transactions, so an event is handled
+// at least once: after a crash, a redelivery or a reset of the group's
+// checkpoints, the event comes again. Effects happen once because every
+// command a reactor issues carries an idempotency key derived from the
+// source event id and the step (Key): the event store answers a repeat with
+// the first result and appends nothing.
+package reactor
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/migrate"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrate creates the reactors' checkpoint and failure tables.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return migrate.Apply(ctx, pool, "reactors", migrations, "migrations")
+}
+
+// Reactor reacts to events by issuing commands.
+type Reactor interface {
+	// Name is stable: it names the consumer group and the checkpoint rows.
+	Name() string
+	// Contexts are the bounded contexts whose topics it reads.
+	Contexts() []string
+	// Types are the event types it reacts to; others pass without a call.
+	Types() []string
+	// React issues the event's commands, each with an idempotency key from
+	// Key. It returns nil when done (an outcome the reactor expects, such as
+	// "already resolved", included), an outage (commands.IsOutage) to be
+	// waited out, or another error: tried again a few times, then the event
+	// is parked.
+	React(ctx context.Context, e eventstore.Event) error
+}
+
+// Key is the idempotency key of one step of a reactor for one event:
+// "reactor:<reactor>:<event id>:<step>". Deterministic, so every delivery
+// of the event issues the same commands under the same keys.
+func Key(reactor string, e eventstore.Event, step string) string {
+	return "reactor:" + reactor + ":" + e.ID.String() + ":" + step
+}
+
+// Meta is the Meta of a reactor's command for one step: the event's
+// organization, a system actor named after the reactor, the step's key, and
+// the event as the cause (the audit view shows why the command happened).
+func Meta(reactor string, e eventstore.Event, step string) commands.Meta {
+	key := Key(reactor, e, step)
+	correlation := e.CorrelationID
+	if correlation == "" {
+		correlation = e.ID.String()
+	}
+	return commands.Meta{OrganizationID: e.OrganizationID, Actor: eventstore.Actor{ID: "reactor:" + reactor, Type: "system"},
+		IdempotencyKey: key, RequestHash: eventstore.HashRequest([]byte(key)), CorrelationID: correlation, CausationID: e.ID.String()}
+}
+
+// Config tunes the reactors; zero values take the defaults.
+type Config struct {
+	Kafka     eventstore.KafkaConfig
+	BatchSize int // events per checkpoint; default 100
+	// Attempts is how many times an event whose handling fails (not an
+	// outage) is tried before it is parked; default 3. A rejection by the
+	// domain (commands.IsRejection) parks at once: it would not change.
+	Attempts int
+	// RetryBackoff is the pause after a failure (times the try), and the
+	// first pause of an outage, which doubles up to MaxBackoff. Defaults
+	// 200ms and 5s.
+	RetryBackoff time.Duration
+	MaxBackoff   time.Duration
+}
+
+func (c Config) WithDefaults() Config {
+	c.Kafka = c.Kafka.WithDefaults()
+	if c.BatchSize == 0 {
+		c.BatchSize = 100
+	}
+	if c.Attempts == 0 {
+		c.Attempts = 3
+	}
+	if c.RetryBackoff == 0 {
+		c.RetryBackoff = 200 * time.Millisecond
+	}
+	if c.MaxBackoff == 0 {
+		c.MaxBackoff = max(5*time.Second, c.RetryBackoff)
+	}
+	return c
+}
+
+func (c Config) Validate() error {
+	var problems []error
+	if c.BatchSize < 1 || c.Attempts < 1 {
+		problems = append(problems, errors.New("reactors: batch size and attempts must be at least 1"))
+	}
+	if c.RetryBackoff <= 0 || c.MaxBackoff < c.RetryBackoff {
+		problems = append(problems, errors.New("reactors: retry backoff must be positive and at most the maximum backoff"))
+	}
+	return errors.Join(append(problems, c.Kafka.Validate())...)
+}
+
+// DeadLetters copies a parked event to the dead-letter topic
+// (projections.DeadLetterTopic does).
+type DeadLetters interface {
+	Park(ctx context.Context, consumer string, msg *sarama.ConsumerMessage, reason string) error
+}
+
+// Runner runs every registered reactor, each in its own consumer group.
+type Runner struct {
+	pool     *pgxpool.Pool
+	cfg      Config
+	dead     DeadLetters
+	log      *slog.Logger
+	reactors []Reactor
+}
+
+func NewRunner(pool *pgxpool.Pool, cfg Config, dead DeadLetters, log *slog.Logger, rs ...Reactor) (*Runner, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if pool == nil || dead == nil || log == nil {
+		return nil, errors.New("reactors: a pool, dead letters and a logger are required")
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if r.Name() == "" || seen[r.Name()] {
+			return nil, fmt.Errorf("reactors: reactor %q has no name or is registered twice", r.Name())
+		}
+		seen[r.Name()] = true
+	}
+	return &Runner{pool: pool, cfg: cfg, dead: dead, log: log, reactors: rs}, nil
+}
+
+// GroupID is the consumer group of a reactor.
+func (r *Runner) GroupID(name string) string {
+	return r.cfg.Kafka.Topics.Group("reactor." + name)
+}
+
+// Run consumes until ctx ends.
+func (r *Runner) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, re := range r.reactors {
+		wg.Go(func() { r.run(ctx, re) })
+	}
+	wg.Wait()
+	return nil
+}
+
+func (r *Runner) run(ctx context.Context, re Reactor) {
+	log := r.log.With("reactor", re.Name())
+	group, err := sarama.NewConsumerGroup(r.cfg.Kafka.Brokers, r.GroupID(re.Name()), r.cfg.Kafka.ConsumerGroupConfig())
+	for err != nil {
+		// The broker may be down at start: try again rather than give up.
+		log.Warn("reactor: consumer group", "err", err)
+		if !sleep(ctx, r.cfg.MaxBackoff) {
+			return
+		}
+		group, err = sarama.NewConsumerGroup(r.cfg.Kafka.Brokers, r.GroupID(re.Name()), r.cfg.Kafka.ConsumerGroupConfig())
+	}
+	defer group.Close()
+	var topics []string
+	for _, c := range re.Contexts() {
+		topics = append(topics, r.cfg.Kafka.Topics.ForContext(c))
+	}
+	h := &handler{re: re, types: re.Types(), pool: r.pool, cfg: r.cfg, dead: r.dead, log: log}
+	log.Info("reactor: running", "topics", topics)
+	for ctx.Err() == nil {
+		if err := group.Consume(ctx, topics, h); err != nil && ctx.Err() == nil {
+			log.Warn("reactor: consume", "err", err)
+			sleep(ctx, time.Second)
+		}
+	}
+}
+
+// handler is one reactor's sarama consumer group handler: each claimed
+// partition is read in order, each event handled before the next, and the
+// checkpoint written after each batch.
+type handler struct {
+	re    Reactor
+	types []string
+	pool  *pgxpool.Pool
+	cfg   Config
+	dead  DeadLetters
+	log   *slog.Logger
+}
+
+// Setup seeks every claimed partition to the checkpoint stored in
+// PostgreSQL (the oldest offset for a reactor that has none: a new reactor
+// sees the whole log, so its reactions must depend on what events say, as
+// opt-in flags carried by them do).
+func (h *handler) Setup(sess sarama.ConsumerGroupSession) error {
+	for topic, parts := range sess.Claims() {
+		for _, part := range parts {
+			var next int64
+			err := h.pool.QueryRow(sess.Context(), `SELECT next_offset FROM reactor_checkpoints
+				WHERE reactor=$1 AND topic=$2 AND partition=$3`, h.re.Name(), topic, part).Scan(&next)
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+				next = sarama.OffsetOldest
+			case err != nil:
+				return fmt.Errorf("read checkpoint %s/%d: %w", topic, part, err)
+			}
+			sess.MarkOffset(topic, part, next, "")
+			sess.ResetOffset(topic, part, next, "")
+		}
+	}
+	return nil
+}
+
+func (h *handler) Cleanup(sarama.ConsumerGroupSession) error { return nil }
+
+type failure struct {
+	msg      *sarama.ConsumerMessage
+	attempts int
+	reason   string
+}
+
+func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
+	ctx := sess.Context()
+	labels := []string{h.re.Name(), claim.Topic(), fmt.Sprint(claim.Partition())}
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	var lastHandled time.Time
+	next := claim.InitialOffset()
+	batch := make([]*sarama.ConsumerMessage, 0, h.cfg.BatchSize)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled)
+			continue
+		case msg, ok := <-claim.Messages():
+			if !ok {
+				return nil
+			}
+			batch = append(batch[:0], msg)
+		}
+	drain:
+		for len(batch) < h.cfg.BatchSize {
+			select {
+			case msg, ok := <-claim.Messages():
+				if !ok {
+					break drain
+				}
+				batch = append(batch, msg)
+			default:
+				break drain
+			}
+		}
+		var failed []failure
+		for _, msg := range batch {
+			f, ok := h.handle(ctx, msg)
+			if ctx.Err() != nil {
+				return nil // not checkpointed: the next owner handles the batch again (idempotent)
+			}
+			if !ok {
+				failed = append(failed, f)
+			}
+		}
+		last := batch[len(batch)-1]
+		if err := h.checkpoint(ctx, last, failed); err != nil {
+			return nil // only when ctx ended
+		}
+		h.deadLetter(ctx, failed)
+		next, lastHandled = last.Offset+1, last.Timestamp
+		sess.MarkMessage(last, "")
+		observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled)
+	}
+}
+
+// handle reacts to one event: outages are waited out without end, other
+// failures tried Attempts times; ok is false when the event is to be parked.
+func (h *handler) handle(ctx context.Context, msg *sarama.ConsumerMessage) (failure, bool) {
+	name := h.re.Name()
+	ev, err := eventstore.DecodeEvent(msg.Value)
+	if err != nil {
+		return failure{msg, 1, err.Error()}, false
+	}
+	if !slices.Contains(h.types, ev.Type) {
+		return failure{}, true
+	}
+	failures, waits := 0, 0
+	for {
+		err := h.re.React(ctx, ev)
+		switch {
+		case err == nil:
+			handled.WithLabelValues(name).Inc()
+			if waits > 0 {
+				h.log.Info("reactor resumed", "event_id", ev.ID, "waited_tries", waits)
+			}
+			return failure{}, true
+		case ctx.Err() != nil:
+			return failure{}, true // the caller sees ctx and stops
+		case commands.IsOutage(err):
+			waits++
+			waitsTotal.WithLabelValues(name).Inc()
+			h.log.Warn("reactor waits out an outage", "event_id", ev.ID, "event_type", ev.Type, "try", waits, "err", err)
+			sleep(ctx, backoff(h.cfg.RetryBackoff, waits, h.cfg.MaxBackoff))
+			continue
+		case commands.IsRejection(err):
+			return failure{msg, failures + 1, err.Error()}, false
+		}
+		failures++
+		if failures >= h.cfg.Attempts {
+			return failure{msg, failures, err.Error()}, false
+		}
+		h.log.Warn("reactor: event failed", "event_id", ev.ID, "event_type", ev.Type, "attempt", failures, "err", err)
+		sleep(ctx, h.cfg.RetryBackoff*time.Duration(failures))
+	}
+}
+
+// checkpoint records the batch's failures and moves the partition's
+// checkpoint past the batch in one transaction; an outage is waited out.
+func (h *handler) checkpoint(ctx context.Context, last *sarama.ConsumerMessage, failed []failure) error {
+	name := h.re.Name()
+	for try := 1; ; try++ {
+		b := &pgx.Batch{}
+		for _, f := range failed {
+			b.Queue(`INSERT INTO reactor_failures (reactor, topic, partition, "offset", event_id, event_type, attempts, reason)
+				VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT DO NOTHING`,
+				name, f.msg.Topic, f.msg.Partition, f.msg.Offset, header(f.msg, eventstore.HeaderEventID),
+				header(f.msg, eventstore.HeaderEventType), f.attempts, f.reason)
+		}
+		b.Queue(`INSERT INTO reactor_checkpoints (reactor, topic, partition, next_offset, updated_at) VALUES ($1,$2,$3,$4, now())
+			ON CONFLICT (reactor, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
+			name, last.Topic, last.Partition, last.Offset+1)
+		err := pgx.BeginFunc(ctx, h.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
+		if err == nil {
+			parked.WithLabelValues(name).Add(float64(len(failed)))
+			for _, f := range failed {
+				h.log.Error("reactor: event parked", "topic", f.msg.Topic, "partition", f.msg.Partition, "offset", f.msg.Offset,
+					"event_id", header(f.msg, eventstore.HeaderEventID), "reason", f.reason)
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// Failures and checkpoints are plain inserts: only an outage makes
+		// them fail, so wait it out rather than move on unrecorded.
+		waitsTotal.WithLabelValues(name).Inc()
+		h.log.Warn("reactor: checkpoint waits", "try", try, "err", err)
+		sleep(ctx, backoff(h.cfg.RetryBackoff, try, h.cfg.MaxBackoff))
+	}
+}
+
+// deadLetter copies recorded failures to the dead-letter topic for tooling;
+// reactor_failures is the record.
+func (h *handler) deadLetter(ctx context.Context, failed []failure) {
+	for _, f := range failed {
+		if err := h.dead.Park(ctx, "reactor."+h.re.Name(), f.msg, f.reason); err != nil {
+			h.log.Warn("reactor: dead letter not published (the failure is recorded in reactor_failures)", "err", err)
+		}
+	}
+}
+
+func header(msg *sarama.ConsumerMessage, key string) string {
+	for _, hd := range msg.Headers {
+		if string(hd.Key) == key {
+			return string(hd.Value)
+		}
+	}
+	return ""
+}
+
+// backoff doubles from base per try, up to limit.
+func backoff(base time.Duration, try int, limit time.Duration) time.Duration {
+	d := base
+	for i := 1; i < try && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+// sleep waits d unless ctx ends first; it reports whether ctx is still live.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
