@@ -5,15 +5,20 @@
 #
 # Recipes that use the stack source .stack/env in the same shell line.
 
-.PHONY: stack build test bench run stop
+.PHONY: stack chromium build test bench run stop
 
 stack:
 	scripts/stack.sh
 
+# Headless Chromium for the e2e test that opens the status page as a person
+# would (Debian's chromium, apt-get installed when missing).
+chromium:
+	scripts/chromium.sh
+
 build:
 	go build -o bin/ ./cmd/...
 
-test: stack
+test: stack chromium
 	. .stack/env && PLATFORM_REQUIRE_INFRA=1 go test -count=1 -p 2 -timeout 25m ./...
 
 bench: stack
