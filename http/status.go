@@ -24,6 +24,7 @@ type StatusDeps struct {
 const (
 	severityEnum       = `{"type":"string","enum":["minor","major","critical"]}`
 	incidentStatusEnum = `{"type":"string","enum":["investigating","identified","monitoring","resolved"]}`
+	booleanSchema      = `{"type":"boolean"}`
 	objectOut          = `{"type":"object"}`
 )
 
@@ -168,7 +169,8 @@ func StatusService(d StatusDeps) Service {
 				SuccessStatus: http.StatusCreated, Summary: "Schedule a maintenance window (scheduled, revision 1)",
 				InputSchema: schemaObject([]string{"title", "message", "scheduledStart", "scheduledEnd"}, map[string]string{
 					"title": titleSchema, "message": messageSchema,
-					"scheduledStart": dateTimeSchema(), "scheduledEnd": dateTimeSchema()}),
+					"scheduledStart": dateTimeSchema(), "scheduledEnd": dateTimeSchema(),
+					"autoStart": booleanSchema, "autoComplete": booleanSchema}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.ScheduleMaintenance
 					if err := c.Decode(&in); err != nil {
@@ -180,8 +182,11 @@ func StatusService(d StatusDeps) Service {
 			{
 				Name: "maintenance.update", Method: http.MethodPatch, Path: "/api/maintenance/{maintenanceId}", Permission: "status:write",
 				Summary: "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window",
-				InputSchema: schemaObject([]string{"maintenanceId", "status"}, map[string]string{
-					"maintenanceId": nonEmpty, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": textSchema(0, text.MaxMessage)}),
+				// status, or a reschedule (the window's timers move with it), or both.
+				InputSchema: schemaObject([]string{"maintenanceId"}, map[string]string{
+					"maintenanceId": nonEmpty, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": textSchema(0, text.MaxMessage),
+					"scheduledStart": dateTimeSchema(), "scheduledEnd": dateTimeSchema(),
+					"autoStart": booleanSchema, "autoComplete": booleanSchema}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.UpdateMaintenance
 					if err := c.Decode(&in); err != nil {
@@ -196,7 +201,7 @@ func StatusService(d StatusDeps) Service {
 				InputSchema: schemaObject([]string{"componentId", "componentHost", "componentName", "checkUrl"}, map[string]string{
 					"componentId":   `{"type":"string","maxLength":63,"pattern":"^[a-z0-9][a-z0-9._-]{0,62}$"}`,
 					"componentHost": lineSchema(1, text.MaxHost), "componentName": titleSchema, "componentGroup": nullableLine(text.MaxTitle),
-					"checkUrl": urlSchema("https?")}),
+					"checkUrl": urlSchema("https?"), "autoIncident": booleanSchema}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.DefineComponent
 					if err := c.Decode(&in); err != nil {

@@ -48,6 +48,10 @@ func StatusMapper(e eventstore.Event) ([]Notification, error) {
 		}
 		return one(e.Type, maintenanceKey(p.MaintenanceID, p.Revision), maintenancePayload("info", "Maintenance scheduled: "+p.Title,
 			p.Message, p.MaintenanceID, p.Status, p.Revision, p.OccurredAt, p.ScheduledStart, p.ScheduledEnd)), nil
+	case domain.MaintenanceRescheduled:
+		// Seed 002 has no contract for a moved window (and its scheduled
+		// contract is revision 1 only): nothing is emitted. Decisions.
+		return nil, nil
 	case domain.MaintenanceStarted, domain.MaintenanceCompleted:
 		var p domain.MaintenanceProgressedV1
 		if err := json.Unmarshal(e.Payload, &p); err != nil {

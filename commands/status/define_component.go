@@ -16,6 +16,9 @@ type DefineComponent struct {
 	ComponentName  string  `json:"componentName"`
 	ComponentGroup *string `json:"componentGroup"`
 	CheckURL       string  `json:"checkUrl"`
+	// AutoIncident opens an incident when the component degrades and
+	// resolves it when it recovers (AutoIncidents, the reactor).
+	AutoIncident bool `json:"autoIncident"`
 }
 
 // ComponentStreamID keeps client-chosen component ids apart per organization.
@@ -37,7 +40,7 @@ func (h *Handlers) DefineComponent(ctx context.Context, m commands.Meta, in Defi
 		return run(ctx, h, m, domain.StreamComponent, streamID,
 			domain.LoadComponent, func(c *domain.Component) ([]event.Change, error) {
 				return c.Define(domain.ComponentDefinedV1{ComponentID: in.ComponentID, Host: in.ComponentHost,
-					Name: in.ComponentName, Group: in.ComponentGroup, CheckURL: in.CheckURL})
+					Name: in.ComponentName, Group: in.ComponentGroup, CheckURL: in.CheckURL, AutoIncident: in.AutoIncident})
 			}, (*domain.Component).State)
 	})
 }

@@ -80,6 +80,7 @@ func decide[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([
 // and answer with its state, which is also saved as the stream's snapshot so
 // the next command reads one row instead of the whole stream.
 func run[A any, S any](ctx context.Context, h *Handlers, m commands.Meta, streamType, streamID string,
-	load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) (commands.Result[S], error) {
-	return commands.Run(ctx, h.store, m, streamType, streamID, decide(load, act, state), commands.Snapshots(domain.SnapshotSchema))
+	load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S, opts ...commands.Option) (commands.Result[S], error) {
+	opts = append([]commands.Option{commands.Snapshots(domain.SnapshotSchema)}, opts...)
+	return commands.Run(ctx, h.store, m, streamType, streamID, decide(load, act, state), opts...)
 }

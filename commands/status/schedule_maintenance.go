@@ -17,6 +17,10 @@ type ScheduleMaintenance struct {
 	Message        string    `json:"message"`
 	ScheduledStart time.Time `json:"scheduledStart"`
 	ScheduledEnd   time.Time `json:"scheduledEnd"`
+	// AutoStart and AutoComplete: the window starts (completes) by itself
+	// at scheduledStart (scheduledEnd), through durable timers.
+	AutoStart    bool `json:"autoStart"`
+	AutoComplete bool `json:"autoComplete"`
 }
 
 func (h *Handlers) ScheduleMaintenance(ctx context.Context, m commands.Meta, in ScheduleMaintenance) (commands.Result[domain.MaintenanceState], error) {
@@ -24,6 +28,7 @@ func (h *Handlers) ScheduleMaintenance(ctx context.Context, m commands.Meta, in 
 	return run(ctx, h, m, domain.StreamMaintenance, id,
 		domain.LoadMaintenance, func(mw *domain.Maintenance) ([]event.Change, error) {
 			return mw.Schedule(domain.NewMaintenance{ID: id, Title: in.Title, Message: in.Message,
-				ScheduledStart: in.ScheduledStart, ScheduledEnd: in.ScheduledEnd}, h.now())
+				ScheduledStart: in.ScheduledStart, ScheduledEnd: in.ScheduledEnd,
+				AutoStart: in.AutoStart, AutoComplete: in.AutoComplete}, h.now())
 		}, (*domain.Maintenance).State)
 }

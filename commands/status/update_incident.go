@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/status"
 )
 
@@ -18,8 +17,6 @@ type UpdateIncident struct {
 }
 
 func (h *Handlers) UpdateIncident(ctx context.Context, m commands.Meta, in UpdateIncident) (commands.Result[domain.IncidentState], error) {
-	return run(ctx, h, m, domain.StreamIncident, in.IncidentID,
-		domain.LoadIncident, func(inc *domain.Incident) ([]event.Change, error) {
-			return inc.Update(domain.IncidentUpdate{Status: in.Status, Message: in.Message, Severity: in.Severity, Title: in.Title}, h.now())
-		}, (*domain.Incident).State)
+	return h.updateIncident(ctx, m, in.IncidentID,
+		domain.IncidentUpdate{Status: in.Status, Message: in.Message, Severity: in.Severity, Title: in.Title})
 }

@@ -95,7 +95,8 @@ func (c *Component) Define(d ComponentDefinedV1) ([]event.Change, error) {
 	if !c.Exists() {
 		return []event.Change{event.New(ComponentRegistered, d)}, nil
 	}
-	if c.def.Host == d.Host && c.def.Name == d.Name && c.def.CheckURL == d.CheckURL && equalPtr(c.def.Group, d.Group) {
+	if c.def.Host == d.Host && c.def.Name == d.Name && c.def.CheckURL == d.CheckURL && equalPtr(c.def.Group, d.Group) &&
+		c.def.AutoIncident == d.AutoIncident {
 		return nil, nil
 	}
 	return []event.Change{event.New(ComponentChanged, d)}, nil
@@ -111,7 +112,7 @@ func (c *Component) RecordCheck(httpStatus int, checkErr string, now time.Time) 
 	}
 	ok := checkErr == "" && httpStatus >= 200 && httpStatus <= 399
 	p := ComponentCheckedV1{ComponentID: c.def.ComponentID, Host: c.def.Host, Name: c.def.Name, Group: c.def.Group,
-		HTTPStatus: httpStatus, Error: checkErr, CheckedAt: now}
+		HTTPStatus: httpStatus, Error: checkErr, CheckedAt: now, AutoIncident: c.def.AutoIncident}
 	if ok {
 		switch {
 		case c.status == Degraded:

@@ -18,9 +18,10 @@ const (
 	IncidentUpdated  = "status.incident.updated"
 	IncidentResolved = "status.incident.resolved"
 
-	MaintenanceScheduled = "status.maintenance.scheduled"
-	MaintenanceStarted   = "status.maintenance.started"
-	MaintenanceCompleted = "status.maintenance.completed"
+	MaintenanceScheduled   = "status.maintenance.scheduled"
+	MaintenanceRescheduled = "status.maintenance.rescheduled"
+	MaintenanceStarted     = "status.maintenance.started"
+	MaintenanceCompleted   = "status.maintenance.completed"
 
 	ComponentRegistered     = "status.component.registered"
 	ComponentChanged        = "status.component.changed"
@@ -92,6 +93,25 @@ type MaintenanceScheduledV1 struct {
 	Status         string    `json:"maintenance_status"`
 	Revision       int       `json:"revision"`
 	OccurredAt     time.Time `json:"occurred_at"`
+	// AutoStart and AutoComplete: the window starts (completes) by itself
+	// at its scheduled start (end). Absent in events before they existed.
+	AutoStart    bool `json:"auto_start,omitempty"`
+	AutoComplete bool `json:"auto_complete,omitempty"`
+}
+
+// MaintenanceRescheduledV1 is a window's new schedule (times and
+// automation), whole. Status and revision are the window's, unchanged: a
+// reschedule is not a transition (seed 002 revisions count transitions).
+type MaintenanceRescheduledV1 struct {
+	MaintenanceID  string    `json:"maintenance_id"`
+	Title          string    `json:"title"`
+	ScheduledStart time.Time `json:"scheduled_start"`
+	ScheduledEnd   time.Time `json:"scheduled_end"`
+	AutoStart      bool      `json:"auto_start"`
+	AutoComplete   bool      `json:"auto_complete"`
+	Status         string    `json:"maintenance_status"`
+	Revision       int       `json:"revision"`
+	OccurredAt     time.Time `json:"occurred_at"`
 }
 
 // MaintenanceProgressedV1 is the payload of MaintenanceStarted and MaintenanceCompleted.
@@ -114,6 +134,9 @@ type ComponentDefinedV1 struct {
 	Name        string  `json:"component_name"`
 	Group       *string `json:"component_group"`
 	CheckURL    string  `json:"check_url"`
+	// AutoIncident: an incident opens when the component degrades and is
+	// resolved when it recovers (the status.auto_incident reactor).
+	AutoIncident bool `json:"auto_incident,omitempty"`
 }
 
 // ComponentCheckedV1 is the payload of every check outcome event.
@@ -126,6 +149,9 @@ type ComponentCheckedV1 struct {
 	ConsecutiveFails int       `json:"consecutive_fails"`
 	Error            string    `json:"error,omitempty"`
 	CheckedAt        time.Time `json:"checked_at"`
+	// AutoIncident is the component's setting when it was checked, so the
+	// reactor decides from the event alone.
+	AutoIncident bool `json:"auto_incident,omitempty"`
 }
 
 // SnapshotSchema is the format of the status write models' snapshots: each

@@ -16,7 +16,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/commands/reactor"
 	statuscmd "github.com/platform/backend/commands/status"
+	"github.com/platform/backend/commands/timers"
 	identitydomain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
@@ -45,7 +47,9 @@ type App struct {
 	AccessQ  *accessview.Queries
 	Status   *statuscmd.Handlers
 	Queries  *statusview.Queries
-	Outbound *outbound.Client // every tenant-supplied URL goes through it
+	Outbound *outbound.Client  // every tenant-supplied URL goes through it
+	Timers   *timers.Scheduler // durable timers: reactors.go
+	Reactors *reactor.Runner
 
 	logWriter *eventstore.KafkaLogWriter
 	publisher *kafka.Publisher
@@ -73,7 +77,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if a.Pool, err = OpenPool(ctx, cfg.DatabaseURL); err != nil {
 		return nil, err
 	}
-	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate, notifications.Migrate, identitycmd.Migrate, statuscmd.Migrate} {
+	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate, notifications.Migrate, identitycmd.Migrate, statuscmd.Migrate, reactor.Migrate} {
 		if err := m(ctx, a.Pool); err != nil {
 			return nil, fmt.Errorf("migrate: %w", err)
 		}
@@ -133,6 +137,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		statuscmd.WithURLPolicy(a.Outbound.Policy()))
 	a.checker = statuscmd.NewChecker(a.Outbound, cfg.Status.Checks)
 	a.Queries = statusview.NewQueries(a.Pool, a.Reader)
+	if err := a.wireReactors(); err != nil {
+		return nil, err
+	}
 	if err := a.buildHandlers(); err != nil {
 		return nil, err
 	}
@@ -224,6 +231,8 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 	}
 	goRun("relay", a.Relay.Run)
 	goRun("projections", a.Engine.Run)
+	goRun("timers", a.Timers.Run)
+	goRun("reactors", a.Reactors.Run)
 	goRun("dispatcher", func(ctx context.Context) error {
 		(&notifications.Dispatcher{Pool: a.Pool, Publisher: a.publisher, Topics: a.Cfg.Kafka.Topics, Log: a.Log}).Run(ctx)
 		return nil

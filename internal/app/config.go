@@ -49,6 +49,10 @@ type Config struct {
 	Outbound    OutboundConfig // tenant-supplied URLs: config_status.go
 	Identity    IdentityConfig
 	Access      AccessConfig // identity access half: config_access.go
+	// Timers fire durable timers (TIMERS_POLL_INTERVAL); Reactors run the
+	// process managers (consumer groups of their own): reactors.go.
+	Timers   TimersConfig
+	Reactors ReactorsConfig
 }
 
 // IdentityConfig: browser sessions and privacy maintenance of the identity service.
@@ -106,6 +110,7 @@ func FromEnv() (Config, error) {
 		c.Status.PollInterval = d
 	}
 	errs = append(errs, statusFromEnv(&c)...)
+	errs = append(errs, timersFromEnv(&c)...)
 	for _, s := range AllServices {
 		if v := os.Getenv("PLATFORM_" + strings.ToUpper(s) + "_ADDR"); v != "" {
 			c.Addrs[s] = v
@@ -160,6 +165,9 @@ func (c Config) WithDefaults() Config {
 	}
 	c.Status.Checks = c.Status.Checks.WithDefaults()
 	c.Outbound = c.Outbound.WithDefaults()
+	c.Timers = c.Timers.WithDefaults()
+	c.Reactors.Kafka = c.Kafka
+	c.Reactors = c.Reactors.WithDefaults()
 	return c
 }
 
@@ -170,7 +178,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("database: DATABASE_URL is required"))
 	}
 	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate(), c.HTTP.Validate())
-	errs = append(errs, c.Status.Checks.Validate(), c.Outbound.Validate())
+	errs = append(errs, c.Status.Checks.Validate(), c.Outbound.Validate(), c.Timers.Validate(), c.Reactors.Validate())
 	for _, s := range c.Services {
 		if !slices.Contains(AllServices, s) {
 			errs = append(errs, fmt.Errorf("services: unknown service %q (known: %s)", s, strings.Join(AllServices, ", ")))

@@ -80,6 +80,14 @@ func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 			status, revision, scheduled_start, scheduled_end, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
 			ON CONFLICT (maintenance_id) DO NOTHING`,
 			e.OrganizationID, p.MaintenanceID, p.Title, p.Message, p.Status, p.Revision, p.ScheduledStart, p.ScheduledEnd, p.OccurredAt)}, nil
+	case domain.MaintenanceRescheduled:
+		// Times only: status, revision and message are not a reschedule's.
+		var p domain.MaintenanceRescheduledV1
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			return nil, err
+		}
+		return []projections.Statement{projections.Exec(`UPDATE {{status_maintenances}} SET scheduled_start=$2, scheduled_end=$3, updated_at=$4
+			WHERE maintenance_id=$1`, p.MaintenanceID, p.ScheduledStart, p.ScheduledEnd, p.OccurredAt)}, nil
 	case domain.MaintenanceStarted, domain.MaintenanceCompleted:
 		var p domain.MaintenanceProgressedV1
 		if err := json.Unmarshal(e.Payload, &p); err != nil {

@@ -24,6 +24,7 @@ func TestReducersUseOwnTables(t *testing.T) {
 		domain.IncidentUpdated:         domain.IncidentUpdatedV1{IncidentID: "i", Title: "t", Message: "m", Severity: "minor", Status: "identified", Revision: 2, OccurredAt: at},
 		domain.IncidentResolved:        domain.IncidentUpdatedV1{IncidentID: "i", Title: "t", Message: "m", Severity: "minor", Status: "resolved", Revision: 3, OccurredAt: at},
 		domain.MaintenanceScheduled:    domain.MaintenanceScheduledV1{MaintenanceID: "m", Title: "t", Status: "scheduled", Revision: 1, OccurredAt: at},
+		domain.MaintenanceRescheduled:  domain.MaintenanceRescheduledV1{MaintenanceID: "m", Status: "scheduled", Revision: 1, OccurredAt: at},
 		domain.MaintenanceStarted:      domain.MaintenanceProgressedV1{MaintenanceID: "m", Status: "in_progress", Revision: 2, OccurredAt: at},
 		domain.MaintenanceCompleted:    domain.MaintenanceProgressedV1{MaintenanceID: "m", Status: "completed", Revision: 3, OccurredAt: at},
 		domain.ComponentRegistered:     domain.ComponentDefinedV1{ComponentID: "c", Host: "h", Name: "n", CheckURL: "http://h"},
