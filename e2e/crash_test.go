@@ -377,6 +377,7 @@ type webhook struct {
 	*httptest.Server
 	mu   sync.Mutex
 	keys map[string]int
+	hits []time.Time
 }
 
 func newWebhook() *webhook {
@@ -384,10 +385,23 @@ func newWebhook() *webhook {
 	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		h.keys[r.Header.Get("Idempotency-Key")]++
+		h.hits = append(h.hits, time.Now())
 		h.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	return h
+}
+
+// FirstAfter is the time of the first POST after t (zero when none came).
+func (h *webhook) FirstAfter(t time.Time) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, at := range h.hits {
+		if at.After(t) {
+			return at
+		}
+	}
+	return time.Time{}
 }
 
 func (h *webhook) Keys() map[string]int {

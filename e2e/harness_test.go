@@ -65,6 +65,7 @@ func runMain(m *testing.M) int {
 	}
 	bin.platformd = filepath.Join(dir, "platformd")
 	bin.platformctl = filepath.Join(dir, "platformctl")
+	defer stopFaultStack()
 	return m.Run()
 }
 
@@ -88,8 +89,12 @@ type Stack struct {
 // organization with `platformctl bootstrap`.
 func NewStack(t *testing.T) *Stack {
 	t.Helper()
-	s := &Stack{t: t, DatabaseURL: testenv.NewDatabase(t), Brokers: strings.Join(testenv.KafkaBrokers(t), ","),
-		Prefix: testenv.UniqueName("e2e")}
+	return newStack(t, testenv.NewDatabase(t), strings.Join(testenv.KafkaBrokers(t), ","))
+}
+
+func newStack(t *testing.T, databaseURL, brokers string) *Stack {
+	t.Helper()
+	s := &Stack{t: t, DatabaseURL: databaseURL, Brokers: brokers, Prefix: testenv.UniqueName("e2e")}
 	s.logPath = filepath.Join(t.TempDir(), "platformd.log")
 	f, err := os.Create(s.logPath)
 	if err != nil {
