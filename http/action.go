@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -50,7 +51,7 @@ type Action struct {
 	ReadModel string      `json:"-"`
 	Handle    HandlerFunc `json:"-"`
 
-	input *jsonschema.Schema
+	input, output *jsonschema.Schema
 }
 
 // HandlerFunc decodes the call's input, calls one command or query, and
@@ -124,23 +125,103 @@ func (a *Action) withDefaults() error {
 		a.InputSchema = EmptyObject
 	}
 	if len(a.OutputSchema) == 0 {
-		a.OutputSchema = json.RawMessage(`{"type":"object"}`)
+		// Every action declares its answer (TestEveryActionDeclaresItsOutput).
+		return fmt.Errorf("action %s: no output schema", a.Name)
 	}
+	a.InputSchema = refuseNUL(a.InputSchema)
+	var err error
+	if a.input, err = compileSchema(a.Name, "input", a.InputSchema); err != nil {
+		return err
+	}
+	a.output, err = compileSchema(a.Name, "output", a.OutputSchema)
+	return err
+}
+
+func compileSchema(action, which string, raw json.RawMessage) (*jsonschema.Schema, error) {
 	c := schema.NewCompiler()
 	var doc any
-	if err := json.Unmarshal(a.InputSchema, &doc); err != nil {
-		return fmt.Errorf("action %s: input schema: %w", a.Name, err)
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("action %s: %s schema: %w", action, which, err)
 	}
-	url := "action:" + a.Name + "/input.json"
+	url := "action:" + action + "/" + which + ".json"
 	if err := c.AddResource(url, doc); err != nil {
-		return fmt.Errorf("action %s: %w", a.Name, err)
+		return nil, fmt.Errorf("action %s: %w", action, err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		return fmt.Errorf("action %s: input schema: %w", a.Name, err)
+		return nil, fmt.Errorf("action %s: %s schema: %w", action, which, err)
 	}
-	a.input = s
-	return nil
+	return s, nil
+}
+
+// refuseNUL says in the input schema what the kernel enforces for every
+// action (nulFields): no string holds U+0000. A string member without a
+// pattern, enum, const or format gets one refusing it, so that the schema a
+// client or a fuzzer reads admits only what the server takes.
+func refuseNUL(raw json.RawMessage) json.RawMessage {
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return raw
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			_, hasPattern := v["pattern"]
+			_, hasEnum := v["enum"]
+			_, hasConst := v["const"]
+			_, hasFormat := v["format"]
+			if isStringType(v["type"]) && !hasPattern && !hasEnum && !hasConst && !hasFormat {
+				v["pattern"] = "^[^\x00]*$"
+			}
+			for _, m := range v {
+				walk(m)
+			}
+		case []any:
+			for _, m := range v {
+				walk(m)
+			}
+		}
+	}
+	walk(doc)
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func isStringType(t any) bool {
+	switch t := t.(type) {
+	case string:
+		return t == "string"
+	case []any:
+		for _, x := range t {
+			if x == "string" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkOutput validates a success answer's body against the action's output
+// schema: the debug check of Deps.CheckOutput. Problems name the failing
+// members as JSON pointers.
+func (a *Action) checkOutput(body any) error {
+	doc, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("action %s: encode answer: %w", a.Name, err)
+	}
+	problems := schema.Validate(a.output, doc)
+	if len(problems) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.Pointer + ": " + p.Message
+	}
+	return fmt.Errorf("action %s: the answer does not match its output schema: %s (answer %.2000s)", a.Name, strings.Join(msgs, "; "), doc)
 }
 
 // EmptyObject is the input schema of actions that take nothing.

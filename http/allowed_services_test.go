@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -26,6 +27,7 @@ func TestAllowedServicesAcceptOnlyServiceIdentities(t *testing.T) {
 	svc := httpapi.Service{Name: "test", Actions: []httpapi.Action{{
 		Name: "test.internal.run", Method: http.MethodPost, Path: "/internal", AuthorizationMode: httpapi.AuthRuntime,
 		AllowedServices: []string{"payments"}, Summary: "internal route",
+		OutputSchema: json.RawMessage(`{"type":"object","required":["ok"],"properties":{"ok":{"type":"boolean"}}}`),
 		Handle: func(context.Context, *httpapi.Call) (httpapi.Reply, error) {
 			return httpapi.Reply{Body: map[string]bool{"ok": true}}, nil
 		},

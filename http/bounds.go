@@ -36,9 +36,10 @@ func emailSchema() string {
 }
 
 // urlSchema is an absolute URL whose scheme matches the given pattern
-// ("https?", anyScheme): no space or control character anywhere.
+// ("https?", anyScheme): printable ASCII only (an IRI's host or path is
+// written percent- or punycode-encoded), no space or control character.
 func urlSchema(schemes string) string {
-	return withFormat(stringSchema(1, text.MaxURL, `^`+schemes+`://[^\x00-\x20\x7f-\x9f]+$`, nil), "uri")
+	return withFormat(stringSchema(1, text.MaxURL, `^`+schemes+`://[!-~]+$`, nil), "uri")
 }
 
 // patternSchema is a string of a pattern that admits no control character

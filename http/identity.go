@@ -49,6 +49,7 @@ func IdentityService(d IdentityDeps, parts ...IdentityPart) Service {
 			routes = append(routes, p.Routes)
 		}
 	}
+	svc.Actions = withOutputs(svc.Actions, identityOutputs)
 	svc.Routes = func(r *mux.Router) {
 		r.HandleFunc("/api/health", func(w http.ResponseWriter, _ *http.Request) {
 			WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": "identity"})

@@ -55,9 +55,7 @@ var (
 		"redirectUri":` + urlSchema(anyScheme) + `,"name":` + lineSchema(0, text.MaxTitle) + `,
 		"mode":{"type":"string","enum":["count","all","free"]},"paidAppCount":{"type":"integer","minimum":0},
 		"appSlugs":{"type":"array","items":` + nonEmpty + `}}}`
-	provisionedOut = `{"type":"object","required":["orgId","userId","created","loginUrl","expiresAt"],"properties":{
-		"orgId":{"type":"string"},"userId":{"type":"string"},"created":{"type":"boolean"},"loginUrl":{"type":"string","format":"uri"},
-		"expiresAt":{"type":"string","format":"date-time"}}}`
+	provisionedOut = string(outputOf(identitycmd.Provisioned{}, formatOf("loginUrl", "uri")))
 )
 
 // requireService admits only service principals (a verified service token);

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -17,11 +18,22 @@ const (
 	uuidString   = `{"type":"string","format":"uuid"}`
 	roleEnum     = `{"type":"string","enum":["owner","super_admin","admin","member","guest"]}`
 	platformEnum = `{"type":"string","enum":["","platform_super_admin","platform_admin"]}`
-	slugSchema   = `{"type":"string","pattern":"^[a-z0-9]+(-[a-z0-9]+)*$","minLength":3,"maxLength":48}`
 	// confirmTrue: seed 001's permanent deletions need a confirmation given
 	// in the request itself, not only by the client's prompt.
 	confirmTrue = `{"type":"boolean","const":true,"description":"must be true: the deletion is irreversible"}`
 )
+
+// slugSchema is an organization slug: the platform's reserved words are
+// refused as the domain refuses them (422 at the member).
+var slugSchema = `{"type":"string","pattern":"^[a-z0-9]+(-[a-z0-9]+)*$","minLength":3,"maxLength":48,"not":{"enum":` +
+	string(must(json.Marshal(domain.ReservedSlugs))) + `}}`
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
 
 // accountActions: organizations, users, memberships, lifecycle, exports,
 // slug availability and privacy maintenance.

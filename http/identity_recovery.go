@@ -17,12 +17,10 @@ type RecoveryDeps struct {
 
 const (
 	newPasswordSchema = `{"type":"string","minLength":10,"maxLength":256}`
-	invitationOut     = `{"type":"object","required":["invitation_id","organization_id","role","state","expires_at"],"properties":{
-		"invitation_id":{"type":"string"},"organization_id":{"type":"string"},"email":{"type":"string"},"role":{"type":"string"},
-		"state":{"type":"string","enum":["pending","accepted","revoked","expired"]},"invited_by":{"type":"string"},
-		"created_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},
-		"accepted_by":{"type":"string"},"ended_at":{"type":"string","format":"date-time"}}}`
 )
+
+// invitationOut is an invitation (identity_outputs.go).
+var invitationOut = string(invitationViewOut)
 
 // resetAccepted is the one answer of POST /password-reset, whatever the
 // email: no account enumeration.
@@ -55,7 +53,8 @@ func IdentityRecoveryPart(d RecoveryDeps) IdentityPart {
 			InputSchema: schemaObject([]string{"email", "password", "organizationSlug", "createOrganization"}, map[string]string{
 				"email": emailSchema(), "password": newPasswordSchema,
 				"name": lineSchema(0, text.MaxTitle), "organizationName": lineSchema(0, text.MaxTitle),
-				"organizationSlug": slugSchema, "developerWorkspace": `{"type":"boolean"}`, "createOrganization": `{"type":"boolean"}`,
+				"organizationSlug": slugSchema, "developerWorkspace": `{"type":"boolean"}`,
+				"createOrganization": `{"const":true,"description":"sign-up creates an organization; joining one needs an invitation"}`,
 				"returnRefreshToken": `{"type":"boolean","description":"accepted for older clients; send it to /register/confirm"}`}),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				var in struct {

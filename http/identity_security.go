@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	domain "github.com/platform/backend/domain/identity"
 	identityview "github.com/platform/backend/projections/identity"
 )
 
@@ -21,20 +22,14 @@ type SecurityDeps struct {
 var mfaCodeSchema = withMember(lineSchema(6, 40), "description",
 	"the 6-digit code of the authenticator app, or an unused backup code (xxxx-xxxx-xxxx-xxxx)")
 
-const (
-	mfaStatusOut = `{"type":"object","required":["user_id","enabled","pending","backup_codes_left"],"properties":{
-		"user_id":{"type":"string"},"enabled":{"type":"boolean"},"pending":{"type":"boolean"},
-		"enabled_at":{"type":"string","format":"date-time"},"backup_codes_left":{"type":"integer"},
-		"methods":{"type":"array","items":{"type":"string"}}}}`
-	sessionListOut = `{"type":"object","required":["user_id","sessions"],"properties":{"user_id":{"type":"string"},
-		"sessions":{"type":"array","items":{"type":"object","required":["session_id","organization_id","started_at","expires_at","current"],
-		"properties":{"session_id":{"type":"string"},"user_id":{"type":"string"},"organization_id":{"type":"string"},
-		"service":{"type":"string"},"started_at":{"type":"string","format":"date-time"},
-		"refreshed_at":{"type":["string","null"],"format":"date-time"},"expires_at":{"type":"string","format":"date-time"},
-		"current":{"type":"boolean"}}}}}}`
-	sessionsEndedOut = `{"type":"object","required":["user_id","session_ids","sessions_ended"],"properties":{
-		"user_id":{"type":"string"},"organization_id":{"type":"string"},"session_ids":{"type":"array","items":{"type":"string"}},
-		"sessions_ended":{"type":"integer"}}}`
+// Output schemas of the security part (identity_outputs.go).
+var (
+	mfaStatusOut = string(outputOf(identitycmd.MFAStatus{},
+		enumOf("methods[]", domain.MFAMethodTOTP, domain.MFAMethodBackupCode)))
+	sessionListOut   = string(outputOf(identitycmd.SessionList{}))
+	sessionsEndedOut = string(outputOf(identitycmd.SessionsEnded{}, withSchema("sessions_ended", `{"type":"integer","minimum":0}`)))
+	mfaEnrollmentOut = string(outputOf(identitycmd.MFAEnrollment{}, withSchema("algorithm", `{"const":"SHA1"}`),
+		withSchema("digits", `{"const":6}`), withSchema("period", `{"const":30}`), formatOf("otpauth_uri", "uri")))
 )
 
 // IdentitySecurityPart: TOTP enrollment, confirmation, status and disable
@@ -70,9 +65,7 @@ func IdentitySecurityPart(d SecurityDeps) IdentityPart {
 			Name: "app_platform_auth.mfa.totp.enroll", Method: http.MethodPost, Path: "/api/me/mfa/totp", AuthorizationMode: AuthRuntime,
 			Summary: "Start TOTP enrollment (RFC 6238, SHA-1, 6 digits, 30 s) for the signed-in user: a new secret, base32 and as an " +
 				"otpauth:// URI, shown once. MFA is on only after mfa.totp.confirm; a pending enrollment is replaced",
-			OutputSchema: []byte(`{"type":"object","required":["secret","otpauth_uri"],"properties":{"user_id":{"type":"string"},
-				"secret":{"type":"string"},"otpauth_uri":{"type":"string"},"issuer":{"type":"string"},"account":{"type":"string"},
-				"algorithm":{"const":"SHA1"},"digits":{"const":6},"period":{"const":30}}}`),
+			OutputSchema: []byte(mfaEnrollmentOut),
 			Handle: func(ctx context.Context, c *Call) (Reply, error) {
 				out, err := cmds.StartMFAEnrollment(ctx, c.Meta, c.Principal)
 				return Reply{Body: out, Header: securityNoStore()}, err

@@ -37,10 +37,8 @@ func (w SessionWeb) cookieName() string {
 // origins pass, so a forged form post cannot refresh (CSRF).
 const HeaderPlatformAuth = "X-Platform-Auth"
 
-const sessionOut = `{"type":"object","required":["session_id","access_token","token_type"],"properties":{
-	"session_id":{"type":"string"},"user_id":{"type":"string"},"organization_id":{"type":"string"},"role":{"type":"string"},
-	"token_type":{"const":"Bearer"},"access_token":{"type":"string"},"access_expires_at":{"type":"string","format":"date-time"},
-	"expires_at":{"type":"string","format":"date-time"},"refresh_token":{"type":"string"}}}`
+// sessionOut is a started session (identity_outputs.go).
+var sessionOut = string(sessionTokensOut)
 
 // sessionActions: sign-in, refresh, logout, logout everywhere, and the
 // browser routes (/settings, session channel pages). Sign-up is onboarding

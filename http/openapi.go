@@ -2,7 +2,10 @@ package httpapi
 
 import (
 	"encoding/json"
+	"net/http"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -11,39 +14,60 @@ var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 
 // OpenAPI generates an OpenAPI 3.1 document from a service's descriptors.
 // Path parameters come from the path; the rest of the input schema is the
-// query (reads) or the JSON body (writes).
+// query (reads) or the JSON body (writes), with the input schema's required
+// members marked required there. Each operation lists its success answer
+// (the action's output schema) and the problem answers it can give, every
+// one with the shared Problem schema; no "default" response, so a status the
+// document does not name is a finding of the fuzzing gate.
 func OpenAPI(svc Service) map[string]any {
 	paths := map[string]map[string]any{}
 	for _, a := range svc.Actions {
 		var in map[string]any
 		_ = json.Unmarshal(a.InputSchema, &in)
 		props, _ := in["properties"].(map[string]any)
+		required := map[string]bool{}
+		for _, r := range toStrings(in["required"]) {
+			required[r] = true
+		}
 		var params []map[string]any
 		inPath := map[string]bool{}
 		for _, m := range pathParam.FindAllStringSubmatch(a.Path, -1) {
 			inPath[m[1]] = true
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": props[m[1]]})
 		}
+		responses := map[string]any{
+			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success",
+				"content": map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.OutputSchema)}}},
+		}
+		for _, status := range problemStatuses(a) {
+			responses[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/Problem" + strconv.Itoa(status)}
+		}
 		op := map[string]any{
 			"operationId": a.Name, "summary": a.Summary,
 			"x-action": map[string]any{"permission": a.Permission, "readOnly": a.ReadOnly, "destructive": a.Destructive,
 				"requiresConfirmation": a.RequiresConfirmation, "agentAccess": a.AgentAccess, "authorizationMode": a.AuthorizationMode},
-			"responses": map[string]any{
-				strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success", "content": map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.OutputSchema)}}},
-				"default":                     map[string]any{"description": "problem", "content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}},
-			},
+			"responses": responses,
 		}
 		if a.AuthorizationMode != AuthPublic {
 			op["security"] = []map[string][]string{{"bearer": {}}, {"apiKey": {}}}
 		}
+		var names []string
+		for name := range props {
+			if !inPath[name] {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
 		if a.ReadOnly {
-			for name, s := range props {
-				if !inPath[name] {
-					params = append(params, map[string]any{"name": name, "in": "query", "schema": s})
-				}
+			for _, name := range names {
+				params = append(params, map[string]any{"name": name, "in": "query", "required": required[name], "schema": props[name]})
 			}
 		} else {
-			op["requestBody"] = map[string]any{"content": map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.InputSchema)}}}
+			if len(names) > 0 {
+				body := bodySchema(in, inPath)
+				op["requestBody"] = map[string]any{"required": len(toStrings(body["required"])) > 0,
+					"content": map[string]any{"application/json": map[string]any{"schema": body}}}
+			}
 			params = append(params, map[string]any{"name": HeaderIdempotencyKey, "in": "header", "schema": map[string]any{"type": "string", "maxLength": 255}})
 		}
 		if len(params) > 0 {
@@ -54,6 +78,17 @@ func OpenAPI(svc Service) map[string]any {
 		}
 		paths[a.Path][strings.ToLower(a.Method)] = op
 	}
+	problems := map[string]any{}
+	for _, status := range []int{401, 403, 404, 409, 415, 422, 429, 503} {
+		desc := "a problem (RFC 9457): " + http.StatusText(status)
+		r := map[string]any{"description": desc,
+			"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}}
+		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+			r["headers"] = map[string]any{"Retry-After": map[string]any{"description": "seconds to wait before trying again",
+				"schema": map[string]any{"type": "string", "pattern": "^[0-9]+$"}}}
+		}
+		problems["Problem"+strconv.Itoa(status)] = r
+	}
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info":    map[string]any{"title": svc.Name + " service", "version": "1"},
@@ -63,10 +98,66 @@ func OpenAPI(svc Service) map[string]any {
 				"bearer": map[string]any{"type": "http", "scheme": "bearer"},
 				"apiKey": map[string]any{"type": "apiKey", "in": "header", "name": HeaderAPIKey},
 			},
-			"schemas": map[string]any{"Problem": map[string]any{"type": "object", "required": []string{"type", "title", "status", "code", "request_id"},
-				"properties": map[string]any{"type": map[string]any{"type": "string"}, "title": map[string]any{"type": "string"},
-					"status": map[string]any{"type": "integer"}, "detail": map[string]any{"type": "string"}, "code": map[string]any{"type": "string"},
-					"request_id": map[string]any{"type": "string"}, "errors": map[string]any{"type": "array"}}}},
+			"responses": problems,
+			"schemas":   map[string]any{"Problem": json.RawMessage(problemSchema)},
 		},
 	}
+}
+
+// problemSchema is the body of every error answer (problem.go). Open: a
+// problem may carry extension members beside the standard ones (mfa_token of
+// mfa_required, ...).
+const problemSchema = `{"type":"object","required":["type","title","status","code","request_id"],"properties":{
+	"type":{"type":"string","format":"uri"},"title":{"type":"string"},"status":{"type":"integer","minimum":400,"maximum":599},
+	"detail":{"type":"string"},"code":{"type":"string","pattern":"^[a-z][a-z0-9_]*$"},"request_id":{"type":"string"},
+	"errors":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["pointer","detail"],"properties":{
+		"pointer":{"type":"string","description":"JSON pointer of the failing input member (/header/<Name> for a header)"},
+		"detail":{"type":"string"}}}}}}`
+
+// problemStatuses are the error answers an action can give. Every action:
+// 422 (input that its schema refuses), 429 (rate limits) and 503 (a
+// dependency down, a read-your-writes wait that ran out). A credential
+// checked (every non-public action, and the public identity routes that take
+// a secret or a session) adds 401 and 403; a mutating action adds 415 (a body
+// that is not JSON) and 409 (a state that forbids it); anything with a path
+// parameter or a credential can name a missing object, 404. The public status
+// page reads one page: none of those. Protocol answers of any route (400 of
+// net/http, 405, 408, 431) are not per operation.
+func problemStatuses(a Action) []int {
+	out := []int{http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable}
+	public := a.AuthorizationMode == AuthPublic
+	if !public || !a.ReadOnly {
+		out = append(out, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound)
+	} else if strings.Contains(a.Path, "{") {
+		out = append(out, http.StatusNotFound)
+	}
+	if !a.ReadOnly {
+		out = append(out, http.StatusConflict, http.StatusUnsupportedMediaType)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// bodySchema is the input schema without the path parameters, which travel
+// in the path and are no members of the body.
+func bodySchema(in map[string]any, inPath map[string]bool) map[string]any {
+	body := map[string]any{}
+	for k, v := range in {
+		body[k] = v
+	}
+	props := map[string]any{}
+	for k, v := range in["properties"].(map[string]any) {
+		if !inPath[k] {
+			props[k] = v
+		}
+	}
+	body["properties"] = props
+	req := []string{}
+	for _, r := range toStrings(in["required"]) {
+		if !inPath[r] {
+			req = append(req, r)
+		}
+	}
+	body["required"] = req
+	return body
 }

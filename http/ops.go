@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -15,6 +16,18 @@ import (
 )
 
 var errAuthRequired = errs.AuthenticationRequired("a bearer token or API key is required")
+
+// Output schemas of the ops service (http/outputs.go). A generation's members
+// keep the names platformctl and operators' scripts read (no JSON tags).
+var (
+	historyOut = objectOf(map[string]json.RawMessage{
+		"events": arrayOf(outputOf(history.Entry{}, formatOf("event_id", "uuid"))),
+		"next":   raw(`{"type":"string","description":"the after cursor of the next page; empty at the end"}`)})
+	generationsOut = objectOf(map[string]json.RawMessage{"generations": arrayOf(outputOf(projections.Generation{},
+		enumOf("State", "building", "active", "retired"), withSchema("Generation", `{"type":"integer","minimum":1}`)))})
+	replayOut = objectOf(map[string]json.RawMessage{"projection": raw(strOut),
+		"generation": raw(`{"type":"integer","minimum":1}`), "state": raw(`{"const":"building"}`)})
+)
 
 // OpsDeps are what operators and auditors call.
 type OpsDeps struct {
@@ -33,6 +46,7 @@ func OpsService(d OpsDeps) Service {
 			{
 				Name: "history.list", Method: http.MethodGet, Path: "/api/history", Permission: "history:read", ReadOnly: true,
 				Summary: "The organization's event history, oldest first, paginated by cursor", ReadModel: history.Name,
+				OutputSchema: historyOut,
 				InputSchema: schemaObject(nil, map[string]string{
 					"streamId": nonEmpty, "type": nonEmpty, "since": dateTimeSchema(), "until": dateTimeSchema(),
 					"after": `{"type":"string","format":"uuid"}`, "limit": `{"type":"integer","minimum":1,"maximum":500}`}),
@@ -61,7 +75,7 @@ func OpsService(d OpsDeps) Service {
 			},
 			{
 				Name: "projections.list", Method: http.MethodGet, Path: "/api/projections", Permission: "projections:read", ReadOnly: true,
-				Summary: "Every projection generation and its state",
+				Summary: "Every projection generation and its state", OutputSchema: generationsOut,
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					gens, err := projections.Generations(ctx, d.Pool)
 					return OK(map[string]any{"generations": gens}), err
@@ -70,7 +84,8 @@ func OpsService(d OpsDeps) Service {
 			{
 				Name: "projections.replay", Method: http.MethodPost, Path: "/api/projections/{name}/replay", Permission: "projections:replay",
 				SuccessStatus: http.StatusAccepted, Summary: "Rebuild a projection from offset zero into a new generation; queries switch when it has caught up",
-				InputSchema: schemaObject([]string{"name"}, map[string]string{"name": nonEmpty}),
+				OutputSchema: replayOut,
+				InputSchema:  schemaObject([]string{"name"}, map[string]string{"name": nonEmpty}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in struct {
 						Name string `json:"name"`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -56,6 +57,12 @@ type Deps struct {
 	// MaxHeaderBytes: a larger request line and header block is a 431
 	// problem (0: ServerConfig's default).
 	MaxHeaderBytes int
+	// CheckOutput validates every success answer of an action against its
+	// output schema before it is written; a mismatch is logged and answered
+	// as a 500 (code output_schema_violation) naming the failing members.
+	// A debug check: the tests (apptest, e2e) and the fuzzing gate turn it
+	// on, so every answer they see is one the OpenAPI document describes.
+	CheckOutput bool
 }
 
 // NewHandler builds a service's handler: its actions, its descriptors at
@@ -74,7 +81,12 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		if err := a.withDefaults(); err != nil {
 			return nil, err
 		}
-		r.Handle(a.Path, d.serveAction(a, svc.AppID)).Methods(a.Method)
+		route := r.Handle(a.Path, d.serveAction(a, svc.AppID)).Methods(a.Method)
+		if shadowed := literalSiblings(svc.Actions, a.Path); len(shadowed) > 0 {
+			// GET /api/api-keys/options is not PATCH /api/api-keys/{keyId} with
+			// keyId "options": another method on a literal path is a 405.
+			route.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return !slices.Contains(shadowed, req.URL.Path) })
+		}
 	}
 	r.HandleFunc("/api/actions", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]any{"service": svc.Name, "actions": svc.Actions})
@@ -190,6 +202,13 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			fail(err)
 			return
 		}
+		if d.CheckOutput {
+			if err := a.checkOutput(reply.Body); err != nil {
+				d.Log.Error("output schema violation", "err", err, "request_id", RequestID(ctx))
+				fail(&kernelProblem{status: http.StatusInternalServerError, code: "output_schema_violation", message: err.Error()})
+				return
+			}
+		}
 		for k, vs := range reply.Header {
 			w.Header()[k] = vs
 		}
@@ -201,6 +220,26 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		}
 		WriteJSON(w, a.SuccessStatus, reply.Body)
 	})
+}
+
+// literalSiblings are the paths of other actions without parameters that the
+// parameterized path also matches (a segment's value equal to their literal).
+func literalSiblings(actions []Action, path string) []string {
+	if !strings.Contains(path, "{") {
+		return nil
+	}
+	tpl := mux.NewRouter().NewRoute().Path(path)
+	var out []string
+	for _, b := range actions {
+		if strings.Contains(b.Path, "{") || slices.Contains(out, b.Path) {
+			continue
+		}
+		probe, err := http.NewRequest(http.MethodGet, b.Path, nil)
+		if err == nil && tpl.Match(probe, &mux.RouteMatch{}) {
+			out = append(out, b.Path)
+		}
+	}
+	return out
 }
 
 // credential reads a bearer token or a platform API key.
@@ -262,7 +301,32 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 	if fields := nulFields("", input, nil); len(fields) > 0 {
 		return nil, errs.Invalid(fields...)
 	}
-	return json.Marshal(input)
+	return json.Marshal(integralNumbers(input))
+}
+
+// integralNumbers writes numbers with an integral value (1295.0, 1.2e3) as
+// integers: JSON Schema's "integer" admits them, and the handlers decode
+// integer members into Go ints, which refuse a fraction or an exponent.
+func integralNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		s := v.String()
+		if !strings.ContainsAny(s, ".eE") {
+			return v
+		}
+		if f, err := v.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return json.Number(strconv.FormatInt(int64(f), 10))
+		}
+	case map[string]any:
+		for k, m := range v {
+			v[k] = integralNumbers(m)
+		}
+	case []any:
+		for i, m := range v {
+			v[i] = integralNumbers(m)
+		}
+	}
+	return v
 }
 
 // jsonKind names a decoded JSON value's type for a client's error message.

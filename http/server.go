@@ -29,6 +29,10 @@ type ServerConfig struct {
 	// refuses twice this (plus its 4 KiB slack) with a plain-text 431 before any
 	// handler runs: that answer cannot be a problem (docs/decisions.md).
 	MaxHeaderBytes int
+	// CheckOutput: every success answer of an action is validated against
+	// the action's output schema (Deps.CheckOutput); a debug check for tests
+	// and the fuzzing gate (PLATFORM_HTTP_CHECK_OUTPUT=1), off in production.
+	CheckOutput bool
 }
 
 // WithDefaults fills what is not set.

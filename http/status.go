@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	statuscmd "github.com/platform/backend/commands/status"
+	statusdomain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/domain/text"
 	statusview "github.com/platform/backend/projections/status"
 )
@@ -25,7 +26,6 @@ const (
 	severityEnum       = `{"type":"string","enum":["minor","major","critical"]}`
 	incidentStatusEnum = `{"type":"string","enum":["investigating","identified","monitoring","resolved"]}`
 	booleanSchema      = `{"type":"boolean"}`
-	objectOut          = `{"type":"object"}`
 )
 
 // publicPageOut is the public status page (status.get): names, groups,
@@ -52,6 +52,24 @@ const publicPageOut = `{"type":"object","additionalProperties":false,"required":
 		"scheduled_start":{"type":"string","format":"date-time"},"scheduled_end":{"type":"string","format":"date-time"},
 		"updated_at":{"type":"string","format":"date-time"}}}}}}`
 
+// Output schemas of the status service (http/outputs.go).
+var (
+	severityOut      = []string{"minor", "major", "critical"}
+	incidentOut      = outputOf(statusdomain.IncidentState{}, enumOf("severity", severityOut...), enumOf("status", incidentStatuses...))
+	incidentStatuses = []string{"investigating", "identified", "monitoring", "resolved"}
+	maintenanceOut   = outputOf(statusdomain.MaintenanceState{}, enumOf("status", "scheduled", "in_progress", "completed"))
+	componentOut     = outputOf(statusdomain.ComponentState{}, enumOf("status", "operational", "degraded"), formatOf("check_url", "uri"))
+	pollOut          = outputOf(statuscmd.PollReport{}, enumOf("results[].status", "operational", "degraded"))
+	incidentListOut  = objectOf(map[string]json.RawMessage{"incidents": arrayOf(outputOf(statusview.Incident{},
+		enumOf("severity", severityOut...), enumOf("status", incidentStatuses...),
+		enumOf("updates[].severity", severityOut...), enumOf("updates[].status", incidentStatuses...)))})
+	// widgetOut: seed 000's widget summary allows extra members.
+	widgetOut = raw(`{"type":"object","required":["success","status","open_incidents","degraded_components","upcoming_maintenances"],
+		"properties":{"success":{"type":"boolean"},"status":{"type":"string","enum":["operational","degraded","major_outage","maintenance"]},
+		"open_incidents":{"type":"integer","minimum":0},"degraded_components":{"type":"integer","minimum":0},
+		"upcoming_maintenances":{"type":"integer","minimum":0}}}`)
+)
+
 // Bounded string members of the status service (limits: domain/text).
 var (
 	nonEmpty      = lineSchema(1, text.MaxID) // a non-empty identifier (path ids, app ids, filters)
@@ -68,6 +86,7 @@ func StatusService(d StatusDeps) Service {
 			{
 				Name: "widget.get", Method: http.MethodGet, Path: "/api/widget", Permission: "status:read", ReadOnly: true,
 				Summary: "Status summary of the caller's organization for the dashboard grid", ReadModel: statusview.Name,
+				OutputSchema: widgetOut,
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					page, err := d.Queries.Page(ctx, c.Principal.OrganizationID)
 					if err != nil {
@@ -97,7 +116,7 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "status.poll", Method: http.MethodPost, Path: "/poll", Permission: "status:poll",
-				Summary: "Poll every configured surface of the caller's organization now",
+				Summary: "Poll every configured surface of the caller's organization now", OutputSchema: pollOut,
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					// Rate-limited per organization; the components come from the
 					// write side, so an upsert just before is polled.
@@ -110,7 +129,7 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "incidents.create", Method: http.MethodPost, Path: "/api/incidents", Permission: "status:write",
-				SuccessStatus: http.StatusCreated, Summary: "Open an incident (investigating, revision 1)",
+				SuccessStatus: http.StatusCreated, Summary: "Open an incident (investigating, revision 1)", OutputSchema: incidentOut,
 				InputSchema: schemaObject([]string{"title", "message", "severity"}, map[string]string{
 					"title": titleSchema, "message": messageSchema, "severity": severityEnum,
 					"componentHost": nullableLine(text.MaxHost), "componentName": nullableLine(text.MaxTitle)}),
@@ -124,7 +143,7 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "incidents.update", Method: http.MethodPatch, Path: "/api/incidents/{incidentId}", Permission: "status:write",
-				Summary: "Publish an update to an open incident; status resolved resolves it",
+				Summary: "Publish an update to an open incident; status resolved resolves it", OutputSchema: incidentOut,
 				InputSchema: schemaObject([]string{"incidentId", "message"}, map[string]string{
 					"incidentId": nonEmpty, "status": incidentStatusEnum, "message": messageSchema, "severity": severityEnum, "title": titleSchema}),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
@@ -137,7 +156,7 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "incidents.list", Method: http.MethodGet, Path: "/api/incidents", Permission: "status:read", ReadOnly: true,
-				Summary: "List the organization's incidents, newest first", ReadModel: statusview.Name,
+				Summary: "List the organization's incidents, newest first", ReadModel: statusview.Name, OutputSchema: incidentListOut,
 				InputSchema: schemaObject(nil, map[string]string{
 					"status": `{"type":"string","enum":["open","resolved","all"]}`, "limit": `{"type":"integer","minimum":1,"maximum":200}`,
 					"incidentId": nonEmpty}),
@@ -166,7 +185,7 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "maintenance.schedule", Method: http.MethodPost, Path: "/api/maintenance", Permission: "status:write",
-				SuccessStatus: http.StatusCreated, Summary: "Schedule a maintenance window (scheduled, revision 1)",
+				SuccessStatus: http.StatusCreated, Summary: "Schedule a maintenance window (scheduled, revision 1)", OutputSchema: maintenanceOut,
 				InputSchema: schemaObject([]string{"title", "message", "scheduledStart", "scheduledEnd"}, map[string]string{
 					"title": titleSchema, "message": messageSchema,
 					"scheduledStart": dateTimeSchema(), "scheduledEnd": dateTimeSchema(),
@@ -181,7 +200,8 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "maintenance.update", Method: http.MethodPatch, Path: "/api/maintenance/{maintenanceId}", Permission: "status:write",
-				Summary: "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window",
+				Summary:      "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window",
+				OutputSchema: maintenanceOut,
 				// status, or a reschedule (the window's timers move with it), or both.
 				InputSchema: schemaObject([]string{"maintenanceId"}, map[string]string{
 					"maintenanceId": nonEmpty, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": textSchema(0, text.MaxMessage),
@@ -197,7 +217,7 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "components.upsert", Method: http.MethodPut, Path: "/api/components/{componentId}", Permission: "status:write",
-				Summary: "Register a monitored surface or change it",
+				Summary: "Register a monitored surface or change it", OutputSchema: componentOut,
 				InputSchema: schemaObject([]string{"componentId", "componentHost", "componentName", "checkUrl"}, map[string]string{
 					"componentId":   `{"type":"string","maxLength":63,"pattern":"^[a-z0-9][a-z0-9._-]{0,62}$"}`,
 					"componentHost": lineSchema(1, text.MaxHost), "componentName": titleSchema, "componentGroup": nullableLine(text.MaxTitle),

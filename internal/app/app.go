@@ -177,7 +177,8 @@ func (a *App) buildHandlers() error {
 	cors := &httpapi.CORSPolicy{Origins: a.Cfg.Identity.FirstPartyOrigins}
 	attempts := httpapi.NewAttemptLimiter(a.Cfg.RateLimit)
 	deps := httpapi.Deps{Validator: validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit), Attempts: attempts,
-		Reader: a.Reader, Log: a.Log, CORS: cors, MaxHeaderBytes: a.Cfg.HTTP.MaxHeaderBytes}
+		Reader: a.Reader, Log: a.Log, CORS: cors, MaxHeaderBytes: a.Cfg.HTTP.MaxHeaderBytes,
+		CheckOutput: a.Cfg.HTTP.CheckOutput}
 	identity := httpapi.IdentityService(httpapi.IdentityDeps{Commands: a.Identity, Accounts: a.Accounts, Log: a.Log,
 		Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}},
 		httpapi.IdentityAccessPart(httpapi.AccessDeps{Access: a.Access, Queries: a.AccessQ, Log: a.Log, Attempts: attempts,

@@ -121,6 +121,11 @@ func FromEnv() (Config, error) {
 		errs = append(errs, err)
 		c.HTTP.MaxHeaderBytes = n
 	}
+	if v := os.Getenv("PLATFORM_HTTP_CHECK_OUTPUT"); v != "" {
+		b, err := strconv.ParseBool(v)
+		errs = append(errs, err)
+		c.HTTP.CheckOutput = b
+	}
 	for env, d := range map[string]*time.Duration{"IDENTITY_ACCESS_TTL": &c.Identity.AccessTTL,
 		"IDENTITY_SESSION_TTL": &c.Identity.SessionTTL, "IDENTITY_PRIVACY_INTERVAL": &c.Identity.PrivacyInterval,
 		"PLATFORM_HTTP_READ_HEADER_TIMEOUT": &c.HTTP.ReadHeaderTimeout, "PLATFORM_HTTP_READ_TIMEOUT": &c.HTTP.ReadTimeout,

@@ -66,6 +66,9 @@ func Start(t testing.TB, opts Options) *Harness {
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	cfg.Status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
+	// Every success answer the tests see is checked against its action's
+	// output schema (a mismatch is a 500 output_schema_violation).
+	cfg.HTTP.CheckOutput = true
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
 	}

@@ -1,0 +1,293 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Output schemas. Every action declares what a success answers, and the
+// OpenAPI documents carry it, so a client (and the fuzzing gate) can hold the
+// server to it. Where a handler answers a Go struct, the schema is derived
+// from the type by outputOf: its JSON members, all required except omitempty
+// ones, their types, date-time for time.Time, null allowed for pointers that
+// are not omitempty. Members the type cannot say more about (enums, formats,
+// a slice that may be nil) are refined with options. Objects are closed
+// (additionalProperties false): a member added to an answer is a decision,
+// made in the schema too. Tests validate every 2xx answer of the integration
+// suite against these (Deps.CheckOutput), and schemathesis does over HTTP.
+
+// outOpt refines the schema of one member, named by a dotted path from the
+// answer's root; "[]" steps into array items ("results[].status").
+type outOpt struct {
+	path   string
+	schema json.RawMessage
+	merge  bool
+}
+
+// withSchema replaces the schema at path.
+func withSchema(path, schema string) outOpt {
+	return outOpt{path: path, schema: json.RawMessage(schema)}
+}
+
+// enumOf restricts the string at path to values.
+func enumOf(path string, values ...string) outOpt {
+	raw, _ := json.Marshal(map[string]any{"enum": values})
+	return outOpt{path: path, schema: raw, merge: true}
+}
+
+// nullable lets the member at path be null (a nil slice or map in Go).
+func nullable(path string) outOpt {
+	return outOpt{path: path, schema: json.RawMessage(`{"x-nullable":true}`), merge: true}
+}
+
+// formatOf sets the format of the string at path (uri, uuid, email).
+func formatOf(path, format string) outOpt {
+	raw, _ := json.Marshal(map[string]any{"format": format})
+	return outOpt{path: path, schema: raw, merge: true}
+}
+
+// optional makes the member at path not required (a member a handler leaves
+// out sometimes, though the type does not say omitempty).
+func optional(path string) outOpt {
+	return outOpt{path: path, schema: json.RawMessage(`{"x-optional":true}`), merge: true}
+}
+
+// openObject lets the object at path carry members beyond its properties
+// ("" is the root).
+func openObject(path string) outOpt {
+	return outOpt{path: path, schema: json.RawMessage(`{"additionalProperties":true}`), merge: true}
+}
+
+// outputOf is the output schema of answers of v's type (v may be a zero
+// value), refined by opts. It panics on an option naming no member: a
+// descriptor that does not build is a programming error found at start-up.
+func outputOf(v any, opts ...outOpt) json.RawMessage {
+	s := typeSchema(reflect.TypeOf(v))
+	for _, o := range opts {
+		if err := refine(s, strings.Split(strings.ReplaceAll(o.path, "[]", ".[]"), "."), o); err != nil {
+			panic(fmt.Sprintf("outputOf %T: %s: %v", v, o.path, err))
+		}
+	}
+	finish(s)
+	out, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// objectOf is a closed object schema whose members are all required except
+// those named in optional.
+func objectOf(props map[string]json.RawMessage, optional ...string) json.RawMessage {
+	req := []string{}
+	for k := range props {
+		if !slices.Contains(optional, k) {
+			req = append(req, k)
+		}
+	}
+	sort.Strings(req)
+	out, _ := json.Marshal(map[string]any{"type": "object", "additionalProperties": false, "required": req, "properties": props})
+	return out
+}
+
+// arrayOf is an array of items.
+func arrayOf(items json.RawMessage) json.RawMessage {
+	return json.RawMessage(`{"type":"array","items":` + string(items) + `}`)
+}
+
+// raw is a literal schema.
+func raw(s string) json.RawMessage { return json.RawMessage(s) }
+
+// Common member schemas of answers.
+const (
+	strOut      = `{"type":"string"}`
+	intOut      = `{"type":"integer"}`
+	boolOut     = `{"type":"boolean"}`
+	dateTimeOut = `{"type":"string","format":"date-time"}`
+)
+
+var timeType = reflect.TypeOf(time.Time{})
+var rawMessageType = reflect.TypeOf(json.RawMessage{})
+
+func typeSchema(t reflect.Type) map[string]any {
+	nullable := false
+	for t.Kind() == reflect.Pointer {
+		t, nullable = t.Elem(), true
+	}
+	var s map[string]any
+	switch {
+	case t == timeType:
+		s = map[string]any{"type": "string", "format": "date-time"}
+	case t == rawMessageType:
+		s = map[string]any{} // any JSON value
+	case t.Kind() == reflect.String:
+		s = map[string]any{"type": "string"}
+	case t.Kind() == reflect.Bool:
+		s = map[string]any{"type": "boolean"}
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		s = map[string]any{"type": "integer"}
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		s = map[string]any{"type": "number"}
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		s = map[string]any{"type": "array", "items": typeSchema(t.Elem())}
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
+		s = map[string]any{"type": "object", "additionalProperties": typeSchema(t.Elem())}
+	case t.Kind() == reflect.Interface:
+		s = map[string]any{}
+	case t.Kind() == reflect.Struct:
+		props, req := map[string]any{}, []string{}
+		structMembers(t, props, &req)
+		s = map[string]any{"type": "object", "additionalProperties": false, "required": req, "properties": props}
+	default:
+		panic("outputOf: no schema for " + t.String())
+	}
+	if nullable {
+		s["x-nullable"] = true
+	}
+	return s
+}
+
+// structMembers walks a struct's JSON members as encoding/json writes them
+// (embedded structs inline, "-" skipped, omitempty optional).
+func structMembers(t reflect.Type, props map[string]any, req *[]string) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				structMembers(ft, props, req)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		s := typeSchema(f.Type)
+		omit := strings.Contains(opts, "omitempty")
+		if omit {
+			// An omitempty pointer is left out when nil, never null.
+			delete(s, "x-nullable")
+		}
+		props[name] = s
+		// An outer member shadows an embedded one of the same name.
+		*req = without(*req, name)
+		if !omit {
+			*req = append(*req, name)
+		}
+	}
+}
+
+func refine(s map[string]any, path []string, o outOpt) error {
+	if len(path) == 1 && path[0] == "" {
+		return apply(s, o)
+	}
+	cur := s
+	for i, step := range path {
+		var next map[string]any
+		if step == "[]" {
+			next, _ = cur["items"].(map[string]any)
+		} else if props, ok := cur["properties"].(map[string]any); ok {
+			next, _ = props[step].(map[string]any)
+		}
+		if next == nil {
+			return fmt.Errorf("no member %q", strings.Join(path[:i+1], "."))
+		}
+		if i == len(path)-1 {
+			if string(o.schema) == `{"x-optional":true}` {
+				cur["required"] = without(toStrings(cur["required"]), step)
+				return nil
+			}
+			if !o.merge {
+				var repl map[string]any
+				if err := json.Unmarshal(o.schema, &repl); err != nil {
+					return err
+				}
+				if step == "[]" {
+					cur["items"] = repl
+				} else {
+					cur["properties"].(map[string]any)[step] = repl
+				}
+				return nil
+			}
+			return apply(next, o)
+		}
+		cur = next
+	}
+	return nil
+}
+
+func apply(s map[string]any, o outOpt) error {
+	var m map[string]any
+	if err := json.Unmarshal(o.schema, &m); err != nil {
+		return err
+	}
+	for k, v := range m {
+		s[k] = v
+	}
+	return nil
+}
+
+// finish turns the x-nullable marks into type unions.
+func finish(s map[string]any) {
+	if s["x-nullable"] == true {
+		delete(s, "x-nullable")
+		if t, ok := s["type"].(string); ok {
+			s["type"] = []string{t, "null"}
+		}
+		if e, ok := s["enum"].([]any); ok {
+			s["enum"] = append(e, nil)
+		}
+	}
+	if props, ok := s["properties"].(map[string]any); ok {
+		for _, p := range props {
+			if m, ok := p.(map[string]any); ok {
+				finish(m)
+			}
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		if m, ok := s[k].(map[string]any); ok {
+			finish(m)
+		}
+	}
+}
+
+func toStrings(v any) []string {
+	switch v := v.(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, x := range v {
+			out = append(out, x.(string))
+		}
+		return out
+	}
+	return nil
+}
+
+func without(list []string, s string) []string {
+	out := list[:0:0]
+	for _, x := range list {
+		if x != s {
+			out = append(out, x)
+		}
+	}
+	return out
+}
