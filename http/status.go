@@ -203,10 +203,11 @@ func StatusService(d StatusDeps) Service {
 				Summary:      "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window",
 				OutputSchema: maintenanceOut,
 				// status, or a reschedule (the window's timers move with it), or both.
-				InputSchema: schemaObject([]string{"maintenanceId"}, map[string]string{
+				InputSchema: requireOneOf(schemaObject([]string{"maintenanceId"}, map[string]string{
 					"maintenanceId": nonEmpty, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": textSchema(0, text.MaxMessage),
 					"scheduledStart": dateTimeSchema(), "scheduledEnd": dateTimeSchema(),
 					"autoStart": booleanSchema, "autoComplete": booleanSchema}),
+					"status", "scheduledStart", "scheduledEnd", "autoStart", "autoComplete"),
 				Handle: func(ctx context.Context, c *Call) (Reply, error) {
 					var in statuscmd.UpdateMaintenance
 					if err := c.Decode(&in); err != nil {
@@ -238,6 +239,25 @@ func StatusService(d StatusDeps) Service {
 			statusPageRoutes(d)(r) // GET / and GET /feed.atom: status_page.go, status_feed.go
 		},
 	}
+}
+
+// requireOneOf adds to an object schema that at least one of the members
+// is present (anyOf of required members).
+func requireOneOf(schema json.RawMessage, members ...string) json.RawMessage {
+	var s map[string]any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return schema
+	}
+	anyOf := make([]any, len(members))
+	for i, m := range members {
+		anyOf[i] = map[string]any{"required": []string{m}}
+	}
+	s["anyOf"] = anyOf
+	out, err := json.Marshal(s)
+	if err != nil {
+		return schema
+	}
+	return out
 }
 
 // schemaObject writes a closed JSON Schema object from member schemas.
