@@ -185,7 +185,7 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "maintenance.schedule", Method: http.MethodPost, Path: "/api/maintenance", Permission: "status:write",
-				SuccessStatus: http.StatusCreated, Summary: "Schedule a maintenance window (scheduled, revision 1)", OutputSchema: maintenanceOut,
+				SuccessStatus: http.StatusCreated, Summary: "Schedule a maintenance window (scheduled, revision 1); autoStart/autoComplete start and complete it at its times", OutputSchema: maintenanceOut,
 				InputSchema: schemaObject([]string{"title", "message", "scheduledStart", "scheduledEnd"}, map[string]string{
 					"title": titleSchema, "message": messageSchema,
 					"scheduledStart": dateTimeSchema(), "scheduledEnd": dateTimeSchema(),
@@ -200,7 +200,7 @@ func StatusService(d StatusDeps) Service {
 			},
 			{
 				Name: "maintenance.update", Method: http.MethodPatch, Path: "/api/maintenance/{maintenanceId}", Permission: "status:write",
-				Summary:      "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window",
+				Summary:      "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window, or reschedule it (times, autoStart, autoComplete)",
 				OutputSchema: maintenanceOut,
 				// status, or a reschedule (the window's timers move with it), or both.
 				InputSchema: requireOneOf(schemaObject([]string{"maintenanceId"}, map[string]string{
