@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/internal/leader"
+
+	"github.com/platform/backend/internal/retry"
 )
 
 // RelayConfig tunes the outbox relay.
@@ -90,7 +92,7 @@ func (r *Relay) runAsLeader(ctx context.Context) error {
 		if n == r.cfg.BatchSize {
 			continue // more is waiting
 		}
-		if !sleep(ctx, r.cfg.PollInterval) {
+		if !retry.Sleep(ctx, r.cfg.PollInterval) {
 			return nil
 		}
 	}
@@ -217,13 +219,4 @@ func prefixed(alias, columns string) string {
 		parts[i] = alias + strings.TrimSpace(p)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(d):
-		return true
-	}
 }

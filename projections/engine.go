@@ -16,6 +16,7 @@ import (
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/migrate"
+	"github.com/platform/backend/internal/retry"
 )
 
 //go:embed migrations/*.sql
@@ -315,7 +316,7 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey) {
 	for ctx.Err() == nil {
 		if err := group.Consume(ctx, topics, h); err != nil && ctx.Err() == nil {
 			log.Warn("projection: consume", "err", err)
-			sleepCtx(ctx, time.Second)
+			retry.Sleep(ctx, time.Second)
 		}
 	}
 }
@@ -406,11 +407,4 @@ func (e *Engine) changedChan() <-chan struct{} {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.changed
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/retry"
 )
 
 // RunnerConfig tunes one projection runner.
@@ -199,7 +200,7 @@ func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) err
 				level = slog.LevelError
 			}
 			r.log.Log(ctx, level, "projection batch waits", "projection", r.p.Name(), "try", waits, "events", len(batch), "err", err)
-			sleepCtx(ctx, backoff(r.cfg.RetryBackoff, waits, r.cfg.MaxBackoff))
+			retry.Sleep(ctx, retry.Backoff(r.cfg.RetryBackoff, waits, r.cfg.MaxBackoff))
 			continue
 		}
 		failures++
@@ -207,7 +208,7 @@ func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) err
 			break
 		}
 		r.log.Warn("projection batch failed", "projection", r.p.Name(), "attempt", failures, "events", len(batch), "err", err)
-		sleepCtx(ctx, r.cfg.RetryBackoff*time.Duration(failures))
+		retry.Sleep(ctx, r.cfg.RetryBackoff*time.Duration(failures))
 	}
 	if len(batch) == 1 {
 		return r.park(ctx, batch[0], r.cfg.Attempts, err.Error())
@@ -218,15 +219,6 @@ func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) err
 		}
 	}
 	return nil
-}
-
-// backoff doubles from base per try, up to limit.
-func backoff(base time.Duration, try int, limit time.Duration) time.Duration {
-	d := base
-	for i := 1; i < try && d < limit; i++ {
-		d *= 2
-	}
-	return min(max(d, time.Millisecond), limit)
 }
 
 type decoded struct {
@@ -437,7 +429,7 @@ func (r *runner) park(ctx context.Context, msg *sarama.ConsumerMessage, attempts
 			}
 			return err
 		}
-		sleepCtx(ctx, r.cfg.MaxBackoff)
+		retry.Sleep(ctx, r.cfg.MaxBackoff)
 	}
 }
 
@@ -451,7 +443,7 @@ func (r *runner) deadLetter(ctx context.Context, failed []failure) {
 			if err = r.dead.Park(ctx, r.p.Name(), f.msg, f.reason); err == nil || ctx.Err() != nil {
 				break
 			}
-			sleepCtx(ctx, r.cfg.RetryBackoff*time.Duration(try))
+			retry.Sleep(ctx, r.cfg.RetryBackoff*time.Duration(try))
 		}
 		if err != nil {
 			r.log.Error("projection: dead letter not published (the failure is recorded in proj_failures)",

@@ -29,6 +29,8 @@ import (
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/migrate"
+
+	"github.com/platform/backend/internal/retry"
 )
 
 //go:embed migrations/*.sql
@@ -172,7 +174,7 @@ func (r *Runner) run(ctx context.Context, re Reactor) {
 	for err != nil {
 		// The broker may be down at start: try again rather than give up.
 		log.Warn("reactor: consumer group", "err", err)
-		if !sleep(ctx, r.cfg.MaxBackoff) {
+		if !retry.Sleep(ctx, r.cfg.MaxBackoff) {
 			return
 		}
 		group, err = sarama.NewConsumerGroup(r.cfg.Kafka.Brokers, r.GroupID(re.Name()), r.cfg.Kafka.ConsumerGroupConfig())
@@ -187,7 +189,7 @@ func (r *Runner) run(ctx context.Context, re Reactor) {
 	for ctx.Err() == nil {
 		if err := group.Consume(ctx, topics, h); err != nil && ctx.Err() == nil {
 			log.Warn("reactor: consume", "err", err)
-			sleep(ctx, time.Second)
+			retry.Sleep(ctx, time.Second)
 		}
 	}
 }
@@ -316,7 +318,7 @@ func (h *handler) handle(ctx context.Context, msg *sarama.ConsumerMessage) (fail
 			waits++
 			waitsTotal.WithLabelValues(name).Inc()
 			h.log.Warn("reactor waits out an outage", "event_id", ev.ID, "event_type", ev.Type, "try", waits, "err", err)
-			sleep(ctx, backoff(h.cfg.RetryBackoff, waits, h.cfg.MaxBackoff))
+			retry.Sleep(ctx, retry.Backoff(h.cfg.RetryBackoff, waits, h.cfg.MaxBackoff))
 			continue
 		case commands.IsRejection(err):
 			return failure{msg, failures + 1, err.Error()}, false
@@ -326,7 +328,7 @@ func (h *handler) handle(ctx context.Context, msg *sarama.ConsumerMessage) (fail
 			return failure{msg, failures, err.Error()}, false
 		}
 		h.log.Warn("reactor: event failed", "event_id", ev.ID, "event_type", ev.Type, "attempt", failures, "err", err)
-		sleep(ctx, h.cfg.RetryBackoff*time.Duration(failures))
+		retry.Sleep(ctx, h.cfg.RetryBackoff*time.Duration(failures))
 	}
 }
 
@@ -361,7 +363,7 @@ func (h *handler) checkpoint(ctx context.Context, last *sarama.ConsumerMessage, 
 		// them fail, so wait it out rather than move on unrecorded.
 		waitsTotal.WithLabelValues(name).Inc()
 		h.log.Warn("reactor: checkpoint waits", "try", try, "err", err)
-		sleep(ctx, backoff(h.cfg.RetryBackoff, try, h.cfg.MaxBackoff))
+		retry.Sleep(ctx, retry.Backoff(h.cfg.RetryBackoff, try, h.cfg.MaxBackoff))
 	}
 }
 
@@ -382,25 +384,4 @@ func header(msg *sarama.ConsumerMessage, key string) string {
 		}
 	}
 	return ""
-}
-
-// backoff doubles from base per try, up to limit.
-func backoff(base time.Duration, try int, limit time.Duration) time.Duration {
-	d := base
-	for i := 1; i < try && d < limit; i++ {
-		d *= 2
-	}
-	return min(d, limit)
-}
-
-// sleep waits d unless ctx ends first; it reports whether ctx is still live.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -28,6 +28,8 @@ import (
 
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/eventstore"
+
+	"github.com/platform/backend/internal/retry"
 )
 
 // Config tunes the scheduler; zero values take the defaults.
@@ -311,13 +313,13 @@ func (s *Scheduler) fire(ctx context.Context, t Timer) {
 			leased_until=NULL, updated_at=now() WHERE stream_id=$1 AND name=$2 AND seq=$3 AND state='pending'`, reason(err))
 	case OutcomeOutage:
 		retries.WithLabelValues(t.Kind).Inc()
-		wait := backoff(s.cfg.Backoff, t.Tries+1, s.cfg.MaxBackoff)
+		wait := retry.Backoff(s.cfg.Backoff, t.Tries+1, s.cfg.MaxBackoff)
 		log.Warn("timers: outage; tried again later", "err", err, "retry_in", wait)
 		s.record(ctx, log, t, `UPDATE es_timers SET tries=tries+1, last_error=$4, updated_at=now(),
 			leased_until = now() + $5 * interval '1 microsecond' WHERE stream_id=$1 AND name=$2 AND seq=$3 AND state='pending'`,
 			reason(err), wait.Microseconds())
 	case OutcomeFailed:
-		wait := backoff(s.cfg.Backoff, t.Tries+1, s.cfg.MaxBackoff)
+		wait := retry.Backoff(s.cfg.Backoff, t.Tries+1, s.cfg.MaxBackoff)
 		log.Error("timers: command failed", "err", err, "retry_in", wait)
 		retries.WithLabelValues(t.Kind).Inc()
 		// The row counts failures; the last one allowed parks it.
@@ -379,15 +381,6 @@ func reason(err error) string {
 		s = s[:500]
 	}
 	return s
-}
-
-// backoff doubles from base per try, up to limit.
-func backoff(base time.Duration, try int, limit time.Duration) time.Duration {
-	d := base
-	for i := 1; i < try && d < limit; i++ {
-		d *= 2
-	}
-	return min(d, limit)
 }
 
 // observeLag sets the age of the oldest due timer still pending.

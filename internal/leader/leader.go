@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/platform/backend/internal/retry"
 )
 
 var (
@@ -111,7 +113,7 @@ func Run(ctx context.Context, pool *pgxpool.Pool, lock Lock, cfg Config, log *sl
 		} else {
 			failures = 0
 		}
-		sleep(ctx, pause)
+		retry.Sleep(ctx, pause)
 	}
 	return nil
 }
@@ -166,7 +168,7 @@ func (c *campaign) term(ctx context.Context, work func(context.Context) error) e
 		if held {
 			break
 		}
-		if !sleep(ctx, c.cfg.Retry) {
+		if !retry.Sleep(ctx, c.cfg.Retry) {
 			return nil
 		}
 	}
@@ -253,21 +255,6 @@ func (c *campaign) close(ctx context.Context, conn *pgx.Conn, held bool) {
 // cfg.Backoff up to cfg.MaxBackoff, with jitter so that processes which
 // failed together do not retry together.
 func backoff(cfg Config, n int) time.Duration {
-	d := cfg.Backoff
-	for i := 1; i < n && d < cfg.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, cfg.MaxBackoff)
+	d := retry.Backoff(cfg.Backoff, n, cfg.MaxBackoff)
 	return d/2 + rand.N(d/2+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/internal/testenv"
+
+	"github.com/platform/backend/internal/retry"
 )
 
 // testLock is registered like any platform lock; each test has a database
@@ -61,7 +63,7 @@ func TestTwoContendersNeverBothLead(t *testing.T) {
 			}
 			defer active.Add(-1)
 			terms[i].Add(1)
-			sleep(ctx, time.Duration(2+rand.IntN(10))*time.Millisecond)
+			retry.Sleep(ctx, time.Duration(2+rand.IntN(10))*time.Millisecond)
 			return nil // step down: the others contend
 		})
 	}
