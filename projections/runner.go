@@ -106,38 +106,14 @@ func (r *runner) Cleanup(sarama.ConsumerGroupSession) error { return nil }
 func (r *runner) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
 	ctx := sess.Context()
 	labels := []string{r.p.Name(), fmt.Sprint(r.generation), claim.Topic(), fmt.Sprint(claim.Partition())}
-	ticker := time.NewTicker(time.Second)
-	defer ticker.Stop()
 	var lastApplied time.Time
 	next := claim.InitialOffset()
-	batch := make([]*sarama.ConsumerMessage, 0, r.cfg.BatchSize)
+	reader := &eventstore.BatchReader{Claim: claim, Size: r.cfg.BatchSize, Linger: r.cfg.Linger,
+		Idle: func() { observeLag(labels, claim.HighWaterMarkOffset(), next, lastApplied) }}
 	for {
-		select {
-		case <-ctx.Done():
+		batch := reader.Next(ctx)
+		if batch == nil {
 			return nil
-		case <-ticker.C:
-			observeLag(labels, claim.HighWaterMarkOffset(), next, lastApplied)
-			continue
-		case msg, ok := <-claim.Messages():
-			if !ok {
-				return nil
-			}
-			batch = append(batch[:0], msg)
-		}
-	drain:
-		for len(batch) < r.cfg.BatchSize {
-			select {
-			case msg, ok := <-claim.Messages():
-				if !ok {
-					break drain
-				}
-				batch = append(batch, msg)
-			default:
-				break drain
-			}
-		}
-		if len(batch) > 1 && len(batch) < r.cfg.BatchSize && r.cfg.Linger > 0 {
-			batch = r.linger(ctx, claim, batch)
 		}
 		if err := r.apply(ctx, batch); err != nil {
 			if ctx.Err() != nil {
@@ -153,25 +129,6 @@ func (r *runner) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Con
 			r.applied()
 		}
 	}
-}
-
-func (r *runner) linger(ctx context.Context, claim sarama.ConsumerGroupClaim, batch []*sarama.ConsumerMessage) []*sarama.ConsumerMessage {
-	timer := time.NewTimer(r.cfg.Linger)
-	defer timer.Stop()
-	for len(batch) < r.cfg.BatchSize {
-		select {
-		case msg, ok := <-claim.Messages():
-			if !ok {
-				return batch
-			}
-			batch = append(batch, msg)
-		case <-timer.C:
-			return batch
-		case <-ctx.Done():
-			return batch
-		}
-	}
-	return batch
 }
 
 // apply commits one batch. An outage (database or broker down, a dropped

@@ -240,35 +240,14 @@ type failure struct {
 func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
 	ctx := sess.Context()
 	labels := []string{h.re.Name(), claim.Topic(), fmt.Sprint(claim.Partition())}
-	ticker := time.NewTicker(time.Second)
-	defer ticker.Stop()
 	var lastHandled time.Time
 	next := claim.InitialOffset()
-	batch := make([]*sarama.ConsumerMessage, 0, h.cfg.BatchSize)
+	reader := &eventstore.BatchReader{Claim: claim, Size: h.cfg.BatchSize,
+		Idle: func() { observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled) }}
 	for {
-		select {
-		case <-ctx.Done():
+		batch := reader.Next(ctx)
+		if batch == nil {
 			return nil
-		case <-ticker.C:
-			observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled)
-			continue
-		case msg, ok := <-claim.Messages():
-			if !ok {
-				return nil
-			}
-			batch = append(batch[:0], msg)
-		}
-	drain:
-		for len(batch) < h.cfg.BatchSize {
-			select {
-			case msg, ok := <-claim.Messages():
-				if !ok {
-					break drain
-				}
-				batch = append(batch, msg)
-			default:
-				break drain
-			}
 		}
 		var failed []failure
 		for _, msg := range batch {
