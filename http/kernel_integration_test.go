@@ -165,6 +165,14 @@ func TestMethodNotAllowed(t *testing.T) {
 		{"ops", http.MethodPost, "/metrics", "GET"},
 		{"identity", http.MethodGet, "/magic-link/consume?token=x", ""}, // served: GET and POST
 		{"identity", http.MethodPut, "/magic-link/consume", "GET, POST"},
+		// A literal path beside a parameter of the same segment
+		// (/api/api-keys/{keyId}): its methods, whatever the method asked.
+		{"identity", http.MethodPatch, "/api/api-keys/options", "GET"},
+		{"identity", http.MethodDelete, "/api/api-keys/options", "GET"},
+		{"identity", "TRACE", "/api/api-keys/options", "GET"},
+		{"identity", http.MethodPost, "/api/api-keys/options", "GET"},
+		{"identity", "TRACE", "/logout", "POST"},
+		{"identity", "TRACE", "/api/organizations", "POST"},
 	} {
 		t.Run(c.service+" "+c.method+" "+c.path, func(t *testing.T) {
 			res := h.Do(t, c.service, c.method, c.path, "", nil)

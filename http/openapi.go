@@ -65,7 +65,7 @@ func OpenAPI(svc Service) map[string]any {
 		} else {
 			if len(names) > 0 {
 				body := bodySchema(in, inPath)
-				op["requestBody"] = map[string]any{"required": len(toStrings(body["required"])) > 0,
+				op["requestBody"] = map[string]any{"required": bodyRequired(a.Name, body),
 					"content": map[string]any{"application/json": map[string]any{"schema": body}}}
 			}
 			params = append(params, map[string]any{"name": HeaderIdempotencyKey, "in": "header", "schema": map[string]any{"type": "string", "maxLength": 255}})
@@ -140,6 +140,25 @@ func problemStatuses(a Action) []int {
 
 // bodySchema is the input schema without the path parameters, which travel
 // in the path and are no members of the body.
+// bodyRequired: the body may be left out only when an empty object is a
+// valid one (the server reads an absent body as {}). Required members say
+// so, and so do constraints beside them (maintenance.update's anyOf of
+// required members: status or a schedule change).
+func bodyRequired(action string, body map[string]any) bool {
+	if len(toStrings(body["required"])) > 0 {
+		return true
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return true
+	}
+	s, err := compileSchema(action, "body", raw)
+	if err != nil {
+		return true
+	}
+	return s.Validate(map[string]any{}) != nil
+}
+
 func bodySchema(in map[string]any, inPath map[string]bool) map[string]any {
 	body := map[string]any{}
 	for k, v := range in {

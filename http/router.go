@@ -81,12 +81,21 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		if err := a.withDefaults(); err != nil {
 			return nil, err
 		}
-		route := r.Handle(a.Path, d.serveAction(a, svc.AppID)).Methods(a.Method)
+		route := r.NewRoute()
 		if shadowed := literalSiblings(svc.Actions, a.Path); len(shadowed) > 0 {
 			// GET /api/api-keys/options is not PATCH /api/api-keys/{keyId} with
-			// keyId "options": another method on a literal path is a 405.
-			route.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return !slices.Contains(shadowed, req.URL.Path) })
+			// keyId "options": another method on a literal path is a 405. One
+			// matcher for the path and the exclusion, ahead of the others:
+			// mux forgets an earlier route's method mismatch whenever one of a
+			// later route's matchers succeeds, so a route that matched the
+			// literal path and was refused afterwards (or a matcher that
+			// passed any path) would turn TRACE on a declared path into a 404.
+			tpl := mux.NewRouter().NewRoute().Path(a.Path)
+			route.MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
+				return !slices.Contains(shadowed, req.URL.Path) && tpl.Match(req, &mux.RouteMatch{})
+			})
 		}
+		route.Path(a.Path).Methods(a.Method).Handler(d.serveAction(a, svc.AppID))
 	}
 	r.HandleFunc("/api/actions", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]any{"service": svc.Name, "actions": svc.Actions})
