@@ -203,10 +203,12 @@ func BenchmarkDiagCommandPath(b *testing.B) {
 }
 
 // startPlatform starts the in-process platform with a rate limit that never
-// bites; with noWorkers only the HTTP services run.
+// bites and without the tests' output-schema check (a debug aid production
+// does not run); with noWorkers only the HTTP services run.
 func startPlatform(b *testing.B, noWorkers bool) *apptest.Harness {
 	return apptest.Start(b, apptest.Options{NoWorkers: noWorkers, Configure: func(c *app.Config) {
 		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
+		c.HTTP.CheckOutput = false
 	}})
 }
 
