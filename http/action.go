@@ -11,7 +11,7 @@ import (
 
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/domain/errs"
-	"github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/domain/principal"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/schema"
 )
@@ -61,7 +61,7 @@ type HandlerFunc func(ctx context.Context, c *Call) (Reply, error)
 // Call is one authenticated, schema-checked invocation of an action.
 type Call struct {
 	Input     json.RawMessage
-	Principal identity.Principal
+	Principal principal.Principal
 	Meta      commands.Meta
 	Request   *http.Request
 }

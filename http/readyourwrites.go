@@ -1,6 +1,6 @@
 package httpapi
 
-import "github.com/platform/backend/domain/identity"
+import "github.com/platform/backend/domain/principal"
 
 // waitsFor reports whether a caller's X-Platform-Min-Position may wait for a
 // stream of the given organization: its own active organization (or every
@@ -9,8 +9,8 @@ import "github.com/platform/backend/domain/identity"
 // position is handled like one of a missing stream (projections.Reader
 // WaitForCaller): answered at once, so a position tells nothing about
 // another tenant. Public callers have no organization: only shared streams.
-func waitsFor(p identity.Principal) func(organizationID string) bool {
+func waitsFor(p principal.Principal) func(organizationID string) bool {
 	return func(organizationID string) bool {
-		return p.SeesOrganization(organizationID) || organizationID == identity.PlatformTenant
+		return p.SeesOrganization(organizationID) || organizationID == principal.PlatformTenant
 	}
 }

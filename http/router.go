@@ -15,7 +15,7 @@ import (
 
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/domain/errs"
-	"github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/domain/principal"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
 )
@@ -116,12 +116,12 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 func (d Deps) serveAction(a *Action, appID string) http.Handler {
 	permission := ""
 	if a.Permission != "" {
-		permission = identity.Qualify(appID, a.Permission)
+		permission = principal.Qualify(appID, a.Permission)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fail := func(err error) { WriteError(w, r, d.Log, err) }
 		ctx := r.Context()
-		var p identity.Principal
+		var p principal.Principal
 		if a.AuthorizationMode != AuthPublic {
 			token := credential(r)
 			if token == "" {
@@ -133,7 +133,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 				// Failed credentials spend the client address's bucket, so
 				// guessing keys is rate limited too.
 				if errs.KindOf(err) == errs.KindAuthenticationRequired {
-					if lerr := d.Limiter.Allow(limitKey(identity.Principal{}, r)); lerr != nil {
+					if lerr := d.Limiter.Allow(limitKey(principal.Principal{}, r)); lerr != nil {
 						err = lerr
 					}
 				}
@@ -259,7 +259,7 @@ func credential(r *http.Request) string {
 	return strings.TrimSpace(r.Header.Get(HeaderAPIKey))
 }
 
-func limitKey(p identity.Principal, r *http.Request) string {
+func limitKey(p principal.Principal, r *http.Request) string {
 	if p.ID != "" {
 		return "p:" + p.ID
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/principal"
 )
 
 // Key states.
@@ -92,38 +93,5 @@ func (k *APIKey) Revoke(now time.Time) ([]event.Change, error) {
 	return []event.Change{event.New(APIKeyRevoked, APIKeyRevokedV1{KeyID: k.created.KeyID, RevokedAt: now})}, nil
 }
 
-// Principal is who a validated credential speaks for. Services authorize
-// from it, and it is rebuilt from stored state on every validation.
-type Principal struct {
-	ID             string   `json:"principal_id"`
-	Type           string   `json:"principal_type"`  // api_key, user, service
-	OrganizationID string   `json:"organization_id"` // the active organization
-	Role           string   `json:"role"`            // organization role (users); "member" for keys
-	Scopes         []string `json:"scopes"`          // API keys: the key's explicit scopes
-	// Permissions are what the principal may do now, evaluated at
-	// validation: full strings or patterns (`*.*:*` is the platform bypass).
-	Permissions []string `json:"permissions"`
-	Service     string   `json:"service,omitempty"`
-	// Session principals (Type "user") only:
-	UserID    string `json:"user_id,omitempty"`
-	SessionID string `json:"session_id,omitempty"`
-	// PlatformRole is platform_super_admin or platform_admin, set only when
-	// the active organization is the platform administration organization.
-	PlatformRole string `json:"platform_role,omitempty"`
-}
-
-// PlatformWide reports the platform-wide bypass (seed 001, authentication
-// rule 7): a platform role held in the administration organization.
-func (p Principal) PlatformWide() bool { return p.PlatformRole != "" }
-
-// SeesOrganization: a principal sees its own active organization, and a
-// platform role sees every organization. Anything else answers 404.
-func (p Principal) SeesOrganization(organizationID string) bool {
-	return organizationID != "" && (organizationID == p.OrganizationID || p.PlatformWide())
-}
-
-// Allows reports whether the principal holds a full permission string
-// (`appId.resource:action`). Validation filled Permissions from the one
-// evaluation every route shares: role bundle, overrides and service access
-// for users, the explicit scopes of the target application for keys.
-func (p Principal) Allows(permission string) bool { return Holds(p.Permissions, permission) }
+// Principal is who a validated credential speaks for (domain/principal).
+type Principal = principal.Principal

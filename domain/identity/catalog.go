@@ -11,6 +11,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/principal"
 )
 
 // The service catalog is one stream of the platform tenant: every command
@@ -19,7 +20,7 @@ import (
 const (
 	StreamCatalog  = "identity.catalog"
 	CatalogStream  = "catalog"
-	PlatformTenant = "platform"
+	PlatformTenant = principal.PlatformTenant
 
 	CatalogEntrySeeded     = "identity.catalog.entry_seeded"
 	DeveloperAppRegistered = "identity.catalog.developer_app_registered"
@@ -215,7 +216,7 @@ func validateEntry(e CatalogEntry, developer bool) []errs.Field {
 		}
 	}
 	for i, r := range e.ResourceTypes {
-		if !segmentPattern.MatchString(r.Type) || r.Type == "*" || r.Canonical == "" {
+		if !principal.SegmentPattern.MatchString(r.Type) || r.Type == "*" || r.Canonical == "" {
 			f = append(f, errs.Field{Pointer: "/resourceTypes/" + strconv.Itoa(i), Detail: "a resource type is lowercase letters, digits, _ and -"})
 		}
 	}

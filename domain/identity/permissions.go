@@ -1,31 +1,25 @@
 package identity
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/principal"
 )
 
-// Permission strings are `appId.resource:action` (seed 001). An action's
-// permission inside one service is written `resource:action` (seed 000:
-// `status:read`); qualified with the service's app id it is the full string
-// (`status.status:read`). API key scopes are the short form of their target
-// application. Any segment of a granted pattern may be `*`.
-type Permission struct{ App, Resource, Action string }
+// Permission strings (`appId.resource:action`) and the principal are the
+// small package every service reads (domain/principal); these names keep the
+// identity context's code reading as before.
+type Permission = principal.Permission
 
-var (
-	appIDPattern   = regexp.MustCompile(`^[a-z][a-z0-9_]{1,62}$`)
-	segmentPattern = regexp.MustCompile(`^(\*|[a-z0-9][a-z0-9_-]*)$`)
-	scopePattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*:[a-z0-9][a-z0-9_-]*$`)
-)
+var scopePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*:[a-z0-9][a-z0-9_-]*$`)
 
 // ValidAppID reports whether s is a well-formed identity app id. Developer
 // portal ids (`dapp_...`) are a different identifier space and never app ids.
-func ValidAppID(s string) bool { return appIDPattern.MatchString(s) && !IsDeveloperAppID(s) }
+func ValidAppID(s string) bool { return principal.WellFormedAppID(s) && !IsDeveloperAppID(s) }
 
 // IsDeveloperAppID reports whether s is a developer-portal application id.
 func IsDeveloperAppID(s string) bool { return strings.HasPrefix(s, DeveloperAppPrefix) }
@@ -34,49 +28,13 @@ func IsDeveloperAppID(s string) bool { return strings.HasPrefix(s, DeveloperAppP
 func ValidScope(s string) bool { return scopePattern.MatchString(s) }
 
 // ParsePermission reads `appId.resource:action`; segments may be `*`.
-func ParsePermission(s string) (Permission, error) {
-	app, rest, ok := strings.Cut(s, ".")
-	if !ok {
-		return Permission{}, fmt.Errorf("permission %q: want appId.resource:action", s)
-	}
-	res, act, ok := strings.Cut(rest, ":")
-	if !ok {
-		return Permission{}, fmt.Errorf("permission %q: want appId.resource:action", s)
-	}
-	if app != "*" && !appIDPattern.MatchString(app) || !segmentPattern.MatchString(res) || !segmentPattern.MatchString(act) {
-		return Permission{}, fmt.Errorf("permission %q: want appId.resource:action", s)
-	}
-	return Permission{App: app, Resource: res, Action: act}, nil
-}
-
-func (p Permission) String() string { return p.App + "." + p.Resource + ":" + p.Action }
-
-// Scope is the short form inside the permission's application.
-func (p Permission) Scope() string { return p.Resource + ":" + p.Action }
+func ParsePermission(s string) (Permission, error) { return principal.ParsePermission(s) }
 
 // Qualify turns a short scope of an application into its permission string.
-func Qualify(appID, scope string) string { return appID + "." + scope }
-
-// Matches reports whether the pattern p grants the concrete permission q.
-func (p Permission) Matches(q Permission) bool {
-	seg := func(a, b string) bool { return a == "*" || a == b }
-	return seg(p.App, q.App) && seg(p.Resource, q.Resource) && seg(p.Action, q.Action)
-}
+func Qualify(appID, scope string) string { return principal.Qualify(appID, scope) }
 
 // Holds reports whether any pattern grants permission (a full string).
-// Malformed patterns grant nothing.
-func Holds(patterns []string, permission string) bool {
-	q, err := ParsePermission(permission)
-	if err != nil {
-		return false
-	}
-	for _, s := range patterns {
-		if p, err := ParsePermission(s); err == nil && p.Matches(q) {
-			return true
-		}
-	}
-	return false
-}
+func Holds(patterns []string, permission string) bool { return principal.Holds(patterns, permission) }
 
 // Role ladder (seed 001). Platform roles exist only in the administration
 // organization; elsewhere they grant nothing beyond member.

@@ -1,0 +1,111 @@
+// Package principal is who a validated credential speaks for and the
+// permission strings every route checks. It is the identity context's
+// answer that every service reads, so the HTTP kernel depends on this small
+// package and not on the identity context itself.
+package principal
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// PlatformTenant is the organization id of platform-wide streams (the
+// service catalog): every principal may read them.
+const PlatformTenant = "platform"
+
+// Principal is who a validated credential speaks for. Services authorize
+// from it, and it is rebuilt from stored state on every validation.
+type Principal struct {
+	ID             string   `json:"principal_id"`
+	Type           string   `json:"principal_type"`  // api_key, user, service
+	OrganizationID string   `json:"organization_id"` // the active organization
+	Role           string   `json:"role"`            // organization role (users); "member" for keys
+	Scopes         []string `json:"scopes"`          // API keys: the key's explicit scopes
+	// Permissions are what the principal may do now, evaluated at
+	// validation: full strings or patterns (`*.*:*` is the platform bypass).
+	Permissions []string `json:"permissions"`
+	Service     string   `json:"service,omitempty"`
+	// Session principals (Type "user") only:
+	UserID    string `json:"user_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	// PlatformRole is platform_super_admin or platform_admin, set only when
+	// the active organization is the platform administration organization.
+	PlatformRole string `json:"platform_role,omitempty"`
+}
+
+// PlatformWide reports the platform-wide bypass (seed 001, authentication
+// rule 7): a platform role held in the administration organization.
+func (p Principal) PlatformWide() bool { return p.PlatformRole != "" }
+
+// SeesOrganization: a principal sees its own active organization, and a
+// platform role sees every organization. Anything else answers 404.
+func (p Principal) SeesOrganization(organizationID string) bool {
+	return organizationID != "" && (organizationID == p.OrganizationID || p.PlatformWide())
+}
+
+// Allows reports whether the principal holds a full permission string
+// (`appId.resource:action`). Validation filled Permissions from the one
+// evaluation every route shares: role bundle, overrides and service access
+// for users, the explicit scopes of the target application for keys.
+func (p Principal) Allows(permission string) bool { return Holds(p.Permissions, permission) }
+
+// Permission strings are `appId.resource:action` (seed 001). An action's
+// permission inside one service is written `resource:action` (seed 000:
+// `status:read`); qualified with the service's app id it is the full string
+// (`status.status:read`). API key scopes are the short form of their target
+// application. Any segment of a granted pattern may be `*`.
+type Permission struct{ App, Resource, Action string }
+
+var (
+	appIDPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{1,62}$`)
+	// SegmentPattern is one resource or action segment (or `*`).
+	SegmentPattern = regexp.MustCompile(`^(\*|[a-z0-9][a-z0-9_-]*)$`)
+)
+
+// WellFormedAppID reports whether s has an app id's shape.
+func WellFormedAppID(s string) bool { return appIDPattern.MatchString(s) }
+
+// ParsePermission reads `appId.resource:action`; segments may be `*`.
+func ParsePermission(s string) (Permission, error) {
+	app, rest, ok := strings.Cut(s, ".")
+	if !ok {
+		return Permission{}, fmt.Errorf("permission %q: want appId.resource:action", s)
+	}
+	res, act, ok := strings.Cut(rest, ":")
+	if !ok {
+		return Permission{}, fmt.Errorf("permission %q: want appId.resource:action", s)
+	}
+	if app != "*" && !appIDPattern.MatchString(app) || !SegmentPattern.MatchString(res) || !SegmentPattern.MatchString(act) {
+		return Permission{}, fmt.Errorf("permission %q: want appId.resource:action", s)
+	}
+	return Permission{App: app, Resource: res, Action: act}, nil
+}
+
+func (p Permission) String() string { return p.App + "." + p.Resource + ":" + p.Action }
+
+// Scope is the short form inside the permission's application.
+func (p Permission) Scope() string { return p.Resource + ":" + p.Action }
+
+// Qualify turns a short scope of an application into its permission string.
+func Qualify(appID, scope string) string { return appID + "." + scope }
+
+// Matches reports whether the pattern p grants the concrete permission q.
+func (p Permission) Matches(q Permission) bool {
+	seg := func(a, b string) bool { return a == "*" || a == b }
+	return seg(p.App, q.App) && seg(p.Resource, q.Resource) && seg(p.Action, q.Action)
+}
+
+// Holds reports whether any pattern grants permission (a full string).
+func Holds(patterns []string, permission string) bool {
+	q, err := ParsePermission(permission)
+	if err != nil {
+		return false
+	}
+	for _, s := range patterns {
+		if p, err := ParsePermission(s); err == nil && p.Matches(q) {
+			return true
+		}
+	}
+	return false
+}
