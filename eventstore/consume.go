@@ -2,9 +2,12 @@ package eventstore
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/jackc/pgx/v5"
 )
 
 // BatchReader reads one claimed partition in batches, for every consumer of
@@ -77,4 +80,29 @@ func (b *BatchReader) linger(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// SeekToCheckpoints moves every partition the session claimed to the offset
+// stored in PostgreSQL with the consumer's last committed work (the
+// database, not the group's commits, is the checkpoint's truth); a
+// partition without a row starts at the oldest offset. query selects
+// next_offset for its arguments followed by the topic and the partition.
+func SeekToCheckpoints(sess sarama.ConsumerGroupSession, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, query string, args ...any) error {
+	for topic, parts := range sess.Claims() {
+		for _, part := range parts {
+			var next int64
+			err := q.QueryRow(sess.Context(), query, append(append([]any(nil), args...), topic, part)...).Scan(&next)
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+				next = sarama.OffsetOldest
+			case err != nil:
+				return fmt.Errorf("read checkpoint %s/%d: %w", topic, part, err)
+			}
+			sess.MarkOffset(topic, part, next, "")
+			sess.ResetOffset(topic, part, next, "")
+		}
+	}
+	return nil
 }

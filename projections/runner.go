@@ -80,23 +80,8 @@ var _ sarama.ConsumerGroupHandler = (*runner)(nil)
 
 // Setup seeks every claimed partition to the checkpoint stored in PostgreSQL.
 func (r *runner) Setup(sess sarama.ConsumerGroupSession) error {
-	for topic, parts := range sess.Claims() {
-		for _, part := range parts {
-			var next int64
-			err := r.pool.QueryRow(sess.Context(), `SELECT next_offset FROM proj_checkpoints
-				WHERE projection=$1 AND generation=$2 AND topic=$3 AND partition=$4`,
-				r.p.Name(), r.generation, topic, part).Scan(&next)
-			switch {
-			case errors.Is(err, pgx.ErrNoRows):
-				next = sarama.OffsetOldest
-			case err != nil:
-				return fmt.Errorf("read checkpoint %s/%d: %w", topic, part, err)
-			}
-			sess.MarkOffset(topic, part, next, "")
-			sess.ResetOffset(topic, part, next, "")
-		}
-	}
-	return nil
+	return eventstore.SeekToCheckpoints(sess, r.pool, `SELECT next_offset FROM proj_checkpoints
+		WHERE projection=$1 AND generation=$2 AND topic=$3 AND partition=$4`, r.p.Name(), r.generation)
 }
 
 func (r *runner) Cleanup(sarama.ConsumerGroupSession) error { return nil }

@@ -211,22 +211,8 @@ type handler struct {
 // sees the whole log, so its reactions must depend on what events say, as
 // opt-in flags carried by them do).
 func (h *handler) Setup(sess sarama.ConsumerGroupSession) error {
-	for topic, parts := range sess.Claims() {
-		for _, part := range parts {
-			var next int64
-			err := h.pool.QueryRow(sess.Context(), `SELECT next_offset FROM reactor_checkpoints
-				WHERE reactor=$1 AND topic=$2 AND partition=$3`, h.re.Name(), topic, part).Scan(&next)
-			switch {
-			case errors.Is(err, pgx.ErrNoRows):
-				next = sarama.OffsetOldest
-			case err != nil:
-				return fmt.Errorf("read checkpoint %s/%d: %w", topic, part, err)
-			}
-			sess.MarkOffset(topic, part, next, "")
-			sess.ResetOffset(topic, part, next, "")
-		}
-	}
-	return nil
+	return eventstore.SeekToCheckpoints(sess, h.pool, `SELECT next_offset FROM reactor_checkpoints
+		WHERE reactor=$1 AND topic=$2 AND partition=$3`, h.re.Name())
 }
 
 func (h *handler) Cleanup(sarama.ConsumerGroupSession) error { return nil }
