@@ -301,7 +301,7 @@ func runDirectUpdates(b *testing.B, h *apptest.Harness, incidents int) httpRun {
 	meta := commands.Meta{OrganizationID: h.OrgID, Actor: eventstore.Actor{ID: "bench", Type: "api_key"}}
 	ids := make([]string, incidents)
 	for i := range ids {
-		r, err := h.App.Status.CreateIncident(ctx, meta, statuscmd.CreateIncident{Title: fmt.Sprintf("Direct %d", i),
+		r, err := apptest.Provided[*statuscmd.Handlers](h).CreateIncident(ctx, meta, statuscmd.CreateIncident{Title: fmt.Sprintf("Direct %d", i),
 			Message: "We are investigating elevated error rates.", Severity: "major"})
 		must(b, err)
 		ids[i] = r.Value.IncidentID
@@ -311,7 +311,7 @@ func runDirectUpdates(b *testing.B, h *apptest.Harness, incidents int) httpRun {
 	db := h.App.Pool.Config().ConnConfig.Database
 	cpu0 := sampleCPU(db)
 	res := closedLoop(b, httpClients, httpUpdates, func(k int) error {
-		_, err := h.App.Status.UpdateIncident(ctx, meta, statuscmd.UpdateIncident{IncidentID: ids[k%len(ids)],
+		_, err := apptest.Provided[*statuscmd.Handlers](h).UpdateIncident(ctx, meta, statuscmd.UpdateIncident{IncidentID: ids[k%len(ids)],
 			Status: statuses[(k/len(ids))%len(statuses)], Message: fmt.Sprintf("Update %d: the fix is being rolled out.", k)})
 		return err
 	})

@@ -34,12 +34,12 @@ const (
 func BenchmarkValidate(b *testing.B) {
 	h := startPlatform(b, false)
 	ctx := context.Background()
-	key, err := h.App.Identity.CreateAPIKey(ctx, commands.Meta{OrganizationID: h.OrgID, Actor: eventstore.Actor{ID: "bench", Type: "system"}},
+	key, err := h.Identity().CreateAPIKey(ctx, commands.Meta{OrganizationID: h.OrgID, Actor: eventstore.Actor{ID: "bench", Type: "system"}},
 		identitycmd.CreateAPIKey{Name: "bench", Scopes: []string{"status:read"}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	reg, err := h.App.Identity.Register(ctx, commands.Meta{Actor: eventstore.Actor{ID: "bench", Type: "anonymous"}}, identitycmd.Register{
+	reg, err := h.Identity().Register(ctx, commands.Meta{Actor: eventstore.Actor{ID: "bench", Type: "anonymous"}}, identitycmd.Register{
 		Email: testenv.UniqueName("bench") + "@example.com", Password: "correct horse battery staple",
 		OrganizationName: "Bench", OrganizationSlug: "bench-" + strings.ToLower(uuid.NewString()[:8]), CreateOrganization: true})
 	if err != nil {

@@ -214,7 +214,7 @@ func scenario(t *testing.T, name string, firstTimeout time.Duration, fault func(
 	s := infra.NewStack(t)
 	hook := newWebhook()
 	defer hook.Close()
-	srv := s.StartServer(ServerOptions{Services: []string{"identity", "status", "ops"}, Env: []string{"PLATFORM_NOTIFY_URL=" + hook.URL}})
+	srv := s.StartServer(ServerOptions{Env: []string{"PLATFORM_NOTIFY_URL=" + hook.URL}})
 	load := newFaultLoad(t, s, srv, firstTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

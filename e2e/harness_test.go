@@ -32,6 +32,8 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/testenv"
 )
 
@@ -226,7 +228,7 @@ func (s *Stack) NewServer(o ServerOptions) *Server {
 		o.Name = "platformd"
 	}
 	if len(o.Services) == 0 {
-		o.Services = []string{"identity", "status", "ops"}
+		o.Services = app.Services()
 	}
 	srv := &Server{s: s, Name: o.Name, Services: o.Services, Addrs: map[string]string{}}
 	srv.Env = append(baseEnv(),
@@ -277,7 +279,7 @@ func (srv *Server) URL(service string) string {
 	return "http://" + a
 }
 
-// Start runs platformd and waits until every service answers /api/health.
+// Start runs platformd and waits until every service answers its health route.
 func (srv *Server) Start() {
 	t := srv.s.t
 	t.Helper()
@@ -315,7 +317,7 @@ func (srv *Server) Start() {
 				t.Fatalf("%s exited during start-up", label)
 			default:
 			}
-			resp, err := client.Get(srv.URL(svc) + "/api/health")
+			resp, err := client.Get(srv.URL(svc) + healthPath(svc))
 			if err == nil {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
@@ -324,11 +326,21 @@ func (srv *Server) Start() {
 				}
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: %s /api/health did not answer 200 within 30s (last error %v)", label, svc, err)
+				t.Fatalf("%s: %s %s did not answer 200 within 30s (last error %v)", label, svc, healthPath(svc), err)
 			}
 			time.Sleep(25 * time.Millisecond)
 		}
 	}
+}
+
+// healthPath is a service's liveness route, as its module declares it.
+func healthPath(service string) string {
+	for _, m := range app.Modules() {
+		if m.Service != nil && m.Service.Name == service && m.Service.HealthPath != "" {
+			return m.Service.HealthPath
+		}
+	}
+	return httpapi.DefaultHealthPath
 }
 
 // Kill9 sends SIGKILL and waits for the process to be gone.

@@ -114,3 +114,13 @@ func DecodeEvent(value []byte) (Event, error) {
 	}
 	return Upcast(e)
 }
+
+// Decode reads an event's payload into its typed struct: the one way code
+// outside the domain (reducers, mappers, reactors) reads a payload.
+func Decode[T any](e Event) (T, error) {
+	var p T
+	if err := json.Unmarshal(e.Payload, &p); err != nil {
+		return p, fmt.Errorf("decode %s payload: %w", e.Type, err)
+	}
+	return p, nil
+}

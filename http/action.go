@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -52,6 +53,7 @@ type Action struct {
 	Handle    HandlerFunc `json:"-"`
 
 	input, output *jsonschema.Schema
+	inputType     reflect.Type // set by Command and Query
 }
 
 // HandlerFunc decodes the call's input, calls one command or query, and
@@ -94,9 +96,9 @@ func FromResult[T any](res commands.Result[T], err error) (Reply, error) {
 	return Reply{Body: res.Value, Position: &pos, Replayed: res.Replayed}, nil
 }
 
-// noStore marks an answer that shows a secret (a new API key's token, shown
+// NoStore marks an answer that shows a secret (a new API key's token, shown
 // once): no browser or proxy cache may keep it.
-func noStore(r Reply, err error) (Reply, error) {
+func NoStore(r Reply, err error) (Reply, error) {
 	if r.Header == nil {
 		r.Header = http.Header{}
 	}

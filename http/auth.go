@@ -62,3 +62,6 @@ func (v *RemoteValidator) Validate(ctx context.Context, token string) (principal
 		return principal.Principal{}, errs.Unavailable("identity validation is unavailable", fmt.Errorf("validate answered %d", resp.StatusCode))
 	}
 }
+
+// ErrAuthRequired answers a request without a credential.
+var ErrAuthRequired = errs.AuthenticationRequired("a bearer token or API key is required")

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"sort"
@@ -15,134 +14,68 @@ import (
 	"github.com/platform/backend/internal/testenv"
 )
 
-type hitProblem struct {
-	Type      string `json:"type"`
-	Title     string `json:"title"`
-	Status    int    `json:"status"`
-	Detail    string `json:"detail"`
-	Code      string `json:"code"`
-	RequestID string `json:"request_id"`
-	Errors    []struct {
-		Pointer string `json:"pointer"`
-		Detail  string `json:"detail"`
-	} `json:"errors"`
-}
-
-// hitExpectProblem checks the one error shape of every service.
-func hitExpectProblem(t *testing.T, res apptest.Response, status int, code string) hitProblem {
-	t.Helper()
-	if res.Status != status {
-		t.Fatalf("status %d, want %d: %s", res.Status, status, res.Body)
-	}
-	if ct := res.Header.Get("Content-Type"); ct != "application/problem+json" {
-		t.Fatalf("content type %q, want application/problem+json", ct)
-	}
-	var p hitProblem
-	res.JSON(t, &p)
-	if p.Code != code || p.Status != status || p.Title == "" || p.Type == "" {
-		t.Fatalf("problem %+v, want code %s status %d", p, code, status)
-	}
-	if p.RequestID == "" || p.RequestID != res.Header.Get("X-Request-Id") {
-		t.Fatalf("problem request_id %q, header X-Request-Id %q", p.RequestID, res.Header.Get("X-Request-Id"))
-	}
-	return p
-}
-
-func hitMust(t *testing.T, res apptest.Response, status int, what string) {
-	t.Helper()
-	if res.Status != status {
-		t.Fatalf("%s: status %d, want %d: %s", what, res.Status, status, res.Body)
-	}
-}
-
-func hitCreateIncident(t *testing.T, h *apptest.Harness, token string) (string, string) {
-	t.Helper()
-	res := h.Do(t, "status", http.MethodPost, "/api/incidents", token, map[string]any{"title": "Errors", "message": "Investigating", "severity": "minor"})
-	hitMust(t, res, http.StatusCreated, "create incident")
-	var inc struct {
-		IncidentID string `json:"incident_id"`
-	}
-	res.JSON(t, &inc)
-	return inc.IncidentID, res.Header.Get("X-Platform-Position")
-}
-
-func hitCount(t *testing.T, h *apptest.Harness, sql string, args ...any) int64 {
-	t.Helper()
-	var n int64
-	if err := h.App.Pool.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return n
-}
-
-// keyID reads the key id out of a platform API key (pk_<id>.<secret>).
-func hitKeyID(token string) string {
-	id, _, _ := strings.Cut(strings.TrimPrefix(token, "pk_"), ".")
-	return id
-}
-
 // TestAuthentication: missing, malformed, wrong, under-scoped and revoked
 // credentials, each with the problem shape and its code.
 func TestAuthentication(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 
 	t.Run("no credential", func(t *testing.T) {
-		hitExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "-", map[string]any{"title": "x", "message": "y", "severity": "minor"}),
+		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "-", map[string]any{"title": "x", "message": "y", "severity": "minor"}),
 			http.StatusUnauthorized, "authentication_required")
-		hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "-", nil), http.StatusUnauthorized, "authentication_required")
-		hitExpectProblem(t, h.Do(t, "ops", http.MethodGet, "/api/history", "-", nil), http.StatusUnauthorized, "authentication_required")
+		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "-", nil), http.StatusUnauthorized, "authentication_required")
+		apptest.ExpectProblem(t, h.Do(t, "ops", http.MethodGet, "/api/history", "-", nil), http.StatusUnauthorized, "authentication_required")
 	})
 	t.Run("bad key", func(t *testing.T) {
-		hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "pk_nonsense", nil), http.StatusUnauthorized, "authentication_required")
-		hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "not-even-a-platform-key", nil), http.StatusUnauthorized, "authentication_required")
+		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "pk_nonsense", nil), http.StatusUnauthorized, "authentication_required")
+		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "not-even-a-platform-key", nil), http.StatusUnauthorized, "authentication_required")
 		// The right key id with a wrong secret.
-		wrong := "pk_" + hitKeyID(h.APIKey) + ".AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
-		hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", wrong, nil), http.StatusUnauthorized, "authentication_required")
+		wrong := "pk_" + apptest.KeyID(h.APIKey) + ".AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", wrong, nil), http.StatusUnauthorized, "authentication_required")
 	})
 	t.Run("api key header", func(t *testing.T) {
-		hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "-", nil, "X-Api-Key", h.APIKey), http.StatusOK, "X-Api-Key")
+		apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "-", nil, "X-Api-Key", h.APIKey), http.StatusOK, "X-Api-Key")
 	})
 
 	// A read-only key of the same organization, created through the API.
 	res := h.Do(t, "identity", http.MethodPost, "/api/api-keys", "", map[string]any{"name": "reader", "scopes": []string{"status:read"}})
-	hitMust(t, res, http.StatusCreated, "create key")
+	apptest.Must(t, res, http.StatusCreated, "create key")
 	var key struct {
 		KeyID string `json:"key_id"`
 		Token string `json:"token"`
 		State string `json:"state"`
 	}
 	res.JSON(t, &key)
-	if key.Token == "" || key.KeyID == "" || hitKeyID(key.Token) != key.KeyID {
+	if key.Token == "" || key.KeyID == "" || apptest.KeyID(key.Token) != key.KeyID {
 		t.Fatalf("created key: %s", res.Body)
 	}
 
 	t.Run("missing permission", func(t *testing.T) {
-		before := hitCount(t, h, `SELECT count(*) FROM es_events`)
-		p := hitExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", key.Token, map[string]any{"title": "x", "message": "y", "severity": "minor"}),
+		before := h.Count(t, `SELECT count(*) FROM es_events`)
+		p := apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", key.Token, map[string]any{"title": "x", "message": "y", "severity": "minor"}),
 			http.StatusForbidden, "permission_denied")
 		if !strings.Contains(p.Detail, "status:write") {
 			t.Fatalf("detail %q should name the missing permission", p.Detail)
 		}
-		hitExpectProblem(t, h.Do(t, "status", http.MethodPost, "/poll", key.Token, nil), http.StatusForbidden, "permission_denied")
-		hitExpectProblem(t, h.Do(t, "ops", http.MethodGet, "/api/projections", key.Token, nil), http.StatusForbidden, "permission_denied")
-		if after := hitCount(t, h, `SELECT count(*) FROM es_events`); after != before {
+		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/poll", key.Token, nil), http.StatusForbidden, "permission_denied")
+		apptest.ExpectProblem(t, h.Do(t, "ops", http.MethodGet, "/api/projections", key.Token, nil), http.StatusForbidden, "permission_denied")
+		if after := h.Count(t, `SELECT count(*) FROM es_events`); after != before {
 			t.Fatalf("a refused command appended %d events", after-before)
 		}
-		hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents", key.Token, nil), http.StatusOK, "read with status:read")
+		apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/incidents", key.Token, nil), http.StatusOK, "read with status:read")
 	})
 
 	t.Run("revoked key", func(t *testing.T) {
-		hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents", key.Token, nil), http.StatusOK, "before revocation")
+		apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/incidents", key.Token, nil), http.StatusOK, "before revocation")
 		res := h.Do(t, "identity", http.MethodDelete, "/api/api-keys/"+key.KeyID, "", nil)
-		hitMust(t, res, http.StatusOK, "revoke")
+		apptest.Must(t, res, http.StatusOK, "revoke")
 		if !strings.Contains(string(res.Body), `"revoked"`) {
 			t.Fatalf("revoke answer: %s", res.Body)
 		}
 		// At once: the very next call.
-		hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", key.Token, nil), http.StatusUnauthorized, "authentication_required")
-		hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "-", nil, "X-Api-Key", key.Token), http.StatusUnauthorized, "authentication_required")
+		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", key.Token, nil), http.StatusUnauthorized, "authentication_required")
+		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "-", nil, "X-Api-Key", key.Token), http.StatusUnauthorized, "authentication_required")
 		// The harness key is untouched.
-		hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "", nil), http.StatusOK, "other key")
+		apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "", nil), http.StatusOK, "other key")
 	})
 }
 
@@ -151,13 +84,13 @@ func TestAuthentication(t *testing.T) {
 func TestTenantIsolation(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	_, other := h.NewOrganization(t, "Other Org", testenv.UniqueName("other"), apptest.DefaultScopes...)
-	id, pos := hitCreateIncident(t, h, "")
+	id, pos := h.CreateIncident(t, "")
 
 	// Wait until the read model has the incident, so a 404 is isolation, not
 	// lag (with the owner's key: another organization's position is not waited for).
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, "", nil, "X-Platform-Min-Position", pos), http.StatusOK, "owner waits")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, "", nil, "X-Platform-Min-Position", pos), http.StatusOK, "owner waits")
 	list := h.Do(t, "status", http.MethodGet, "/api/incidents?status=all", other, nil)
-	hitMust(t, list, http.StatusOK, "other org list")
+	apptest.Must(t, list, http.StatusOK, "other org list")
 	var body struct {
 		Incidents []struct {
 			IncidentID string `json:"incident_id"`
@@ -167,23 +100,23 @@ func TestTenantIsolation(t *testing.T) {
 	if len(body.Incidents) != 0 {
 		t.Fatalf("the other organization sees incidents: %s", list.Body)
 	}
-	hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, other, nil), http.StatusNotFound, "not_found")
-	hitExpectProblem(t, h.Do(t, "status", http.MethodPatch, "/api/incidents/"+id, other, map[string]any{"message": "hijack", "status": "resolved"}),
+	apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, other, nil), http.StatusNotFound, "not_found")
+	apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPatch, "/api/incidents/"+id, other, map[string]any{"message": "hijack", "status": "resolved"}),
 		http.StatusNotFound, "not_found")
-	hitExpectProblem(t, h.Do(t, "identity", http.MethodDelete, "/api/api-keys/"+hitKeyID(h.APIKey), other, nil), http.StatusNotFound, "not_found")
+	apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodDelete, "/api/api-keys/"+apptest.KeyID(h.APIKey), other, nil), http.StatusNotFound, "not_found")
 	w := h.Do(t, "status", http.MethodGet, "/api/widget", other, nil)
-	hitMust(t, w, http.StatusOK, "other widget")
+	apptest.Must(t, w, http.StatusOK, "other widget")
 	if !strings.Contains(string(w.Body), `"open_incidents":0`) {
 		t.Fatalf("other organization's widget counts foreign incidents: %s", w.Body)
 	}
 
 	// The owner still sees its incident unchanged, and its key still works.
 	own := h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, "", nil)
-	hitMust(t, own, http.StatusOK, "owner get")
+	apptest.Must(t, own, http.StatusOK, "owner get")
 	if !strings.Contains(string(own.Body), `"revision":1`) || !strings.Contains(string(own.Body), `"status":"investigating"`) {
 		t.Fatalf("owner's incident changed: %s", own.Body)
 	}
-	if n := hitCount(t, h, `SELECT count(*) FROM es_events WHERE stream_id=$1`, id); n != 1 {
+	if n := h.Count(t, `SELECT count(*) FROM es_events WHERE stream_id=$1`, id); n != 1 {
 		t.Fatalf("the incident stream has %d events, want 1", n)
 	}
 	// The owner's list holds it, the other's list stays empty.
@@ -196,8 +129,8 @@ func TestTenantIsolation(t *testing.T) {
 // TestInvalidInputListsEveryPointer: one 422 names every failing member.
 func TestInvalidInputListsEveryPointer(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{NoWorkers: true})
-	before := hitCount(t, h, `SELECT count(*) FROM es_events`)
-	p := hitExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", map[string]any{"title": "", "severity": "huge", "extra": 1}),
+	before := h.Count(t, `SELECT count(*) FROM es_events`)
+	p := apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", map[string]any{"title": "", "severity": "huge", "extra": 1}),
 		http.StatusUnprocessableEntity, "invalid_input")
 	var pointers []string
 	for _, e := range p.Errors {
@@ -211,7 +144,7 @@ func TestInvalidInputListsEveryPointer(t *testing.T) {
 		t.Fatalf("pointers %v, want %v", pointers, want)
 	}
 	// Query parameters are checked against the same schema.
-	p = hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents?status=weird&limit=0", "", nil), http.StatusUnprocessableEntity, "invalid_input")
+	p = apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents?status=weird&limit=0", "", nil), http.StatusUnprocessableEntity, "invalid_input")
 	pointers = pointers[:0]
 	for _, e := range p.Errors {
 		pointers = append(pointers, e.Pointer)
@@ -221,8 +154,8 @@ func TestInvalidInputListsEveryPointer(t *testing.T) {
 		t.Fatalf("query pointers %v, want /limit /status", pointers)
 	}
 	// A body that is not JSON.
-	hitExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", []byte("{not json")), http.StatusUnprocessableEntity, "invalid_input")
-	if after := hitCount(t, h, `SELECT count(*) FROM es_events`); after != before {
+	apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", []byte("{not json")), http.StatusUnprocessableEntity, "invalid_input")
+	if after := h.Count(t, `SELECT count(*) FROM es_events`); after != before {
 		t.Fatalf("invalid input appended %d events", after-before)
 	}
 }
@@ -235,18 +168,18 @@ func TestRateLimit(t *testing.T) {
 		c.RateLimit.Burst = 2
 	}})
 	_, other := h.NewOrganization(t, "Second", testenv.UniqueName("second"), apptest.DefaultScopes...)
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/widget", "", nil), http.StatusOK, "first")
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/widget", "", nil), http.StatusOK, "second")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/widget", "", nil), http.StatusOK, "first")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/widget", "", nil), http.StatusOK, "second")
 	res := h.Do(t, "status", http.MethodGet, "/api/widget", "", nil)
-	hitExpectProblem(t, res, http.StatusTooManyRequests, "rate_limited")
+	apptest.ExpectProblem(t, res, http.StatusTooManyRequests, "rate_limited")
 	ra, err := strconv.Atoi(res.Header.Get("Retry-After"))
 	if err != nil || ra < 1 || ra > 2 {
 		t.Fatalf("Retry-After %q, want 1 or 2 seconds", res.Header.Get("Retry-After"))
 	}
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/widget", other, nil), http.StatusOK, "another credential")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/widget", other, nil), http.StatusOK, "another credential")
 	// After the advertised wait the credential is served again.
 	time.Sleep(time.Duration(ra) * time.Second)
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/widget", "", nil), http.StatusOK, "after Retry-After")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/widget", "", nil), http.StatusOK, "after Retry-After")
 }
 
 // TestValidationUnavailableFailsClosed: when the identity service cannot be
@@ -261,21 +194,21 @@ func TestValidationUnavailableFailsClosed(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{NoWorkers: true, Configure: func(c *app.Config) { c.AuthBaseURL = closed }})
 	start := time.Now()
 	res := h.Do(t, "status", http.MethodGet, "/api/incidents", "", nil)
-	hitExpectProblem(t, res, http.StatusServiceUnavailable, "dependency_unavailable")
+	apptest.ExpectProblem(t, res, http.StatusServiceUnavailable, "dependency_unavailable")
 	if res.Header.Get("Retry-After") == "" {
 		t.Fatal("503 without Retry-After")
 	}
-	hitExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", map[string]any{"title": "x", "message": "y", "severity": "minor"}),
+	apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", map[string]any{"title": "x", "message": "y", "severity": "minor"}),
 		http.StatusServiceUnavailable, "dependency_unavailable")
-	if n := hitCount(t, h, `SELECT count(*) FROM es_events WHERE stream_type LIKE 'status.%'`); n != 0 {
+	if n := h.Count(t, `SELECT count(*) FROM es_events WHERE stream_type LIKE 'status.%'`); n != 0 {
 		t.Fatalf("%d status events written without validation", n)
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Fatalf("failing closed took %s", time.Since(start))
 	}
 	// No credential is still 401, and public routes still serve.
-	hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "-", nil), http.StatusUnauthorized, "authentication_required")
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/status", "-", nil), http.StatusOK, "public status")
+	apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "-", nil), http.StatusUnauthorized, "authentication_required")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/status", "-", nil), http.StatusOK, "public status")
 }
 
 // TestStatusDescriptors: the 9 status actions with seed 000's rules, their
@@ -283,7 +216,7 @@ func TestValidationUnavailableFailsClosed(t *testing.T) {
 func TestStatusDescriptors(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{NoWorkers: true})
 	res := h.Do(t, "status", http.MethodGet, "/api/actions", "-", nil)
-	hitMust(t, res, http.StatusOK, "actions")
+	apptest.Must(t, res, http.StatusOK, "actions")
 	var doc struct {
 		Service string `json:"service"`
 		Actions []struct {
@@ -351,7 +284,7 @@ func TestStatusDescriptors(t *testing.T) {
 	}
 
 	res = h.Do(t, "status", http.MethodGet, "/api/openapi.json", "-", nil)
-	hitMust(t, res, http.StatusOK, "openapi")
+	apptest.Must(t, res, http.StatusOK, "openapi")
 	var api struct {
 		OpenAPI string                               `json:"openapi"`
 		Paths   map[string]map[string]map[string]any `json:"paths"`
@@ -384,25 +317,25 @@ func TestStatusDescriptors(t *testing.T) {
 
 	// The public status page needs no credential.
 	res = h.Do(t, "status", http.MethodGet, "/api/status", "-", nil)
-	hitMust(t, res, http.StatusOK, "public status")
+	apptest.Must(t, res, http.StatusOK, "public status")
 	if !strings.Contains(string(res.Body), `"status":"operational"`) {
 		t.Fatalf("public status: %s", res.Body)
 	}
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/health", "-", nil), http.StatusOK, "health")
-	hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/nowhere", "-", nil), http.StatusNotFound, "not_found")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/health", "-", nil), http.StatusOK, "health")
+	apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/nowhere", "-", nil), http.StatusNotFound, "not_found")
 }
 
 // TestReadYourWritesBoundedWait: a position the projection will not reach in
 // time answers 503 with Retry-After after a bounded wait.
 func TestReadYourWritesBoundedWait(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
-	id, pos := hitCreateIncident(t, h, "")
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, "", nil, "X-Platform-Min-Position", pos), http.StatusOK, "reachable position")
+	id, pos := h.CreateIncident(t, "")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, "", nil, "X-Platform-Min-Position", pos), http.StatusOK, "reachable position")
 
 	start := time.Now()
 	res := h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, "", nil, "X-Platform-Min-Position", id+"@99")
 	elapsed := time.Since(start)
-	hitExpectProblem(t, res, http.StatusServiceUnavailable, "dependency_unavailable")
+	apptest.ExpectProblem(t, res, http.StatusServiceUnavailable, "dependency_unavailable")
 	if ra, err := strconv.Atoi(res.Header.Get("Retry-After")); err != nil || ra < 1 {
 		t.Fatalf("Retry-After %q", res.Header.Get("Retry-After"))
 	}
@@ -410,7 +343,7 @@ func TestReadYourWritesBoundedWait(t *testing.T) {
 		t.Fatalf("answered after %s, want a bounded wait of a few seconds", elapsed)
 	}
 	// A malformed position is the client's mistake.
-	p := hitExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "", nil, "X-Platform-Min-Position", "nonsense"),
+	p := apptest.ExpectProblem(t, h.Do(t, "status", http.MethodGet, "/api/incidents", "", nil, "X-Platform-Min-Position", "nonsense"),
 		http.StatusUnprocessableEntity, "invalid_input")
 	if len(p.Errors) != 1 || p.Errors[0].Pointer != "/header/X-Platform-Min-Position" {
 		t.Fatalf("malformed position problem: %+v", p)

@@ -46,7 +46,7 @@ func TestEveryInputStringIsBounded(t *testing.T) {
 	actions := 0
 	for _, svc := range services {
 		res := h.Do(t, svc, http.MethodGet, "/api/actions", "-", nil)
-		hitMust(t, res, http.StatusOK, svc+" actions")
+		apptest.Must(t, res, http.StatusOK, svc+" actions")
 		var body struct {
 			Actions []struct {
 				Name        string         `json:"name"`
@@ -186,22 +186,22 @@ func TestOversizedAndControlTextRefused(t *testing.T) {
 			for k, v := range tc.set {
 				body[k] = v
 			}
-			p := hitExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", body), http.StatusUnprocessableEntity, "invalid_input")
+			p := apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", body), http.StatusUnprocessableEntity, "invalid_input")
 			if len(p.Errors) != 1 || p.Errors[0].Pointer != tc.pointer {
 				t.Fatalf("problem %+v, want one error at %s", p.Errors, tc.pointer)
 			}
 		})
 	}
-	if n := hitCount(t, h, `SELECT count(*) FROM es_events WHERE event_type='status.incident.created'`); n != 0 {
+	if n := h.Count(t, `SELECT count(*) FROM es_events WHERE event_type='status.incident.created'`); n != 0 {
 		t.Fatalf("%d incidents stored from refused requests", n)
 	}
 	body := valid()
 	body["title"], body["message"] = strings.Repeat("é", 200), "Line one.\r\n\tLine two."
-	hitMust(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", body), http.StatusCreated, "longest title, multi-line message")
+	apptest.Must(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", body), http.StatusCreated, "longest title, multi-line message")
 
 	// Identity and ops members are bounded the same way.
-	hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/api-keys", "", map[string]any{"name": "ci\nkey", "scopes": []string{"status:read"}}),
+	apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/api-keys", "", map[string]any{"name": "ci\nkey", "scopes": []string{"status:read"}}),
 		http.StatusUnprocessableEntity, "invalid_input")
-	hitExpectProblem(t, h.Do(t, "ops", http.MethodGet, "/api/history?type="+strings.Repeat("x", 129), "", nil),
+	apptest.ExpectProblem(t, h.Do(t, "ops", http.MethodGet, "/api/history?type="+strings.Repeat("x", 129), "", nil),
 		http.StatusUnprocessableEntity, "invalid_input")
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // kernelPointers lists a problem's pointers.
-func kernelPointers(p hitProblem) []string {
+func kernelPointers(p apptest.Problem) []string {
 	out := make([]string, 0, len(p.Errors))
 	for _, e := range p.Errors {
 		out = append(out, e.Pointer)
@@ -40,7 +40,7 @@ func TestBodyMustBeAnObject(t *testing.T) {
 	for _, body := range []string{"null", "[]", `[{"title":"x"}]`, "42", `"text"`, "true"} {
 		for _, r := range routes {
 			t.Run(r.method+" "+r.path+" "+body, func(t *testing.T) {
-				p := hitExpectProblem(t, h.Do(t, r.service, r.method, r.path, r.token, []byte(body)), http.StatusUnprocessableEntity, "invalid_input")
+				p := apptest.ExpectProblem(t, h.Do(t, r.service, r.method, r.path, r.token, []byte(body)), http.StatusUnprocessableEntity, "invalid_input")
 				if got := kernelPointers(p); len(got) != 1 || got[0] != "" {
 					t.Fatalf("pointers %q, want the root \"\"", got)
 				}
@@ -48,8 +48,8 @@ func TestBodyMustBeAnObject(t *testing.T) {
 		}
 	}
 	// An empty body is still no input at all.
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/status?x=1", "-", nil), http.StatusUnprocessableEntity, "unknown query member")
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/status", "-", []byte("  ")), http.StatusOK, "blank body")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/status?x=1", "-", nil), http.StatusUnprocessableEntity, "unknown query member")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/status", "-", []byte("  ")), http.StatusOK, "blank body")
 }
 
 // TestNULAndInvalidUTF8AreRefused: U+0000 anywhere in the input (body member
@@ -58,8 +58,8 @@ func TestBodyMustBeAnObject(t *testing.T) {
 // service, before anything is written or read.
 func TestNULAndInvalidUTF8AreRefused(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{NoWorkers: true})
-	incident, _ := hitCreateIncident(t, h, "")
-	before := hitCount(t, h, `SELECT count(*) FROM es_events`)
+	incident, _ := h.CreateIncident(t, "")
+	before := h.Count(t, `SELECT count(*) FROM es_events`)
 	cases := []struct {
 		name, service, method, path string
 		body                        any
@@ -81,13 +81,13 @@ func TestNULAndInvalidUTF8AreRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := hitExpectProblem(t, h.Do(t, c.service, c.method, c.path, "", c.body, c.headers...), http.StatusUnprocessableEntity, "invalid_input")
+			p := apptest.ExpectProblem(t, h.Do(t, c.service, c.method, c.path, "", c.body, c.headers...), http.StatusUnprocessableEntity, "invalid_input")
 			if got := kernelPointers(p); len(got) != 1 || got[0] != c.pointer {
 				t.Fatalf("pointers %q, want [%q]", got, c.pointer)
 			}
 		})
 	}
-	if after := hitCount(t, h, `SELECT count(*) FROM es_events`); after != before {
+	if after := h.Count(t, `SELECT count(*) FROM es_events`); after != before {
 		t.Fatalf("refused input appended %d events", after-before)
 	}
 }
@@ -97,7 +97,7 @@ func TestNULAndInvalidUTF8AreRefused(t *testing.T) {
 // body needs no Content-Type; the magic-link confirmation form stays a form.
 func TestMediaTypes(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{NoWorkers: true})
-	incident, _ := hitCreateIncident(t, h, "")
+	incident, _ := h.CreateIncident(t, "")
 	create := []byte(`{"title":"t","message":"m","severity":"minor"}`)
 	for _, c := range []struct {
 		name, method, path, contentType string
@@ -128,15 +128,15 @@ func TestMediaTypes(t *testing.T) {
 			}
 			res := kernelSend(t, h, req)
 			if c.status == http.StatusUnsupportedMediaType {
-				hitExpectProblem(t, res, c.status, "unsupported_media_type")
+				apptest.ExpectProblem(t, res, c.status, "unsupported_media_type")
 				return
 			}
-			hitMust(t, res, c.status, c.name)
+			apptest.Must(t, res, c.status, c.name)
 		})
 	}
 	// The magic-link confirmation is a browser form: it reaches its CSRF check.
 	form := []byte(url.Values{"token": {"ml_x"}, "csrf": {"y"}}.Encode())
-	hitExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/magic-link/consume", "-", form, "Content-Type", "application/x-www-form-urlencoded"),
+	apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/magic-link/consume", "-", form, "Content-Type", "application/x-www-form-urlencoded"),
 		http.StatusForbidden, "permission_denied")
 }
 
@@ -182,13 +182,13 @@ func TestMethodNotAllowed(t *testing.T) {
 				}
 				return
 			}
-			hitExpectProblem(t, res, http.StatusMethodNotAllowed, "method_not_allowed")
+			apptest.ExpectProblem(t, res, http.StatusMethodNotAllowed, "method_not_allowed")
 			if got := res.Header.Get("Allow"); got != c.allow {
 				t.Fatalf("Allow %q, want %q", got, c.allow)
 			}
 		})
 	}
-	hitExpectProblem(t, h.Do(t, "status", http.MethodDelete, "/api/nowhere", "", nil), http.StatusNotFound, "not_found")
+	apptest.ExpectProblem(t, h.Do(t, "status", http.MethodDelete, "/api/nowhere", "", nil), http.StatusNotFound, "not_found")
 }
 
 // TestSecurityHeaders: every answer of every service says nosniff; the
@@ -213,13 +213,13 @@ func TestSecurityHeaders(t *testing.T) {
 		}
 	}
 	res := h.Do(t, "identity", http.MethodPost, "/api/api-keys", "", map[string]any{"name": "k", "service": "status", "scopes": []string{"status:read"}})
-	hitMust(t, res, http.StatusCreated, "create key")
+	apptest.Must(t, res, http.StatusCreated, "create key")
 	if got := res.Header.Get("Cache-Control"); got != "no-store" {
 		t.Errorf("API key creation: Cache-Control %q, want no-store", got)
 	}
 	big := strings.Repeat("a", 100<<10)
 	res = h.Do(t, "status", http.MethodGet, "/api/status", "-", nil, "X-Padding", big)
-	hitExpectProblem(t, res, http.StatusRequestHeaderFieldsTooLarge, "request_header_too_large")
+	apptest.ExpectProblem(t, res, http.StatusRequestHeaderFieldsTooLarge, "request_header_too_large")
 	if got := res.Header.Get("X-Content-Type-Options"); got != "nosniff" {
 		t.Errorf("431: X-Content-Type-Options %q", got)
 	}

@@ -21,52 +21,52 @@ import (
 // made in the schema too. Tests validate every 2xx answer of the integration
 // suite against these (Deps.CheckOutput), and schemathesis does over HTTP.
 
-// outOpt refines the schema of one member, named by a dotted path from the
+// OutputOption refines the schema of one member, named by a dotted path from the
 // answer's root; "[]" steps into array items ("results[].status").
-type outOpt struct {
+type OutputOption struct {
 	path   string
 	schema json.RawMessage
 	merge  bool
 }
 
-// withSchema replaces the schema at path.
-func withSchema(path, schema string) outOpt {
-	return outOpt{path: path, schema: json.RawMessage(schema)}
+// WithSchema replaces the schema at path.
+func WithSchema(path, schema string) OutputOption {
+	return OutputOption{path: path, schema: json.RawMessage(schema)}
 }
 
-// enumOf restricts the string at path to values.
-func enumOf(path string, values ...string) outOpt {
+// EnumOf restricts the string at path to values.
+func EnumOf(path string, values ...string) OutputOption {
 	raw, _ := json.Marshal(map[string]any{"enum": values})
-	return outOpt{path: path, schema: raw, merge: true}
+	return OutputOption{path: path, schema: raw, merge: true}
 }
 
-// nullable lets the member at path be null (a nil slice or map in Go).
-func nullable(path string) outOpt {
-	return outOpt{path: path, schema: json.RawMessage(`{"x-nullable":true}`), merge: true}
+// Nullable lets the member at path be null (a nil slice or map in Go).
+func Nullable(path string) OutputOption {
+	return OutputOption{path: path, schema: json.RawMessage(`{"x-nullable":true}`), merge: true}
 }
 
-// formatOf sets the format of the string at path (uri, uuid, email).
-func formatOf(path, format string) outOpt {
+// FormatOf sets the format of the string at path (uri, uuid, email).
+func FormatOf(path, format string) OutputOption {
 	raw, _ := json.Marshal(map[string]any{"format": format})
-	return outOpt{path: path, schema: raw, merge: true}
+	return OutputOption{path: path, schema: raw, merge: true}
 }
 
-// optional makes the member at path not required (a member a handler leaves
+// Optional makes the member at path not required (a member a handler leaves
 // out sometimes, though the type does not say omitempty).
-func optional(path string) outOpt {
-	return outOpt{path: path, schema: json.RawMessage(`{"x-optional":true}`), merge: true}
+func Optional(path string) OutputOption {
+	return OutputOption{path: path, schema: json.RawMessage(`{"x-optional":true}`), merge: true}
 }
 
-// openObject lets the object at path carry members beyond its properties
+// OpenObject lets the object at path carry members beyond its properties
 // ("" is the root).
-func openObject(path string) outOpt {
-	return outOpt{path: path, schema: json.RawMessage(`{"additionalProperties":true}`), merge: true}
+func OpenObject(path string) OutputOption {
+	return OutputOption{path: path, schema: json.RawMessage(`{"additionalProperties":true}`), merge: true}
 }
 
-// outputOf is the output schema of answers of v's type (v may be a zero
+// OutputOf is the output schema of answers of v's type (v may be a zero
 // value), refined by opts. It panics on an option naming no member: a
 // descriptor that does not build is a programming error found at start-up.
-func outputOf(v any, opts ...outOpt) json.RawMessage {
+func OutputOf(v any, opts ...OutputOption) json.RawMessage {
 	s := typeSchema(reflect.TypeOf(v))
 	for _, o := range opts {
 		if err := refine(s, strings.Split(strings.ReplaceAll(o.path, "[]", ".[]"), "."), o); err != nil {
@@ -81,9 +81,9 @@ func outputOf(v any, opts ...outOpt) json.RawMessage {
 	return out
 }
 
-// objectOf is a closed object schema whose members are all required except
+// ObjectOf is a closed object schema whose members are all required except
 // those named in optional.
-func objectOf(props map[string]json.RawMessage, optional ...string) json.RawMessage {
+func ObjectOf(props map[string]json.RawMessage, optional ...string) json.RawMessage {
 	req := []string{}
 	for k := range props {
 		if !slices.Contains(optional, k) {
@@ -95,20 +95,20 @@ func objectOf(props map[string]json.RawMessage, optional ...string) json.RawMess
 	return out
 }
 
-// arrayOf is an array of items.
-func arrayOf(items json.RawMessage) json.RawMessage {
+// ArrayOf is an array of items.
+func ArrayOf(items json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{"type":"array","items":` + string(items) + `}`)
 }
 
-// raw is a literal schema.
-func raw(s string) json.RawMessage { return json.RawMessage(s) }
+// Raw is a literal schema.
+func Raw(s string) json.RawMessage { return json.RawMessage(s) }
 
 // Common member schemas of answers.
 const (
-	strOut      = `{"type":"string"}`
-	intOut      = `{"type":"integer"}`
-	boolOut     = `{"type":"boolean"}`
-	dateTimeOut = `{"type":"string","format":"date-time"}`
+	StringOutput = `{"type":"string"}`
+	intOut       = `{"type":"integer"}`
+	BoolOutput   = `{"type":"boolean"}`
+	dateTimeOut  = `{"type":"string","format":"date-time"}`
 )
 
 var timeType = reflect.TypeOf(time.Time{})
@@ -193,7 +193,7 @@ func structMembers(t reflect.Type, props map[string]any, req *[]string) {
 	}
 }
 
-func refine(s map[string]any, path []string, o outOpt) error {
+func refine(s map[string]any, path []string, o OutputOption) error {
 	if len(path) == 1 && path[0] == "" {
 		return apply(s, o)
 	}
@@ -232,7 +232,7 @@ func refine(s map[string]any, path []string, o outOpt) error {
 	return nil
 }
 
-func apply(s map[string]any, o outOpt) error {
+func apply(s map[string]any, o OutputOption) error {
 	var m map[string]any
 	if err := json.Unmarshal(o.schema, &m); err != nil {
 		return err

@@ -158,3 +158,36 @@ func writeJSON(w http.ResponseWriter, status int, contentType string, body any) 
 func WriteJSON(w http.ResponseWriter, status int, body any) {
 	writeJSON(w, status, "application/json", body)
 }
+
+// PageStatus is for routes that answer people in HTML (the status page): the
+// status a problem for err would carry, with its Retry-After set on w,
+// counted and logged as WriteError does; the page writes its own body.
+// A client that left gets 499 written and 0 back: nothing more to write.
+func PageStatus(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) int {
+	if clientGone(r, err) {
+		problemsTotal.WithLabelValues(strconv.Itoa(StatusClientClosedRequest)).Inc()
+		w.WriteHeader(StatusClientClosedRequest)
+		return 0
+	}
+	status := http.StatusInternalServerError
+	e, ok := errs.As(err)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		status = http.StatusServiceUnavailable
+	case ok:
+		if s, known := statusOf[e.Kind]; known {
+			status = s
+		}
+		if e.RetryAfterSeconds > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
+		}
+	}
+	if status >= 500 {
+		log.Error("page", "err", err, "request_id", RequestID(r.Context()), "path", r.URL.Path)
+		if w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", "5")
+		}
+	}
+	problemsTotal.WithLabelValues(strconv.Itoa(status)).Inc()
+	return status
+}

@@ -57,9 +57,9 @@ func NewAttemptLimiter(cfg RateLimitConfig) *Limiter {
 	return NewLimiter(RateLimitConfig{PerSecond: cfg.AttemptsPerMinute / 60, Burst: cfg.AttemptsBurst})
 }
 
-// clientAddress keys attempt limits: the peer address (a proxy in front
+// ClientAddress keys attempt limits: the peer address (a proxy in front
 // must be trusted explicitly before a forwarded address may count).
-func clientAddress(r *http.Request) string {
+func ClientAddress(r *http.Request) string {
 	host := r.RemoteAddr
 	if i := strings.LastIndexByte(host, ':'); i > 0 {
 		host = host[:i]
@@ -67,12 +67,12 @@ func clientAddress(r *http.Request) string {
 	return host
 }
 
-// allowAttempt takes one credential attempt of the request's client.
-func (l *Limiter) allowAttempt(r *http.Request) error {
+// AllowAttempt takes one credential attempt of the request's client.
+func (l *Limiter) AllowAttempt(r *http.Request) error {
 	if l == nil {
 		return nil
 	}
-	return l.Allow("attempt:" + clientAddress(r))
+	return l.Allow("attempt:" + ClientAddress(r))
 }
 
 // Limiter holds one bucket per credential (or client address for public routes).

@@ -20,9 +20,9 @@ import (
 func TestMinPositionOfAnotherTenant(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	_, other := h.NewOrganization(t, "Other Org", testenv.UniqueName("other"), apptest.DefaultScopes...)
-	id, pos := hitCreateIncident(t, h, "")
+	id, pos := h.CreateIncident(t, "")
 	// The owner's own position is waited for: the read model has it now.
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, "", nil, "X-Platform-Min-Position", pos), http.StatusOK, "own position")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/incidents?incidentId="+id, "", nil, "X-Platform-Min-Position", pos), http.StatusOK, "own position")
 
 	missing := uuid.NewString()
 	tests := []struct {
@@ -38,7 +38,7 @@ func TestMinPositionOfAnotherTenant(t *testing.T) {
 			start := time.Now()
 			res := h.Do(t, "status", http.MethodGet, "/api/incidents?status=all", other, nil, "X-Platform-Min-Position", tc.position)
 			elapsed := time.Since(start)
-			hitMust(t, res, http.StatusOK, "other organization's list")
+			apptest.Must(t, res, http.StatusOK, "other organization's list")
 			if elapsed > time.Second {
 				t.Fatalf("answered after %s: a position outside the caller's organization must not be waited for", elapsed)
 			}
@@ -49,7 +49,7 @@ func TestMinPositionOfAnotherTenant(t *testing.T) {
 	}
 	// Public routes have no organization: no tenant's stream is waited for.
 	start := time.Now()
-	hitMust(t, h.Do(t, "status", http.MethodGet, "/api/status", "-", nil, "X-Platform-Min-Position", id+"@99"), http.StatusOK, "public page")
+	apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/status", "-", nil, "X-Platform-Min-Position", id+"@99"), http.StatusOK, "public page")
 	if elapsed := time.Since(start); elapsed > time.Second {
 		t.Fatalf("the public page waited %s for a tenant's stream", elapsed)
 	}

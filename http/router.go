@@ -39,9 +39,16 @@ type Service struct {
 	// (`status:read`) is checked as the full string `<AppID>.status:read`.
 	AppID   string
 	Actions []Action
-	// Routes adds routes that are not actions (health probes, /validate).
+	// Routes adds routes that are not actions (pages, /validate).
 	Routes func(r *mux.Router)
+	// HealthPath is the liveness route the kernel serves (default
+	// /api/health; seed 001's gateway and seed 002's publishing and
+	// contacts APIs name /health).
+	HealthPath string
 }
+
+// DefaultHealthPath is the liveness route of seed 000 and most services.
+const DefaultHealthPath = "/api/health"
 
 // Deps are what every service's router needs.
 type Deps struct {
@@ -103,6 +110,13 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	r.HandleFunc("/api/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, OpenAPI(svc))
 	}).Methods(http.MethodGet)
+	health := svc.HealthPath
+	if health == "" {
+		health = DefaultHealthPath
+	}
+	r.HandleFunc(health, func(w http.ResponseWriter, _ *http.Request) {
+		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": svc.Name})
+	}).Methods(http.MethodGet)
 	if svc.Routes != nil {
 		svc.Routes(r)
 	}
@@ -123,7 +137,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		ctx := r.Context()
 		var p principal.Principal
 		if a.AuthorizationMode != AuthPublic {
-			token := credential(r)
+			token := Credential(r)
 			if token == "" {
 				fail(errs.AuthenticationRequired("a bearer token or API key is required"))
 				return
@@ -146,7 +160,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			return
 		}
 		if a.CredentialAttempt {
-			if err := d.Attempts.allowAttempt(r); err != nil {
+			if err := d.Attempts.AllowAttempt(r); err != nil {
 				fail(err)
 				return
 			}
@@ -251,8 +265,8 @@ func literalSiblings(actions []Action, path string) []string {
 	return out
 }
 
-// credential reads a bearer token or a platform API key.
-func credential(r *http.Request) string {
+// Credential reads a bearer token or a platform API key.
+func Credential(r *http.Request) string {
 	if h := r.Header.Get("Authorization"); len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		return strings.TrimSpace(h[7:])
 	}
@@ -263,7 +277,7 @@ func limitKey(p principal.Principal, r *http.Request) string {
 	if p.ID != "" {
 		return "p:" + p.ID
 	}
-	return "ip:" + clientAddress(r)
+	return "ip:" + ClientAddress(r)
 }
 
 // assembleInput merges the JSON body, the path parameters and the query

@@ -28,6 +28,7 @@ import (
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/notifications/contracts"
+	statusmap "github.com/platform/backend/notifications/status"
 )
 
 func nitMust(t *testing.T, res apptest.Response, want int, what string) {
@@ -394,7 +395,7 @@ func TestInvalidNotificationIsDeadLettered(t *testing.T) {
 			// The key matches the pattern; the payload misses required members.
 			return []notifications.Notification{{Type: domain.IncidentCreated, IdempotencyKey: badKey, Payload: map[string]any{"title": ""}}}, nil
 		}
-		return notifications.StatusMapper(e)
+		return statusmap.Mapping.Map(e)
 	}
 	p := &notifications.Projection{Registry: reg, Mappers: map[string]notifications.Mapper{"status": mapper}}
 	at := time.Now().UTC().Truncate(time.Microsecond)
@@ -527,7 +528,7 @@ func TestDeliveredStateSurvivesDispatcherMark(t *testing.T) {
 		Status: domain.Investigating, Revision: 1, OccurredAt: at})
 	e := eventstore.Event{ID: uuid.Must(uuid.NewV7()), Type: domain.IncidentCreated, SchemaVersion: 1, StreamType: domain.StreamIncident,
 		StreamID: id, StreamVersion: 1, OrganizationID: "org-race", RecordedAt: at, OccurredAt: at, Payload: payload}
-	p := &notifications.Projection{Registry: reg, Mappers: map[string]notifications.Mapper{"status": notifications.StatusMapper}}
+	p := &notifications.Projection{Registry: reg, Mappers: map[string]notifications.Mapper{"status": statusmap.Mapping.Map}}
 	stmts, err := p.Reduce(e)
 	if err != nil || len(stmts) != 1 {
 		t.Fatalf("reduce: %d statements, %v", len(stmts), err)

@@ -25,6 +25,10 @@ func NewReader(pool *pgxpool.Pool, engine *Engine) *Reader {
 	return &Reader{pool: pool, engine: engine}
 }
 
+// Attach lets the engine wake waiters at once (the engine is built after
+// the queries that read through the Reader). Call it before serving.
+func (r *Reader) Attach(e *Engine) { r.engine = e }
+
 // Active returns the active generation of a projection.
 func (r *Reader) Active(ctx context.Context, name string) (int, error) {
 	var gen int

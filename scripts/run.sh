@@ -11,11 +11,9 @@ cd "$(dirname "$0")/.."
 # The public status page shows the tenant's components and incidents.
 export STATUS_PUBLIC_ORGANIZATION_ID="${STATUS_PUBLIC_ORGANIZATION_ID:-$TENANT_ORG}"
 
+echo "platformd: services"
+bin/platformctl services
 cat <<MSG
-platformd: services
-  identity  http://${PLATFORM_IDENTITY_ADDR:-127.0.0.1:8081}   (/validate, /api/api-keys)
-  status    http://${PLATFORM_STATUS_ADDR:-127.0.0.1:8082}   (/api/status, /api/incidents, /api/maintenance, /poll ...)
-  ops       http://${PLATFORM_OPS_ADDR:-127.0.0.1:8090}   (/api/history, /api/projections, /metrics)
 try, as the tenant:
   curl -s -H "Authorization: Bearer $TENANT_KEY" -H 'Content-Type: application/json' \\
     -d '{"title":"API errors","message":"Investigating","severity":"major"}' http://127.0.0.1:8082/api/incidents

@@ -14,14 +14,16 @@ import (
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
+	"github.com/platform/backend/internal/module"
 )
 
-// Default key scopes. An operator key (of the administration organization)
-// holds the platform scopes besides a tenant's; a tenant organization's key
-// gets only tenant scopes, since platform scopes in it would never apply.
-const (
-	OperatorScopes = "status:read,status:write,status:poll,history:read,projections:read,projections:replay,privacy:maintain,service_tokens:issue,api_keys:write"
-	TenantScopes   = "status:read,status:write,status:poll,history:read,api_keys:write"
+// Default key scopes, from the modules' declarations. An operator key (of
+// the administration organization) holds the platform scopes besides a
+// tenant's; a tenant organization's key gets only tenant scopes, since
+// platform scopes in it would never apply.
+var (
+	OperatorScopes = strings.Join(module.OperatorScopes(app.Modules()), ",")
+	TenantScopes   = strings.Join(module.TenantScopes(app.Modules()), ",")
 )
 
 // bootstrap creates the first organization (by default the platform

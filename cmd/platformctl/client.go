@@ -29,7 +29,15 @@ func serviceURL(service string) string {
 	if v := os.Getenv("PLATFORM_" + strings.ToUpper(service) + "_URL"); v != "" {
 		return strings.TrimRight(v, "/")
 	}
-	return "http://" + app.DefaultAddrs[service]
+	for _, m := range app.Modules() {
+		if m.Service != nil && m.Service.Name == service {
+			if v := os.Getenv("PLATFORM_" + strings.ToUpper(service) + "_ADDR"); v != "" {
+				return "http://" + v
+			}
+			return "http://" + m.Service.DefaultAddr
+		}
+	}
+	return ""
 }
 
 var client = &http.Client{Timeout: 30 * time.Second}
@@ -37,7 +45,7 @@ var client = &http.Client{Timeout: 30 * time.Second}
 // fetchActions reads every service's descriptors.
 func fetchActions() ([]descriptor, error) {
 	var out []descriptor
-	for _, svc := range app.AllServices {
+	for _, svc := range app.Services() {
 		base := serviceURL(svc)
 		resp, err := client.Get(base + "/api/actions")
 		if err != nil {

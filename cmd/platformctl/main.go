@@ -24,6 +24,7 @@ Commands (over HTTP, as the holder of PLATFORM_API_KEY):
   history [--stream ID] [--type T] [--since RFC3339] [--until RFC3339] [--limit N] [--all] [--json]
                                         the audit view: a table for people, --json for scripts
   replay PROJECTION                     rebuild a read model from offset zero; switch when caught up
+  services [--json]                     the services, their base URLs and what they serve
 
 Commands (straight on the database, DATABASE_URL):
   bootstrap [--org-name N] [--slug S] [--email E] [--password P] [--administration=false] [--scopes a:b,...]
@@ -35,7 +36,7 @@ Commands (straight on the database, DATABASE_URL):
 
 Environment:
   PLATFORM_API_KEY           the credential of HTTP commands ("make run" prints an operator and a tenant key)
-  PLATFORM_<SERVICE>_URL     a service's base URL (IDENTITY, STATUS, OPS; default the platformd listeners)
+  PLATFORM_<SERVICE>_URL     a service's base URL (default http://<PLATFORM_<SERVICE>_ADDR or the platformd default>)
   DATABASE_URL               the database of bootstrap and privacy-maintenance
   PLATFORM_TOPIC_PREFIX      the deployment's topic prefix, for the database commands
 `
@@ -74,6 +75,8 @@ func command(args []string) error {
 		return replay(args[1:])
 	case "privacy-maintenance":
 		return privacyMaintenance(args[1:])
+	case "services":
+		return services(args[1:])
 	}
 	return fmt.Errorf("unknown command %q (platformctl help lists the commands)", args[0])
 }

@@ -23,11 +23,12 @@ type CatalogSeeded struct {
 }
 
 // SeedCatalog is the catalog-seeding command (bootstrap): it writes the
-// default first-party catalog; entries that did not change append nothing,
-// so every platformd start runs it.
-func (a *Access) SeedCatalog(ctx context.Context) (commands.Result[CatalogSeeded], error) {
+// first-party catalog (the defaults and the entries the platform's modules
+// declare); entries that did not change append nothing, so every platformd
+// start runs it.
+func (a *Access) SeedCatalog(ctx context.Context, declared []domain.CatalogEntry) (commands.Result[CatalogSeeded], error) {
 	m := platformMeta(commands.Meta{Actor: eventstore.Actor{ID: "catalog-seed", Type: "system"}})
-	entries := domain.DefaultCatalog(a.cfg.AppsBaseURL)
+	entries := domain.WithDeclared(domain.DefaultCatalog(a.cfg.AppsBaseURL), declared)
 	return commands.Run(ctx, a.h.store, m, domain.StreamCatalog, domain.CatalogStream,
 		func(history []event.Recorded) ([]event.Change, CatalogSeeded, error) {
 			c, err := domain.LoadCatalog(history)

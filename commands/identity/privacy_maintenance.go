@@ -12,12 +12,13 @@ import (
 	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/leader"
+	"github.com/platform/backend/projections/history"
 )
 
 // Privacy maintenance limits (seed 001).
 const (
 	TombstoneRetention = 30 * 24 * time.Hour
-	AuditRetention     = 365 * 24 * time.Hour
+	AuditRetention     = history.Retention
 	PurgeBatchSize     = 100
 )
 

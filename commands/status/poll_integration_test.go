@@ -2,6 +2,8 @@ package status_test
 
 import (
 	"fmt"
+	"github.com/platform/backend/internal/module"
+	statusmod "github.com/platform/backend/internal/modules/status"
 	"io"
 	"net"
 	"net/http"
@@ -227,7 +229,7 @@ func TestPollThroughOutbound(t *testing.T) {
 func TestComponentCap(t *testing.T) {
 	const limit = 3
 	h := apptest.Start(t, apptest.Options{NoWorkers: true, Configure: func(c *app.Config) {
-		c.Status.Checks.MaxComponents = limit
+		module.SectionOf[*statusmod.Config](c.Modules).Checks.MaxComponents = limit
 	}})
 	var wg sync.WaitGroup
 	answers := make([]answer, 8)
@@ -278,7 +280,7 @@ func TestComponentCap(t *testing.T) {
 // TestManualPollRateLimit: one POST /poll per interval per organization.
 func TestManualPollRateLimit(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{NoWorkers: true, Configure: func(c *app.Config) {
-		c.Status.Checks.ManualPollInterval = time.Hour
+		module.SectionOf[*statusmod.Config](c.Modules).Checks.ManualPollInterval = time.Hour
 	}})
 	poll(h, t, "")
 	res := h.Do(t, "status", http.MethodPost, "/poll", "", nil)
@@ -301,7 +303,7 @@ func TestManualPollRateLimit(t *testing.T) {
 func TestSlowTenantDoesNotStallOthers(t *testing.T) {
 	const timeout = 1500 * time.Millisecond
 	h := apptest.Start(t, apptest.Options{NoWorkers: true, Configure: func(c *app.Config) {
-		c.Status.Checks = statuscmd.Config{CheckTimeout: timeout, Workers: 4, OrgConcurrency: 2, OrgBudget: 500 * time.Millisecond,
+		module.SectionOf[*statusmod.Config](c.Modules).Checks = statuscmd.Config{CheckTimeout: timeout, Workers: 4, OrgConcurrency: 2, OrgBudget: 500 * time.Millisecond,
 			ManualPollInterval: -1}
 	}})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ package event
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -86,4 +87,14 @@ func Append(history []Recorded, changes []Change) ([]Recorded, error) {
 		out = append(out, Recorded{Type: c.Type, SchemaVersion: max(c.SchemaVersion, 1), Version: version, Payload: payload})
 	}
 	return out, nil
+}
+
+// Decode reads a recorded event's payload into its typed struct: the one
+// way write models read a payload.
+func Decode[T any](r Recorded) (T, error) {
+	var p T
+	if err := json.Unmarshal(r.Payload, &p); err != nil {
+		return p, fmt.Errorf("decode %s payload: %w", r.Type, err)
+	}
+	return p, nil
 }

@@ -82,9 +82,11 @@ func ws(types ...string) []ResourceType {
 	return out
 }
 
-// DefaultCatalog is what the catalog-seeding command writes: the platform's
-// first-party services, their scopes (the permissions their actions check)
-// and resource types. Product names of a workspace collapse to `workspace`.
+// DefaultCatalog is the identity service's own entry and the first-party
+// services the seeds name that no module declares yet (their scopes are the
+// seeds'). The catalog-seeding command writes it with the entries the
+// platform's modules declare (FirstPartyEntry), which replace an entry of the
+// same app id. Product names of a workspace collapse to `workspace`.
 func DefaultCatalog(baseURL string) []CatalogEntry {
 	base := strings.TrimRight(baseURL, "/")
 	return []CatalogEntry{
@@ -98,12 +100,6 @@ func DefaultCatalog(baseURL string) []CatalogEntry {
 		{AppID: "dashboard", Name: "Dashboard", SurfaceKind: SurfacePlatform, SurfaceGroup: "platform", Launchable: true, FirstParty: true,
 			DefaultAccess: true, Scopes: []string{"dashboard:read", "widgets:read"}, ResourceTypes: ws("workspace"),
 			EntrypointURL: base + "/dashboard"},
-		{AppID: "status", Name: "Status", SurfaceKind: SurfaceApp, SurfaceGroup: "operations", Launchable: true, FirstParty: true,
-			DefaultAccess: true, Scopes: []string{"status:read", "status:write", "status:poll"}, ResourceTypes: ws("workspace", "status_page"),
-			EntrypointURL: base + "/status"},
-		{AppID: "ops", Name: "Operations console", SurfaceKind: SurfaceConsole, SurfaceGroup: "operations", FirstParty: true,
-			DefaultAccess: true, Scopes: []string{"history:read"},
-			PlatformScopes: []string{"projections:read", "projections:replay"}, EntrypointURL: base + "/ops"},
 		{AppID: "design", Name: "Design", SurfaceKind: SurfaceApp, SurfaceGroup: "create", Launchable: true, FirstParty: true,
 			Scopes: []string{"workspace:read", "brands:read"}, ResourceTypes: ws("workspace", "design_workspace", "brand_kit_space"),
 			EntrypointURL: base + "/design"},
@@ -120,6 +116,27 @@ func DefaultCatalog(baseURL string) []CatalogEntry {
 		{AppID: "agent", Name: "Agent", SurfaceKind: SurfaceApp, SurfaceGroup: "assist", Launchable: true, FirstParty: true,
 			Scopes: []string{"agent:read", "agent:invoke"}, ResourceTypes: ws("workspace"), EntrypointURL: base + "/agent"},
 	}
+}
+
+// FirstPartyEntry is a module's catalog entry (internal/module.App) as the
+// catalog stores it; its entrypoint is <base>/<app id>.
+func FirstPartyEntry(baseURL, appID, name, surfaceKind, surfaceGroup string, launchable, defaultAccess bool,
+	scopes, platformScopes, resourceTypes []string) CatalogEntry {
+	return CatalogEntry{AppID: appID, Name: name, SurfaceKind: surfaceKind, SurfaceGroup: surfaceGroup, Launchable: launchable,
+		FirstParty: true, DefaultAccess: defaultAccess, Scopes: scopes, PlatformScopes: platformScopes,
+		ResourceTypes: ws(resourceTypes...), EntrypointURL: strings.TrimRight(baseURL, "/") + "/" + appID}
+}
+
+// WithDeclared is the catalog to seed: defaults, with each declared entry
+// replacing the default of its app id (or added), in a stable order.
+func WithDeclared(defaults, declared []CatalogEntry) []CatalogEntry {
+	out := make([]CatalogEntry, 0, len(defaults)+len(declared))
+	for _, d := range defaults {
+		if !slices.ContainsFunc(declared, func(e CatalogEntry) bool { return e.AppID == d.AppID }) {
+			out = append(out, d)
+		}
+	}
+	return append(out, declared...)
 }
 
 // Catalog is the write model of the catalog stream.

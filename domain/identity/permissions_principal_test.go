@@ -12,7 +12,7 @@ import (
 func defaultAccess(t *testing.T) (*identity.Catalog, *identity.OrgAccess) {
 	t.Helper()
 	empty, _ := identity.LoadCatalog(nil)
-	changes, err := empty.Seed(identity.DefaultCatalog("https://apps.example"), testNow)
+	changes, err := empty.Seed(catalogEntries("https://apps.example"), testNow)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 func testCatalog(t *testing.T) *identity.Catalog {
 	t.Helper()
 	c, _ := identity.LoadCatalog(nil)
-	changes, err := c.Seed(identity.DefaultCatalog("https://apps.test"), testNow)
+	changes, err := c.Seed(catalogEntries("https://apps.test"), testNow)
 	if err != nil {
 		t.Fatal(err)
 	}

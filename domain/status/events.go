@@ -31,6 +31,24 @@ const (
 	ComponentRecovered      = "status.component.recovered"
 )
 
+// EventTypes are every event type of the status context (the invariant
+// tests check each projection and mapper against them).
+var EventTypes = []string{
+	IncidentCreated,
+	IncidentUpdated,
+	IncidentResolved,
+	MaintenanceScheduled,
+	MaintenanceRescheduled,
+	MaintenanceStarted,
+	MaintenanceCompleted,
+	ComponentRegistered,
+	ComponentChanged,
+	ComponentCheckFailed,
+	ComponentCheckSucceeded,
+	ComponentDegraded,
+	ComponentRecovered,
+}
+
 // Incident statuses.
 const (
 	Investigating = "investigating"

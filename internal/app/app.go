@@ -15,136 +15,219 @@ import (
 	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/commands/reactor"
-	statuscmd "github.com/platform/backend/commands/status"
 	"github.com/platform/backend/commands/timers"
-	identitydomain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/notifications/contracts"
 	"github.com/platform/backend/projections"
-	accessview "github.com/platform/backend/projections/access"
-	"github.com/platform/backend/projections/history"
-	identityview "github.com/platform/backend/projections/identity"
-	statusview "github.com/platform/backend/projections/status"
 )
 
 // App is one platformd process.
 type App struct {
-	Cfg      Config
-	Log      *slog.Logger
-	Pool     *pgxpool.Pool
-	Store    *eventstore.Store
-	Engine   *projections.Engine
-	Reader   *projections.Reader
-	Relay    *eventstore.Relay
-	Identity *identitycmd.Handlers
-	Accounts *identityview.Queries
-	Access   *identitycmd.Access // identity access half (access.go)
-	AccessQ  *accessview.Queries
-	Status   *statuscmd.Handlers
-	Queries  *statusview.Queries
-	Outbound *outbound.Client  // every tenant-supplied URL goes through it
-	Timers   *timers.Scheduler // durable timers: reactors.go
-	Reactors *reactor.Runner
+	Cfg    Config
+	Log    *slog.Logger
+	Pool   *pgxpool.Pool
+	Store  *eventstore.Store
+	Engine *projections.Engine
+	Reader *projections.Reader
+	Relay  *eventstore.Relay
+	// Platform is what the modules were built against; module.Lookup reads
+	// what a module provided (its commands, for tests).
+	Platform *module.Platform
+	Timers   *timers.Scheduler // durable timers of every module
+	Reactors *reactor.Runner   // reactors of every module
+	// Parts and Services are what each module built, by module and service
+	// name: the invariant tests read them (internal/invariants).
+	Parts    map[string]module.Parts
+	Services map[string]httpapi.Service
 
 	logWriter *eventstore.KafkaLogWriter
 	publisher *kafka.Publisher
 	handlers  map[string]http.Handler
-	checker   *statuscmd.Checker // shared by manual polls and the poller: one pool of check workers
+	workers   []module.Worker
 }
 
-// Contexts whose topics exist and are read.
-var Contexts = []string{"identity", "status"}
-
-// AuditRedacted is every context's declaration of the payload members the
-// audit view never shows (status events carry no secret).
-var AuditRedacted = history.MergeRedactions(identitydomain.AuditRedacted)
-
-// New connects, migrates, creates topics and builds every component.
+// New connects, migrates, creates topics, builds every module and its parts.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
-	a := &App{Cfg: cfg, Log: log, handlers: map[string]http.Handler{}}
+	a := &App{Cfg: cfg, Log: log, handlers: map[string]http.Handler{}, Parts: map[string]module.Parts{},
+		Services: map[string]httpapi.Service{}}
 	ok := false
 	defer func() {
 		if !ok {
 			a.Close()
 		}
 	}()
+	mods := Modules()
 	var err error
 	if a.Pool, err = OpenPool(ctx, cfg.DatabaseURL); err != nil {
 		return nil, err
 	}
-	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate, notifications.Migrate, identitycmd.Migrate, statuscmd.Migrate, reactor.Migrate} {
-		if err := m(ctx, a.Pool); err != nil {
-			return nil, fmt.Errorf("migrate: %w", err)
-		}
-	}
-	topics := cfg.Kafka.Topics
-	all := []string{topics.Notifications(), topics.DeadLetter(), topics.NotificationsPoison()}
-	for _, c := range Contexts {
-		all = append(all, topics.ForContext(c))
-	}
-	if err := eventstore.EnsureTopics(cfg.Kafka, all...); err != nil {
+	if err := migrate(ctx, a.Pool, mods); err != nil {
 		return nil, err
 	}
-	if a.logWriter, err = eventstore.NewKafkaLogWriter(cfg.Kafka); err != nil {
+	if err := a.connectKafka(mods); err != nil {
 		return nil, err
 	}
-	if a.publisher, err = kafka.NewPublisher(kafka.PublisherConfig{
-		Brokers: cfg.Kafka.Brokers, Marshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: cfg.Kafka.ProducerConfig(),
-	}, watermill.NewSlogLogger(log)); err != nil {
-		return nil, fmt.Errorf("kafka publisher: %w", err)
-	}
-	registry, err := contracts.Load()
-	if err != nil {
-		return nil, err
-	}
-	a.Store = eventstore.NewStore(a.Pool, topics)
+	a.Store = eventstore.NewStore(a.Pool, cfg.Kafka.Topics)
 	if a.Relay, err = eventstore.NewRelay(a.Pool, a.logWriter, cfg.Relay, log); err != nil {
 		return nil, err
 	}
-	a.Engine, err = projections.NewEngine(a.Pool, cfg.Projections,
-		projections.DeadLetterTopic{Publisher: a.publisher, Topic: topics.DeadLetter()}, log,
-		statusview.Projection{},
-		identityview.Projection{},
-		accessview.Projection{},
-		history.Projection{Sources: Contexts, Retention: identitycmd.AuditRetention, Redact: AuditRedacted},
-		&notifications.Projection{Registry: registry, Mappers: map[string]notifications.Mapper{"status": notifications.StatusMapper}},
-	)
-	if err != nil {
+	a.Reader = projections.NewReader(a.Pool, nil)
+	p := &module.Platform{Log: log, Pool: a.Pool, Store: a.Store, Reader: a.Reader, Topics: cfg.Kafka.Topics,
+		AuthBaseURL: cfg.AuthBaseURL, Addrs: cfg.Addrs, Sections: cfg.Modules, Modules: mods}
+	if p.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {
 		return nil, err
 	}
-	if err := a.Engine.Init(ctx); err != nil {
+	a.Platform = p
+	parts := make([]module.Parts, len(mods))
+	for i, m := range mods {
+		if parts[i], err = m.Build(ctx, p); err != nil {
+			return nil, fmt.Errorf("module %s: %w", m.Name, err)
+		}
+		a.Parts[m.Name] = parts[i]
+	}
+	if p.Validator == nil {
+		return nil, errors.New("no module provides the credential validator (is the identity module listed?)")
+	}
+	if err := a.buildReadSide(ctx, mods, parts); err != nil {
 		return nil, err
 	}
-	a.Reader = projections.NewReader(a.Pool, a.Engine)
-	a.Identity = identitycmd.NewHandlers(a.Store, nil, identitycmd.WithKeys(a.Pool),
-		identitycmd.WithSessions(identitycmd.SessionConfig{AccessTTL: cfg.Identity.AccessTTL, SessionTTL: cfg.Identity.SessionTTL}))
-	a.Accounts = identityview.NewQueries(a.Pool, a.Reader, a.Identity.Keys())
-	a.Identity.SetDirectory(a.Accounts)
-	if err := a.wireAccess(ctx); err != nil {
+	if err := a.buildReactors(parts); err != nil {
 		return nil, err
 	}
-	// Service-scoped sign-in asks the access half which organizations may use a service.
-	a.Identity.SetServiceAccess(a.Access.MayUseService)
-	if a.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {
+	if err := a.buildHandlers(mods, parts); err != nil {
 		return nil, err
 	}
-	a.Status = statuscmd.NewHandlers(a.Store, nil, statuscmd.WithPool(a.Pool), statuscmd.WithConfig(cfg.Status.Checks),
-		statuscmd.WithURLPolicy(a.Outbound.Policy()))
-	a.checker = statuscmd.NewChecker(a.Outbound, cfg.Status.Checks)
-	a.Queries = statusview.NewQueries(a.Pool, a.Reader)
-	if err := a.wireReactors(); err != nil {
-		return nil, err
-	}
-	if err := a.buildHandlers(); err != nil {
-		return nil, err
+	for _, pt := range parts {
+		a.workers = append(a.workers, pt.Workers...)
 	}
 	ok = true
 	return a, nil
+}
+
+// migrate applies the platform's tables, then each module's, in order.
+func migrate(ctx context.Context, pool *pgxpool.Pool, mods []module.Module) error {
+	all := []module.Migration{eventstore.Migrate, projections.Migrate, notifications.Migrate, reactor.Migrate}
+	for _, m := range mods {
+		all = append(all, m.Migrations...)
+	}
+	for _, m := range all {
+		if err := m(ctx, pool); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	return nil
+}
+
+// connectKafka creates the topics (one per context, the notification and
+// dead-letter topics) and the producers.
+func (a *App) connectKafka(mods []module.Module) error {
+	topics := a.Cfg.Kafka.Topics
+	all := []string{topics.Notifications(), topics.DeadLetter(), topics.NotificationsPoison()}
+	for _, m := range mods {
+		if m.Topic {
+			all = append(all, topics.ForContext(m.Name))
+		}
+	}
+	if err := eventstore.EnsureTopics(a.Cfg.Kafka, all...); err != nil {
+		return err
+	}
+	var err error
+	if a.logWriter, err = eventstore.NewKafkaLogWriter(a.Cfg.Kafka); err != nil {
+		return err
+	}
+	if a.publisher, err = kafka.NewPublisher(kafka.PublisherConfig{
+		Brokers: a.Cfg.Kafka.Brokers, Marshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: a.Cfg.Kafka.ProducerConfig(),
+	}, watermill.NewSlogLogger(a.Log)); err != nil {
+		return fmt.Errorf("kafka publisher: %w", err)
+	}
+	return nil
+}
+
+// buildReadSide builds the engine over every module's projections and the
+// notification projector over every module's mapping.
+func (a *App) buildReadSide(ctx context.Context, mods []module.Module, parts []module.Parts) error {
+	registry, err := contracts.Load()
+	if err != nil {
+		return err
+	}
+	mappers := map[string]notifications.Mapper{}
+	var all []projections.Projection
+	for i, pt := range parts {
+		all = append(all, pt.Projections...)
+		if pt.Notifications != nil {
+			mappers[mods[i].Name] = pt.Notifications.Map
+		}
+	}
+	all = append(all, &notifications.Projection{Registry: registry, Mappers: mappers})
+	a.Engine, err = projections.NewEngine(a.Pool, a.Cfg.Projections,
+		projections.DeadLetterTopic{Publisher: a.publisher, Topic: a.Cfg.Kafka.Topics.DeadLetter()}, a.Log, all...)
+	if err != nil {
+		return err
+	}
+	if err := a.Engine.Init(ctx); err != nil {
+		return err
+	}
+	a.Reader.Attach(a.Engine)
+	a.Platform.Engine = a.Engine
+	return nil
+}
+
+// buildReactors builds the timer scheduler with every module's timer kinds
+// and the reactor runner with every module's reactors. Both run in every
+// process: timers are claimed with SKIP LOCKED, reactors share their
+// consumer groups' partitions.
+func (a *App) buildReactors(parts []module.Parts) error {
+	registry := timers.NewRegistry()
+	var reactors []reactor.Reactor
+	for _, pt := range parts {
+		if pt.Timers != nil {
+			if err := pt.Timers(registry); err != nil {
+				return err
+			}
+		}
+		reactors = append(reactors, pt.Reactors...)
+	}
+	var err error
+	if a.Timers, err = timers.NewScheduler(a.Pool, registry, a.Cfg.Timers, a.Log); err != nil {
+		return err
+	}
+	a.Reactors, err = reactor.NewRunner(a.Pool, a.Cfg.Reactors,
+		projections.DeadLetterTopic{Publisher: a.publisher, Topic: a.Cfg.Kafka.Topics.DeadLetter()}, a.Log, reactors...)
+	return err
+}
+
+// buildHandlers builds every module's service on the shared router
+// dependencies (credentials through the identity module's validator).
+func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
+	cors := &httpapi.CORSPolicy{Origins: a.Cfg.FirstPartyOrigins}
+	deps := httpapi.Deps{Validator: a.Platform.Validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit),
+		Attempts: httpapi.NewAttemptLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log, CORS: cors,
+		MaxHeaderBytes: a.Cfg.HTTP.MaxHeaderBytes, CheckOutput: a.Cfg.HTTP.CheckOutput}
+	for i, m := range mods {
+		if m.Service == nil || parts[i].Service == nil {
+			continue
+		}
+		svc, err := parts[i].Service(deps)
+		if err != nil {
+			return fmt.Errorf("module %s: service: %w", m.Name, err)
+		}
+		svc.Name = m.Service.Name
+		if svc.HealthPath == "" {
+			svc.HealthPath = m.Service.HealthPath
+		}
+		h, err := httpapi.NewHandler(svc, deps)
+		if err != nil {
+			return err
+		}
+		a.handlers[m.Service.Name] = h
+		a.Services[m.Service.Name] = svc
+	}
+	return nil
 }
 
 // OpenPool connects with a pool sized for concurrent commands unless the
@@ -168,59 +251,13 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-func (a *App) buildHandlers() error {
-	var validator httpapi.Validator = httpapi.ValidatorFunc(a.Identity.Validate)
-	if a.Cfg.AuthBaseURL != "" {
-		validator = httpapi.NewRemoteValidator(a.Cfg.AuthBaseURL)
-	}
-	validator = httpapi.WithServiceTokens(a.Access.Keys(), validator)
-	cors := &httpapi.CORSPolicy{Origins: a.Cfg.Identity.FirstPartyOrigins}
-	attempts := httpapi.NewAttemptLimiter(a.Cfg.RateLimit)
-	deps := httpapi.Deps{Validator: validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit), Attempts: attempts,
-		Reader: a.Reader, Log: a.Log, CORS: cors, MaxHeaderBytes: a.Cfg.HTTP.MaxHeaderBytes,
-		CheckOutput: a.Cfg.HTTP.CheckOutput}
-	identity := httpapi.IdentityService(httpapi.IdentityDeps{Commands: a.Identity, Accounts: a.Accounts, Log: a.Log,
-		Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}},
-		httpapi.IdentityAccessPart(httpapi.AccessDeps{Access: a.Access, Queries: a.AccessQ, Log: a.Log, Attempts: attempts,
-			Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}}),
-		httpapi.IdentityRecoveryPart(httpapi.RecoveryDeps{Access: a.Access,
-			Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}}),
-		httpapi.IdentitySecurityPart(httpapi.SecurityDeps{Commands: a.Identity, Access: a.Access, Log: a.Log,
-			Web: httpapi.SessionWeb{CookieDomain: a.Cfg.Identity.CookieDomain, AdminConsoleURL: a.Cfg.Identity.AdminConsoleURL, CORS: cors}}))
-	identity.Routes = chain(identity.Routes, httpapi.ValidateRoute(httpapi.ValidatorFunc(a.Identity.Validate), deps))
-	services := map[string]httpapi.Service{
-		"identity": identity,
-		"status": httpapi.StatusService(httpapi.StatusDeps{Commands: a.Status, Queries: a.Queries,
-			Checker: a.checker, PublicOrganizationID: a.Cfg.Status.PublicOrganizationID}),
-		"ops": httpapi.OpsService(httpapi.OpsDeps{Pool: a.Pool, Engine: a.Engine, History: history.NewQueries(a.Pool, a.Reader, AuditRedacted)}),
-	}
-	for _, name := range a.Cfg.Services {
-		h, err := httpapi.NewHandler(services[name], deps)
-		if err != nil {
-			return err
-		}
-		a.handlers[name] = h
-	}
-	return nil
-}
-
-func chain[F ~func(T), T any](fs ...F) F {
-	return func(t T) {
-		for _, f := range fs {
-			if f != nil {
-				f(t)
-			}
-		}
-	}
-}
-
 // Handler is a service's HTTP handler (for in-process tests).
 func (a *App) Handler(service string) http.Handler { return a.handlers[service] }
 
 // Run starts the workers and, when serve is true, the listeners, until ctx ends.
 func (a *App) Run(ctx context.Context, serve bool) error {
 	var wg sync.WaitGroup
-	errc := make(chan error, 8)
+	errc := make(chan error, 8+len(a.workers)+len(a.Cfg.Services)) // never blocks a failing goroutine
 	goRun := func(name string, f func(context.Context) error) {
 		wg.Add(1)
 		go func() {
@@ -241,17 +278,8 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 	if a.Cfg.Notify.URL != "" {
 		goRun("notify-webhook", a.runWebhook)
 	}
-	if a.Cfg.Status.PollInterval > 0 {
-		goRun("status-poller", func(ctx context.Context) error {
-			a.Status.RunPoller(ctx, a.Pool, a.Status.AllSurfaces, a.checker, a.Cfg.Status.PollInterval, a.Log)
-			return nil
-		})
-	}
-	if a.Cfg.Identity.PrivacyInterval > 0 {
-		goRun("privacy-maintenance", func(ctx context.Context) error {
-			a.Identity.RunPrivacyMaintenance(ctx, a.Pool, a.Cfg.Identity.PrivacyInterval, a.Log)
-			return nil
-		})
+	for _, w := range a.workers {
+		goRun(w.Name, w.Run)
 	}
 	if serve {
 		for _, name := range a.Cfg.Services {

@@ -1,35 +1,32 @@
-// Package app wires the platform together: configuration, the stores, the
-// relay, the projection engine, notification delivery and the HTTP services.
-// cmd/platformd runs it; integration tests start it in-process.
+// Package app wires the platform together: the platform-wide configuration,
+// the stores, the relay, the projection engine, notification delivery,
+// timers and reactors, and the modules of internal/modules (each context's
+// own configuration section, projections, mappers, reactors, timers, service
+// and workers). It knows nothing of any one context. cmd/platformd runs it;
+// integration tests start it in-process.
 package app
 
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/platform/backend/commands/reactor"
+	"github.com/platform/backend/commands/timers"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/modules"
+	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/projections"
 )
 
-// Services served, each on its own listener. The seeds' other services
-// (design, gateway, studio, publishing, contacts, dashboard, agent) follow.
-var AllServices = []string{"identity", "status", "ops"}
-
-// DefaultAddrs are the listeners when PLATFORM_<SERVICE>_ADDR is not set.
-var DefaultAddrs = map[string]string{
-	"identity": "127.0.0.1:8081",
-	"status":   "127.0.0.1:8082",
-	"ops":      "127.0.0.1:8090",
-}
-
-// Config is the whole configuration, one struct per section.
+// Config is the whole configuration: one struct per platform-wide section,
+// and every module's own section in Modules.
 type Config struct {
 	DatabaseURL string
 	Kafka       eventstore.KafkaConfig
@@ -39,110 +36,99 @@ type Config struct {
 	RateLimit   httpapi.RateLimitConfig
 	// HTTP bounds every listener's connections (PLATFORM_HTTP_*: READ_HEADER_TIMEOUT,
 	// READ_TIMEOUT, WRITE_TIMEOUT, IDLE_TIMEOUT, MAX_HEADER_BYTES).
-	HTTP     httpapi.ServerConfig
+	HTTP httpapi.ServerConfig
+	// Services are the listeners this process serves (PLATFORM_SERVICES;
+	// default every module's service). Every module is built and runs its
+	// workers whatever this says.
 	Services []string
-	Addrs    map[string]string
+	// Addrs are the listeners by service (PLATFORM_<SERVICE>_ADDR; default
+	// the module's DefaultAddr, on ListenHost when that is set).
+	Addrs map[string]string
+	// ListenHost replaces the host of every default listener
+	// (PLATFORM_LISTEN_HOST, e.g. 0.0.0.0 in a container; default loopback).
+	ListenHost string
 	// AuthBaseURL: when set, bearer tokens are validated by that identity
 	// service's /validate over HTTP; otherwise in-process, through the same code.
 	AuthBaseURL string
-	Status      StatusConfig
-	Outbound    OutboundConfig // tenant-supplied URLs: config_status.go
-	Identity    IdentityConfig
-	Access      AccessConfig // identity access half: config_access.go
-	// Timers fire durable timers (TIMERS_POLL_INTERVAL); Reactors run the
-	// process managers (consumer groups of their own): reactors.go.
-	Timers   TimersConfig
-	Reactors ReactorsConfig
+	// FirstPartyOrigins may call every service from a browser with
+	// credentials (PLATFORM_FIRST_PARTY_ORIGINS; CORS, session channel embedding).
+	FirstPartyOrigins []string
+	// Outbound is the client for every tenant-supplied URL
+	// (OUTBOUND_ALLOW_NETWORKS, OUTBOUND_TIMEOUT, OUTBOUND_MAX_BODY_BYTES,
+	// OUTBOUND_MAX_REDIRECTS).
+	Outbound outbound.Config
+	// Timers fire durable timers (TIMERS_POLL_INTERVAL, TIMERS_LEASE);
+	// Reactors run the process managers (consumer groups of their own).
+	Timers   timers.Config
+	Reactors reactor.Config
+	// Modules are the modules' own sections (module.SectionOf reads one).
+	Modules module.Sections
 }
 
-// IdentityConfig: browser sessions and privacy maintenance of the identity service.
-type IdentityConfig struct {
-	FirstPartyOrigins []string      // CORS + session channel embedding (PLATFORM_FIRST_PARTY_ORIGINS)
-	AdminConsoleURL   string        // GET /settings redirects to <it>/security/user (IDENTITY_ADMIN_CONSOLE_URL)
-	CookieDomain      string        // refresh cookie domain (IDENTITY_COOKIE_DOMAIN)
-	AccessTTL         time.Duration // access token lifetime (IDENTITY_ACCESS_TTL, 15m)
-	SessionTTL        time.Duration // refresh lifetime (IDENTITY_SESSION_TTL, 720h)
-	PrivacyInterval   time.Duration // maintenance period (IDENTITY_PRIVACY_INTERVAL, 1h); negative disables
+// Modules are the platform's contexts (internal/modules).
+func Modules() []module.Module { return modules.All() }
+
+// Services are the names of the modules' services, in module order.
+func Services() []string {
+	var out []string
+	for _, m := range Modules() {
+		if m.Service != nil {
+			out = append(out, m.Service.Name)
+		}
+	}
+	return out
 }
 
-type StatusConfig struct {
-	PublicOrganizationID string        // owner of GET /api/status
-	PollInterval         time.Duration // periodic checks; 0 disables the poller
-	Checks               StatusChecks  // checks and components per organization: config_status.go
+// NewConfig is the configuration with nothing set: every module's section
+// exists, empty. WithDefaults fills it.
+func NewConfig() Config {
+	return Config{Addrs: map[string]string{}, Modules: module.NewSections(Modules())}
 }
 
 // FromEnv reads the environment over the defaults.
 func FromEnv() (Config, error) {
-	c := Config{
-		DatabaseURL: os.Getenv("DATABASE_URL"),
-		Kafka: eventstore.KafkaConfig{
-			Brokers: splitList(os.Getenv("KAFKA_BROKERS")),
-			Topics:  eventstore.Topics{Prefix: os.Getenv("PLATFORM_TOPIC_PREFIX")},
-		},
-		Notify:      notifications.WebhookConfig{URL: os.Getenv("PLATFORM_NOTIFY_URL")},
-		Services:    splitList(os.Getenv("PLATFORM_SERVICES")),
-		Addrs:       map[string]string{},
-		AuthBaseURL: os.Getenv("AUTH_BASE_URL"),
-		Status:      StatusConfig{PublicOrganizationID: os.Getenv("STATUS_PUBLIC_ORGANIZATION_ID")},
-		Access:      accessFromEnv(),
-		Identity: IdentityConfig{FirstPartyOrigins: splitList(os.Getenv("PLATFORM_FIRST_PARTY_ORIGINS")),
-			AdminConsoleURL: os.Getenv("IDENTITY_ADMIN_CONSOLE_URL"), CookieDomain: os.Getenv("IDENTITY_COOKIE_DOMAIN")},
+	c := NewConfig()
+	c.DatabaseURL = os.Getenv("DATABASE_URL")
+	c.Notify.URL = os.Getenv("PLATFORM_NOTIFY_URL")
+	c.AuthBaseURL = os.Getenv("AUTH_BASE_URL")
+	env := module.NewEnv(os.Getenv)
+	env.List("KAFKA_BROKERS", &c.Kafka.Brokers)
+	env.String("PLATFORM_TOPIC_PREFIX", &c.Kafka.Topics.Prefix)
+	env.Parse("KAFKA_PARTITIONS", func(v string) error {
+		_, err := fmt.Sscan(v, &c.Kafka.Partitions)
+		return err
+	})
+	env.List("PLATFORM_SERVICES", &c.Services)
+	env.String("PLATFORM_LISTEN_HOST", &c.ListenHost)
+	env.List("PLATFORM_FIRST_PARTY_ORIGINS", &c.FirstPartyOrigins)
+	env.Float("RATE_LIMIT_PER_SECOND", &c.RateLimit.PerSecond)
+	env.Float("RATE_LIMIT_ATTEMPTS_PER_MINUTE", &c.RateLimit.AttemptsPerMinute)
+	env.Int("PLATFORM_HTTP_MAX_HEADER_BYTES", &c.HTTP.MaxHeaderBytes)
+	env.Bool("PLATFORM_HTTP_CHECK_OUTPUT", &c.HTTP.CheckOutput)
+	env.Duration("PLATFORM_HTTP_READ_HEADER_TIMEOUT", &c.HTTP.ReadHeaderTimeout)
+	env.Duration("PLATFORM_HTTP_READ_TIMEOUT", &c.HTTP.ReadTimeout)
+	env.Duration("PLATFORM_HTTP_WRITE_TIMEOUT", &c.HTTP.WriteTimeout)
+	env.Duration("PLATFORM_HTTP_IDLE_TIMEOUT", &c.HTTP.IdleTimeout)
+	env.Duration("OUTBOUND_TIMEOUT", &c.Outbound.Timeout)
+	env.Int("OUTBOUND_MAX_REDIRECTS", &c.Outbound.MaxRedirects)
+	env.Int64("OUTBOUND_MAX_BODY_BYTES", &c.Outbound.MaxBodyBytes)
+	env.Parse("OUTBOUND_ALLOW_NETWORKS", func(v string) (err error) {
+		c.Outbound.AllowNetworks, err = outbound.ParseNetworks(v)
+		return err
+	})
+	env.Duration("TIMERS_POLL_INTERVAL", &c.Timers.PollInterval)
+	env.Duration("TIMERS_LEASE", &c.Timers.Lease)
+	for _, s := range Services() {
+		env.Parse("PLATFORM_"+strings.ToUpper(s)+"_ADDR", func(v string) error { c.Addrs[s] = v; return nil })
 	}
-	var errs []error
-	if v := os.Getenv("KAFKA_PARTITIONS"); v != "" {
-		n, err := strconv.Atoi(v)
-		errs = append(errs, err)
-		c.Kafka.Partitions = int32(n)
-	}
-	if v := os.Getenv("RATE_LIMIT_PER_SECOND"); v != "" {
-		n, err := strconv.ParseFloat(v, 64)
-		errs = append(errs, err)
-		c.RateLimit.PerSecond = n
-	}
-	if v := os.Getenv("RATE_LIMIT_ATTEMPTS_PER_MINUTE"); v != "" {
-		n, err := strconv.ParseFloat(v, 64)
-		errs = append(errs, err)
-		c.RateLimit.AttemptsPerMinute = n
-	}
-	if v := os.Getenv("STATUS_POLL_INTERVAL"); v != "" {
-		d, err := time.ParseDuration(v)
-		errs = append(errs, err)
-		c.Status.PollInterval = d
-	}
-	errs = append(errs, statusFromEnv(&c)...)
-	errs = append(errs, timersFromEnv(&c)...)
-	for _, s := range AllServices {
-		if v := os.Getenv("PLATFORM_" + strings.ToUpper(s) + "_ADDR"); v != "" {
-			c.Addrs[s] = v
-		}
-	}
-	if v := os.Getenv("PLATFORM_HTTP_MAX_HEADER_BYTES"); v != "" {
-		n, err := strconv.Atoi(v)
-		errs = append(errs, err)
-		c.HTTP.MaxHeaderBytes = n
-	}
-	if v := os.Getenv("PLATFORM_HTTP_CHECK_OUTPUT"); v != "" {
-		b, err := strconv.ParseBool(v)
-		errs = append(errs, err)
-		c.HTTP.CheckOutput = b
-	}
-	for env, d := range map[string]*time.Duration{"IDENTITY_ACCESS_TTL": &c.Identity.AccessTTL,
-		"IDENTITY_SESSION_TTL": &c.Identity.SessionTTL, "IDENTITY_PRIVACY_INTERVAL": &c.Identity.PrivacyInterval,
-		"PLATFORM_HTTP_READ_HEADER_TIMEOUT": &c.HTTP.ReadHeaderTimeout, "PLATFORM_HTTP_READ_TIMEOUT": &c.HTTP.ReadTimeout,
-		"PLATFORM_HTTP_WRITE_TIMEOUT": &c.HTTP.WriteTimeout, "PLATFORM_HTTP_IDLE_TIMEOUT": &c.HTTP.IdleTimeout} {
-		if v := os.Getenv(env); v != "" {
-			parsed, err := time.ParseDuration(v)
-			errs = append(errs, err)
-			*d = parsed
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(env.Err(), c.Modules.FromEnv(os.Getenv)); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
 	c = c.WithDefaults()
 	return c, c.Validate()
 }
 
+// WithDefaults fills what is unset, in every section.
 func (c Config) WithDefaults() Config {
 	c.Kafka = c.Kafka.WithDefaults()
 	c.Relay = c.Relay.WithDefaults()
@@ -151,28 +137,30 @@ func (c Config) WithDefaults() Config {
 	c.RateLimit = c.RateLimit.WithDefaults()
 	c.HTTP = c.HTTP.WithDefaults()
 	if len(c.Services) == 0 {
-		c.Services = AllServices
+		c.Services = Services()
 	}
 	if c.Addrs == nil {
 		c.Addrs = map[string]string{}
 	}
-	for s, a := range DefaultAddrs {
-		if c.Addrs[s] == "" {
-			c.Addrs[s] = a
+	for _, m := range Modules() {
+		if m.Service != nil && c.Addrs[m.Service.Name] == "" {
+			c.Addrs[m.Service.Name] = m.Service.DefaultAddr
+			if _, port, err := net.SplitHostPort(m.Service.DefaultAddr); err == nil && c.ListenHost != "" {
+				c.Addrs[m.Service.Name] = net.JoinHostPort(c.ListenHost, port)
+			}
 		}
 	}
-	c.Access = c.Access.withDefaults(c.Addrs["identity"])
-	if c.Status.PollInterval == 0 {
-		c.Status.PollInterval = 30 * time.Second
+	if len(c.FirstPartyOrigins) == 0 {
+		c.FirstPartyOrigins = httpapi.DefaultFirstPartyOrigins
 	}
-	if c.Identity.PrivacyInterval == 0 {
-		c.Identity.PrivacyInterval = time.Hour
-	}
-	c.Status.Checks = c.Status.Checks.WithDefaults()
 	c.Outbound = c.Outbound.WithDefaults()
 	c.Timers = c.Timers.WithDefaults()
 	c.Reactors.Kafka = c.Kafka
 	c.Reactors = c.Reactors.WithDefaults()
+	if c.Modules == nil {
+		c.Modules = module.NewSections(Modules())
+	}
+	c.Modules.Defaults()
 	return c
 }
 
@@ -183,21 +171,17 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("database: DATABASE_URL is required"))
 	}
 	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate(), c.HTTP.Validate())
-	errs = append(errs, c.Status.Checks.Validate(), c.Outbound.Validate(), c.Timers.Validate(), c.Reactors.Validate())
+	errs = append(errs, c.Outbound.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate())
+	known := Services()
 	for _, s := range c.Services {
-		if !slices.Contains(AllServices, s) {
-			errs = append(errs, fmt.Errorf("services: unknown service %q (known: %s)", s, strings.Join(AllServices, ", ")))
+		if !slices.Contains(known, s) {
+			errs = append(errs, fmt.Errorf("services: unknown service %q (known: %s)", s, strings.Join(known, ", ")))
+		}
+	}
+	for _, m := range Modules() {
+		if err := m.Check(); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"github.com/platform/backend/internal/module"
+	statusmod "github.com/platform/backend/internal/modules/status"
 	"net/netip"
 	"slices"
 	"strings"
@@ -20,7 +22,7 @@ func TestStatusAndOutboundFromEnv(t *testing.T) {
 		{
 			name: "defaults: nothing internal is allowed",
 			check: func(t *testing.T, c Config) {
-				s := c.Status.Checks
+				s := module.SectionOf[*statusmod.Config](c.Modules).Checks
 				if s.CheckTimeout != 5*time.Second || s.Workers != 16 || s.OrgConcurrency != 4 || s.OrgBudget != 20*time.Second ||
 					s.MaxComponents != 100 || s.ManualPollInterval != 10*time.Second {
 					t.Fatalf("status defaults: %+v", s)
@@ -38,7 +40,7 @@ func TestStatusAndOutboundFromEnv(t *testing.T) {
 				"OUTBOUND_ALLOW_NETWORKS": "10.20.0.0/16, fd12:3456::/48", "OUTBOUND_TIMEOUT": "3s", "OUTBOUND_MAX_BODY_BYTES": "4096",
 				"OUTBOUND_MAX_REDIRECTS": "2"},
 			check: func(t *testing.T, c Config) {
-				s := c.Status.Checks
+				s := module.SectionOf[*statusmod.Config](c.Modules).Checks
 				if s.CheckTimeout != 2*time.Second || s.Workers != 32 || s.OrgConcurrency != 8 || s.OrgBudget != 10*time.Second ||
 					s.MaxComponents != 250 || s.ManualPollInterval != -time.Second {
 					t.Fatalf("status: %+v", s)

@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"context"
+	"github.com/platform/backend/internal/module"
+	identitymod "github.com/platform/backend/internal/modules/identity"
 	"net/http"
 	"testing"
 	"time"
@@ -17,7 +19,7 @@ import (
 // at start and kept it, so maintenance never ran in a deployment.
 func TestScheduledMaintenanceRunsBesideDispatcher(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
-		c.Identity.PrivacyInterval = 200 * time.Millisecond
+		module.SectionOf[*identitymod.Config](c.Modules).PrivacyInterval = 200 * time.Millisecond
 	}})
 	ctx := context.Background()
 	pool := h.App.Pool

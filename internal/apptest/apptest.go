@@ -22,11 +22,13 @@ import (
 	"github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
+	"github.com/platform/backend/internal/module"
+	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
 
-// DefaultScopes of a harness key.
-var DefaultScopes = []string{"status:read", "status:write", "status:poll", "history:read", "api_keys:write"}
+// DefaultScopes of a harness key: every module's tenant key scopes.
+var DefaultScopes = module.TenantScopes(app.Modules())
 
 // Harness is one running platform.
 type Harness struct {
@@ -39,6 +41,7 @@ type Harness struct {
 	// operatorKey: see OperatorKey.
 	operatorKey string
 	cancel      context.CancelFunc
+	t           testing.TB // the test that started the harness
 	done        chan error
 }
 
@@ -51,21 +54,19 @@ type Options struct {
 // Start runs a platform until the test ends.
 func Start(t testing.TB, opts Options) *Harness {
 	t.Helper()
-	cfg := app.Config{
-		DatabaseURL: testenv.NewDatabase(t),
-		Kafka: eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t),
-			Topics: eventstore.Topics{Prefix: testenv.UniqueName("t")}},
-		Relay:     eventstore.RelayConfig{PollInterval: 50 * time.Millisecond},
-		RateLimit: app.Config{}.RateLimit,
-	}
+	cfg := app.NewConfig()
+	cfg.DatabaseURL = testenv.NewDatabase(t)
+	cfg.Kafka = eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName("t")}}
+	cfg.Relay = eventstore.RelayConfig{PollInterval: 50 * time.Millisecond}
 	cfg.Projections.PollInterval = 200 * time.Millisecond
 	cfg.RateLimit.PerSecond = 100000
 	cfg.RateLimit.AttemptsPerMinute = 6_000_000 // tests sign in often; TestCredentialAttemptLimit sets its own
-	cfg.Status.PollInterval = -1                // tests poll explicitly
+	status := module.SectionOf[*statusmod.Config](cfg.Modules)
+	status.PollInterval = -1 // tests poll explicitly
 	// Check targets of tests are loopback fakes: allowed here, explicitly
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-	cfg.Status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
+	status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
 	// Every success answer the tests see is checked against its action's
 	// output schema (a mismatch is a 500 output_schema_violation).
 	cfg.HTTP.CheckOutput = true
@@ -73,9 +74,6 @@ func Start(t testing.TB, opts Options) *Harness {
 		opts.Configure(&cfg)
 	}
 	cfg = cfg.WithDefaults()
-	if cfg.Status.PollInterval < 0 {
-		cfg.Status.PollInterval = 0
-	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +89,7 @@ func Start(t testing.TB, opts Options) *Harness {
 		t.Fatalf("start platform: %v", err)
 	}
 	h := &Harness{App: a, Config: cfg, URLs: map[string]string{}, Client: &http.Client{Timeout: 30 * time.Second},
-		cancel: cancel, done: make(chan error, 1)}
+		cancel: cancel, done: make(chan error, 1), t: t}
 	for _, s := range cfg.Services {
 		// The listeners' bounds of platformd (timeouts, header limit), so tests
 		// meet what clients meet.
@@ -131,21 +129,36 @@ func (h *Harness) NewOrganization(t testing.TB, name, slug string, scopes ...str
 	t.Helper()
 	ctx := context.Background()
 	system := commands.Meta{Actor: eventstore.Actor{ID: "apptest", Type: "system"}}
-	org, err := h.App.Identity.CreateOrganization(ctx, system, identitycmd.CreateOrganization{Name: name, Slug: slugify(slug)})
+	org, err := h.Identity().CreateOrganization(ctx, system, identitycmd.CreateOrganization{Name: name, Slug: slugify(slug)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := commands.Meta{OrganizationID: org.Value.OrganizationID, Actor: system.Actor}
-	key, err := h.App.Identity.CreateAPIKey(ctx, m, identitycmd.CreateAPIKey{Name: "test", Scopes: scopes})
+	key, err := h.Identity().CreateAPIKey(ctx, m, identitycmd.CreateAPIKey{Name: "test", Scopes: scopes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return org.Value.OrganizationID, key.Value.Token
 }
 
-// OperatorScopes are an operator key's: the platform scopes of the
-// operations console and of privacy maintenance.
-var OperatorScopes = []string{"projections:read", "projections:replay", "history:read", "privacy:maintain", "service_tokens:issue"}
+// OperatorScopes are an operator key's: the tenant scopes and the platform
+// scopes of every module (replays, privacy maintenance, service tokens).
+var OperatorScopes = module.OperatorScopes(app.Modules())
+
+// Identity is the identity module's commands.
+func (h *Harness) Identity() *identitycmd.Handlers { return Provided[*identitycmd.Handlers](h) }
+
+// Access is the identity module's access half.
+func (h *Harness) Access() *identitycmd.Access { return Provided[*identitycmd.Access](h) }
+
+// Provided is what a module provided as T (its commands, its queries).
+func Provided[T any](h *Harness) T {
+	v, err := module.Lookup[T](h.App.Platform)
+	if err != nil {
+		h.t.Fatal(err) // a test asking for what no module provides
+	}
+	return v
+}
 
 // OperatorKey is a key of the platform administration organization holding
 // the operators' platform scopes (replays, privacy maintenance): only such
@@ -158,7 +171,7 @@ func (h *Harness) OperatorKey(t testing.TB) string {
 	}
 	ctx := context.Background()
 	system := commands.Meta{Actor: eventstore.Actor{ID: "apptest", Type: "system"}}
-	org, err := h.App.Identity.CreateOrganization(ctx, system, identitycmd.CreateOrganization{Name: "Platform",
+	org, err := h.Identity().CreateOrganization(ctx, system, identitycmd.CreateOrganization{Name: "Platform",
 		Slug: slugify(testenv.UniqueName("platform")), Administration: true})
 	orgID := org.Value.OrganizationID
 	if e, ok := errs.As(err); ok && e.Code == identity.UniqueAdministration+"_taken" {
@@ -167,7 +180,7 @@ func (h *Harness) OperatorKey(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := h.App.Identity.CreateAPIKey(ctx, commands.Meta{OrganizationID: orgID, Actor: system.Actor},
+	key, err := h.Identity().CreateAPIKey(ctx, commands.Meta{OrganizationID: orgID, Actor: system.Actor},
 		identitycmd.CreateAPIKey{Name: "operator", Scopes: OperatorScopes})
 	if err != nil {
 		t.Fatal(err)

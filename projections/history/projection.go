@@ -11,6 +11,10 @@ import (
 
 const Name = "history"
 
+// Retention is how long the audit view keeps an event (seed 001: audit
+// records older than 365 days are purged by privacy maintenance).
+const Retention = 365 * 24 * time.Hour
+
 // Projection records every event it reads, except events already past the
 // audit retention: privacy maintenance purges those from the table, and a
 // rebuild from the log must not bring them back.
@@ -23,7 +27,10 @@ type Projection struct {
 	Redact Redactions
 }
 
-var _ projections.Projection = Projection{}
+var _ projections.EveryType = Projection{}
+
+// HandlesEveryType: every event of every context is recorded the same way.
+func (Projection) HandlesEveryType() {}
 
 func (Projection) Name() string         { return Name }
 func (p Projection) Contexts() []string { return p.Sources }

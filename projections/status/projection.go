@@ -3,8 +3,6 @@
 package status
 
 import (
-	"encoding/json"
-
 	domain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
@@ -16,7 +14,7 @@ const Name = "status"
 // Projection builds the status read model.
 type Projection struct{}
 
-var _ projections.Projection = Projection{}
+var _ projections.Declared = Projection{}
 
 func (Projection) Name() string       { return Name }
 func (Projection) Contexts() []string { return []string{"status"} }
@@ -47,13 +45,15 @@ func (Projection) Schema() []string {
 	}
 }
 
-func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
-	switch e.Type {
-	case domain.IncidentCreated:
-		var p domain.IncidentCreatedV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return nil, err
-		}
+func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+	return reducers.Reduce(e)
+}
+
+// Reducers is the table of what each status event does to the read model.
+func (Projection) Reducers() projections.Reducers { return reducers }
+
+var reducers = projections.Reducers{
+	domain.IncidentCreated: projections.On(func(e eventstore.Event, p domain.IncidentCreatedV1) ([]projections.Statement, error) {
 		return []projections.Statement{
 			projections.Exec(`INSERT INTO {{status_incidents}} (organization_id, incident_id, title, message, severity, status, revision,
 				component_host, component_name, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10)
@@ -61,67 +61,59 @@ func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 				e.OrganizationID, p.IncidentID, p.Title, p.Message, p.Severity, p.Status, p.Revision, p.ComponentHost, p.ComponentName, p.OccurredAt),
 			incidentUpdate(p.IncidentID, p.Revision, p.Status, p.Message, p.Severity, p.OccurredAt),
 		}, nil
-	case domain.IncidentUpdated, domain.IncidentResolved:
-		var p domain.IncidentUpdatedV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return nil, err
-		}
-		return []projections.Statement{
-			projections.Exec(`UPDATE {{status_incidents}} SET title=$2, message=$3, severity=$4, status=$5, revision=$6, updated_at=$7
-				WHERE incident_id=$1 AND revision < $6`, p.IncidentID, p.Title, p.Message, p.Severity, p.Status, p.Revision, p.OccurredAt),
-			incidentUpdate(p.IncidentID, p.Revision, p.Status, p.Message, p.Severity, p.OccurredAt),
-		}, nil
-	case domain.MaintenanceScheduled:
-		var p domain.MaintenanceScheduledV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return nil, err
-		}
+	}),
+	domain.IncidentUpdated:  projections.On(incidentRevised),
+	domain.IncidentResolved: projections.On(incidentRevised),
+	domain.MaintenanceScheduled: projections.On(func(e eventstore.Event, p domain.MaintenanceScheduledV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`INSERT INTO {{status_maintenances}} (organization_id, maintenance_id, title, message,
 			status, revision, scheduled_start, scheduled_end, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)
 			ON CONFLICT (maintenance_id) DO NOTHING`,
 			e.OrganizationID, p.MaintenanceID, p.Title, p.Message, p.Status, p.Revision, p.ScheduledStart, p.ScheduledEnd, p.OccurredAt)}, nil
-	case domain.MaintenanceRescheduled:
-		// Times only: status, revision and message are not a reschedule's.
-		var p domain.MaintenanceRescheduledV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return nil, err
-		}
+	}),
+	// Times only: status, revision and message are not a reschedule's.
+	domain.MaintenanceRescheduled: projections.On(func(_ eventstore.Event, p domain.MaintenanceRescheduledV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`UPDATE {{status_maintenances}} SET scheduled_start=$2, scheduled_end=$3, updated_at=$4
 			WHERE maintenance_id=$1`, p.MaintenanceID, p.ScheduledStart, p.ScheduledEnd, p.OccurredAt)}, nil
-	case domain.MaintenanceStarted, domain.MaintenanceCompleted:
-		var p domain.MaintenanceProgressedV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return nil, err
-		}
-		return []projections.Statement{projections.Exec(`UPDATE {{status_maintenances}} SET status=$2, revision=$3, message=$4, updated_at=$5
-			WHERE maintenance_id=$1 AND revision < $3`, p.MaintenanceID, p.Status, p.Revision, p.Message, p.OccurredAt)}, nil
-	case domain.ComponentRegistered, domain.ComponentChanged:
-		var p domain.ComponentDefinedV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return nil, err
-		}
-		return []projections.Statement{projections.Exec(`INSERT INTO {{status_components}} (organization_id, component_id, component_host,
-			component_name, component_group, check_url, status, consecutive_fails) VALUES ($1,$2,$3,$4,$5,$6,'operational',0)
-			ON CONFLICT (organization_id, component_id) DO UPDATE SET component_host=EXCLUDED.component_host,
-			component_name=EXCLUDED.component_name, component_group=EXCLUDED.component_group, check_url=EXCLUDED.check_url`,
-			e.OrganizationID, p.ComponentID, p.Host, p.Name, p.Group, p.CheckURL)}, nil
-	case domain.ComponentCheckFailed, domain.ComponentCheckSucceeded, domain.ComponentDegraded, domain.ComponentRecovered:
-		var p domain.ComponentCheckedV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return nil, err
-		}
-		status := "status" // unchanged
-		switch e.Type {
-		case domain.ComponentDegraded:
-			status = "'" + domain.Degraded + "'"
-		case domain.ComponentRecovered:
-			status = "'" + domain.Operational + "'"
-		}
+	}),
+	domain.MaintenanceStarted:      projections.On(maintenanceProgressed),
+	domain.MaintenanceCompleted:    projections.On(maintenanceProgressed),
+	domain.ComponentRegistered:     projections.On(componentDefined),
+	domain.ComponentChanged:        projections.On(componentDefined),
+	domain.ComponentCheckFailed:    componentChecked("status"), // unchanged
+	domain.ComponentCheckSucceeded: componentChecked("status"),
+	domain.ComponentDegraded:       componentChecked("'" + domain.Degraded + "'"),
+	domain.ComponentRecovered:      componentChecked("'" + domain.Operational + "'"),
+}
+
+func incidentRevised(_ eventstore.Event, p domain.IncidentUpdatedV1) ([]projections.Statement, error) {
+	return []projections.Statement{
+		projections.Exec(`UPDATE {{status_incidents}} SET title=$2, message=$3, severity=$4, status=$5, revision=$6, updated_at=$7
+			WHERE incident_id=$1 AND revision < $6`, p.IncidentID, p.Title, p.Message, p.Severity, p.Status, p.Revision, p.OccurredAt),
+		incidentUpdate(p.IncidentID, p.Revision, p.Status, p.Message, p.Severity, p.OccurredAt),
+	}, nil
+}
+
+func maintenanceProgressed(_ eventstore.Event, p domain.MaintenanceProgressedV1) ([]projections.Statement, error) {
+	return []projections.Statement{projections.Exec(`UPDATE {{status_maintenances}} SET status=$2, revision=$3, message=$4, updated_at=$5
+		WHERE maintenance_id=$1 AND revision < $3`, p.MaintenanceID, p.Status, p.Revision, p.Message, p.OccurredAt)}, nil
+}
+
+func componentDefined(e eventstore.Event, p domain.ComponentDefinedV1) ([]projections.Statement, error) {
+	return []projections.Statement{projections.Exec(`INSERT INTO {{status_components}} (organization_id, component_id, component_host,
+		component_name, component_group, check_url, status, consecutive_fails) VALUES ($1,$2,$3,$4,$5,$6,'operational',0)
+		ON CONFLICT (organization_id, component_id) DO UPDATE SET component_host=EXCLUDED.component_host,
+		component_name=EXCLUDED.component_name, component_group=EXCLUDED.component_group, check_url=EXCLUDED.check_url`,
+		e.OrganizationID, p.ComponentID, p.Host, p.Name, p.Group, p.CheckURL)}, nil
+}
+
+// componentChecked records a check outcome; status is the SQL the
+// component's status becomes (the column itself: unchanged).
+func componentChecked(status string) projections.Reducer {
+	return projections.On(func(e eventstore.Event, p domain.ComponentCheckedV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`UPDATE {{status_components}} SET status=`+status+`,
 			consecutive_fails=$3, last_http_status=$4, last_checked_at=$5 WHERE organization_id=$1 AND component_id=$2`,
 			e.OrganizationID, p.ComponentID, p.ConsecutiveFails, p.HTTPStatus, p.CheckedAt)}, nil
-	}
-	return nil, nil
+	})
 }
 
 // incidentUpdate is one timeline row; the timeline is append-only, so the

@@ -1,0 +1,79 @@
+package identity
+
+import (
+	httpapi "github.com/platform/backend/http"
+	"log/slog"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	identitycmd "github.com/platform/backend/commands/identity"
+	identityview "github.com/platform/backend/projections/identity"
+)
+
+// AccountsDeps are what the accounts and sessions half of the identity
+// service calls.
+type AccountsDeps struct {
+	Commands *identitycmd.Handlers
+	Accounts *identityview.Queries
+	Web      SessionWeb
+	Log      *slog.Logger
+}
+
+// Part is one half of the identity service: its actions and its
+// plain routes. The service is composed from parts so that each half lives
+// in its own files (identity_accounts.go, identity_sessions.go here; the
+// access half in identity_access.go).
+type Part struct {
+	Actions []httpapi.Action
+	Routes  func(r *mux.Router)
+}
+
+// AppID is the identity service's app id (seed 001's prefix).
+const AppID = "app_platform_auth"
+
+// Service is seed 001's identity service: accounts and sessions, the
+// health route and /validate (added by the app with the validator), plus the
+// parts given (the access half, API keys).
+func Service(d AccountsDeps, parts ...Part) httpapi.Service {
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	all := append([]Part{accountActions(d), sessionActions(d)}, parts...)
+	svc := httpapi.Service{Name: "identity", AppID: AppID}
+	var routes []func(*mux.Router)
+	for _, p := range all {
+		svc.Actions = append(svc.Actions, p.Actions...)
+		if p.Routes != nil {
+			routes = append(routes, p.Routes)
+		}
+	}
+	svc.Actions = withOutputs(svc.Actions, identityOutputs)
+	svc.Routes = func(r *mux.Router) {
+		for _, f := range routes {
+			f(r)
+		}
+	}
+	return svc
+}
+
+// ValidatePart is the identity service's /validate (any method): 200 with
+// the principal, 401 for a bad credential, 503 when the store is down.
+func ValidatePart(v httpapi.Validator, d httpapi.Deps) Part {
+	return Part{Routes: func(r *mux.Router) {
+		r.HandleFunc("/validate", func(w http.ResponseWriter, req *http.Request) {
+			token := httpapi.Credential(req)
+			if token == "" {
+				httpapi.WriteError(w, req, d.Log, httpapi.ErrAuthRequired)
+				return
+			}
+			p, err := v.Validate(req.Context(), token)
+			if err != nil {
+				httpapi.WriteError(w, req, d.Log, err)
+				return
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			httpapi.WriteJSON(w, http.StatusOK, p)
+		})
+	}}
+}

@@ -1,0 +1,153 @@
+package invariants_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	httpapi "github.com/platform/backend/http"
+)
+
+var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
+
+// TestEveryActionDeclaresItsOutput: every action of every service has a
+// real output schema (an object schema with members, or a closed one), and
+// NewHandler compiles them all.
+func TestEveryActionDeclaresItsOutput(t *testing.T) {
+	for _, svc := range services(t) {
+		for _, a := range svc.Actions {
+			var out map[string]any
+			if err := json.Unmarshal(a.OutputSchema, &out); err != nil {
+				t.Errorf("%s: output schema: %v", a.Name, err)
+				continue
+			}
+			props, _ := out["properties"].(map[string]any)
+			req, _ := out["required"].([]any)
+			if out["type"] != "object" || len(props) == 0 || len(req) == 0 {
+				t.Errorf("%s: output schema %s names no required members", a.Name, a.OutputSchema)
+			}
+		}
+	}
+}
+
+// TestOpenAPIDescribesInputsAndProblems: path parameters are parameters, not
+// body members; required query parameters and bodies are marked; every
+// operation names its success and its problems, and nothing else.
+func TestOpenAPIDescribesInputsAndProblems(t *testing.T) {
+	for _, svc := range services(t) {
+		raw, err := json.Marshal(httpapi.OpenAPI(svc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Paths map[string]map[string]struct {
+				OperationID string `json:"operationId"`
+				Parameters  []struct {
+					Name     string `json:"name"`
+					In       string `json:"in"`
+					Required bool   `json:"required"`
+				} `json:"parameters"`
+				RequestBody *struct {
+					Required bool `json:"required"`
+					Content  map[string]struct {
+						Schema struct {
+							Required   []string       `json:"required"`
+							Properties map[string]any `json:"properties"`
+							AnyOf      []struct {
+								Required []string `json:"required"`
+							} `json:"anyOf"`
+						} `json:"schema"`
+					} `json:"content"`
+				} `json:"requestBody"`
+				Responses map[string]json.RawMessage `json:"responses"`
+			} `json:"paths"`
+			Components struct {
+				Responses map[string]json.RawMessage `json:"responses"`
+			} `json:"components"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		byName := map[string]httpapi.Action{}
+		for _, a := range svc.Actions {
+			byName[a.Name] = a
+		}
+		for path, ops := range doc.Paths {
+			for method, op := range ops {
+				a := byName[op.OperationID]
+				var in struct {
+					Required []string `json:"required"`
+				}
+				_ = json.Unmarshal(a.InputSchema, &in)
+				inPath := map[string]bool{}
+				for _, m := range pathParam.FindAllStringSubmatch(path, -1) {
+					inPath[m[1]] = true
+				}
+				if op.RequestBody != nil {
+					body := op.RequestBody.Content["application/json"].Schema
+					for name := range inPath {
+						if _, ok := body.Properties[name]; ok || slices.Contains(body.Required, name) {
+							t.Errorf("%s %s: path parameter %s is in the body schema", method, path, name)
+						}
+					}
+					// An absent body is read as {}: required when {} is not
+					// valid (required members, or an anyOf of them:
+					// maintenance.update's status or a schedule change).
+					emptyValid := len(body.Required) == 0
+					if len(body.AnyOf) > 0 {
+						anyEmpty := false
+						for _, alt := range body.AnyOf {
+							anyEmpty = anyEmpty || len(alt.Required) == 0
+						}
+						emptyValid = emptyValid && anyEmpty
+					}
+					if op.RequestBody.Required == emptyValid {
+						t.Errorf("%s %s: requestBody.required %v with required members %v, anyOf %v", method, path, op.RequestBody.Required, body.Required, body.AnyOf)
+					}
+				}
+				for _, p := range op.Parameters {
+					switch p.In {
+					case "path":
+						if !p.Required || !inPath[p.Name] {
+							t.Errorf("%s %s: path parameter %s", method, path, p.Name)
+						}
+					case "query":
+						if p.Required != slices.Contains(in.Required, p.Name) {
+							t.Errorf("%s %s: query parameter %s required=%v, input schema says %v", method, path, p.Name, p.Required, in.Required)
+						}
+					}
+				}
+				if _, ok := op.Responses["default"]; ok {
+					t.Errorf("%s %s: a default response hides undocumented statuses", method, path)
+				}
+				success := 0
+				for status, r := range op.Responses {
+					if strings.HasPrefix(status, "2") {
+						success++
+						continue
+					}
+					var ref struct {
+						Ref string `json:"$ref"`
+					}
+					_ = json.Unmarshal(r, &ref)
+					if _, ok := doc.Components.Responses[strings.TrimPrefix(ref.Ref, "#/components/responses/")]; !ok {
+						t.Errorf("%s %s: response %s is not a shared problem (%s)", method, path, status, r)
+					}
+				}
+				if success != 1 {
+					t.Errorf("%s %s: %d success responses", method, path, success)
+				}
+				if _, ok := op.Responses["422"]; !ok {
+					t.Errorf("%s %s: 422 not documented", method, path)
+				}
+				if a.AuthorizationMode != httpapi.AuthPublic {
+					if _, ok := op.Responses["401"]; !ok {
+						t.Errorf("%s %s: 401 not documented", method, path)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package module
+
+import (
+	"fmt"
+	"log/slog"
+	"reflect"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/eventstore"
+	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/outbound"
+	"github.com/platform/backend/projections"
+	"github.com/platform/backend/projections/history"
+)
+
+// Platform is what every module builds against: the shared stores and
+// clients, the platform-wide settings, and what earlier modules provided.
+type Platform struct {
+	Log   *slog.Logger
+	Pool  *pgxpool.Pool
+	Store *eventstore.Store
+	// Reader serves queries from the projections' active generations.
+	Reader *projections.Reader
+	// Engine runs every module's projections. It is set after every module
+	// is built: read it in Service or a worker, never in Build.
+	Engine *projections.Engine
+	// Outbound is the one client for URLs a tenant can influence.
+	Outbound *outbound.Client
+	Topics   eventstore.Topics
+	// AuthBaseURL: when set, credentials are validated by that identity
+	// service over HTTP instead of in-process.
+	AuthBaseURL string
+	// Addrs are the services' listeners, by service name.
+	Addrs map[string]string
+	// Sections are every module's configuration.
+	Sections Sections
+	// Modules are every module of the process, in order (ops reads the
+	// history of every context with a topic).
+	Modules []Module
+	// Validator checks every service's credentials. The identity module
+	// sets it; the app refuses to start without it.
+	Validator httpapi.Validator
+	// Now is the clock of timed work (nil: time.Now).
+	Now func() time.Time
+
+	provided map[reflect.Type]any
+}
+
+// Provide makes v available to later modules under its static type T
+// (a module's commands, for another module's reactor or tests).
+func Provide[T any](p *Platform, v T) {
+	if p.provided == nil {
+		p.provided = map[reflect.Type]any{}
+	}
+	p.provided[reflect.TypeFor[T]()] = v
+}
+
+// Lookup returns what an earlier module provided as T.
+func Lookup[T any](p *Platform) (T, error) {
+	v, ok := p.provided[reflect.TypeFor[T]()]
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("nothing provides %s: is the module that does listed before this one?", reflect.TypeFor[T]())
+	}
+	return v.(T), nil
+}
+
+// Contexts are the names of the modules with a topic, in order.
+func (p *Platform) Contexts() []string {
+	var out []string
+	for _, m := range p.Modules {
+		if m.Topic {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// AuditRedacted merges every module's declaration.
+func (p *Platform) AuditRedacted() history.Redactions {
+	all := make([]map[string][]string, 0, len(p.Modules))
+	for _, m := range p.Modules {
+		all = append(all, m.AuditRedacted)
+	}
+	return history.MergeRedactions(all...)
+}
+
+// Apps are the catalog entries of every module that declares one.
+func (p *Platform) Apps() []App {
+	var out []App
+	for _, m := range p.Modules {
+		if m.App != nil {
+			out = append(out, *m.App)
+		}
+	}
+	return out
+}

@@ -1,0 +1,21 @@
+// Package modules is the list of the platform's bounded contexts. Adding a
+// context is its own files (domain, commands, projections, notifications,
+// http, and its module package here) plus one line in All.
+package modules
+
+import (
+	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/modules/identity"
+	"github.com/platform/backend/internal/modules/ops"
+	"github.com/platform/backend/internal/modules/status"
+)
+
+// All are the platform's modules in build order: identity first (every
+// service authenticates through it), ops last (it reads every context).
+func All() []module.Module {
+	return []module.Module{
+		identity.Module,
+		status.Module,
+		ops.Module,
+	}
+}
