@@ -59,6 +59,9 @@ var statusOf = map[errs.Kind]int{
 	errs.KindRateLimited:            http.StatusTooManyRequests,
 	errs.KindUnavailable:            http.StatusServiceUnavailable,
 	errs.KindIdempotencyMismatch:    http.StatusUnprocessableEntity,
+	errs.KindPaymentRequired:        http.StatusPaymentRequired,
+	errs.KindBadGateway:             http.StatusBadGateway,
+	errs.KindGatewayTimeout:         http.StatusGatewayTimeout,
 }
 
 // StatusClientClosedRequest is the answer to a client that went away before

@@ -22,6 +22,13 @@ const (
 	KindRateLimited
 	KindUnavailable
 	KindIdempotencyMismatch
+	// KindPaymentRequired: a budget refuses the request (a hard spend cap):
+	// retrying cannot succeed until the budget changes (402).
+	KindPaymentRequired
+	// KindBadGateway: an upstream provider failed or answered nonsense (502).
+	KindBadGateway
+	// KindGatewayTimeout: an upstream provider did not answer in time (504).
+	KindGatewayTimeout
 )
 
 // Field names one failing input member as a JSON pointer.
@@ -114,4 +121,20 @@ func RateLimited(retryAfterSeconds int) *Error {
 func IdempotencyMismatch() *Error {
 	return &Error{Kind: KindIdempotencyMismatch, Code: "idempotency_key_reused",
 		Message: "this Idempotency-Key was already used with a different request"}
+}
+
+// PaymentRequired is a request a budget refuses (402): code names the
+// budget's rule (spend_cap_exceeded), extensions what the client needs to see.
+func PaymentRequired(code, message string, extensions map[string]any) *Error {
+	return &Error{Kind: KindPaymentRequired, Code: code, Message: message, Extensions: extensions}
+}
+
+// BadGateway is an upstream provider's failure (502); the cause stays in Err.
+func BadGateway(code, message string, cause error) *Error {
+	return &Error{Kind: KindBadGateway, Code: code, Message: message, Err: cause}
+}
+
+// GatewayTimeout is an upstream provider that did not answer in time (504).
+func GatewayTimeout(code, message string, cause error) *Error {
+	return &Error{Kind: KindGatewayTimeout, Code: code, Message: message, Err: cause}
 }
