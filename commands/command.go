@@ -93,6 +93,22 @@ func FiresTimer(ref eventstore.TimerRef) Option {
 	return func(c *eventstore.Command) { c.Fires = &ref }
 }
 
+// Also adds write-side statements to the command's transaction, computed
+// from its answer (the state after its events): a table a hot path reads
+// instead of folding a stream (spend caps), or a counter the events are the
+// record of (budgets). They run only when the command appends events.
+func Also[T any](writes func(T) []eventstore.Write) Option {
+	return func(c *eventstore.Command) {
+		c.Writes = func(result any) ([]eventstore.Write, error) {
+			v, ok := result.(T)
+			if !ok {
+				return nil, fmt.Errorf("commands.Also: answer is %T, not %T", result, v)
+			}
+			return writes(v), nil
+		}
+	}
+}
+
 // IsOutage tells an error that goes away by waiting (the database or the
 // broker is down or overloaded, a rate limit) from one that will repeat:
 // work issued by machines (reactors, timers) waits the first kind out and
