@@ -165,7 +165,11 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 				return
 			}
 		}
-		if permission != "" && !p.Allows(permission) {
+		// A runtime-authorized action with allowed services is decided by
+		// who calls (a listed service identity), not by a permission the
+		// service identity cannot hold.
+		runtimeService := a.AuthorizationMode == AuthRuntime && len(a.AllowedServices) > 0 && p.Type == "service"
+		if permission != "" && !runtimeService && !p.Allows(permission) {
 			fail(errs.PermissionDenied("the credential lacks permission " + permission))
 			return
 		}
