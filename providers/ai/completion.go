@@ -57,7 +57,8 @@ type Tool struct {
 	Parameters  json.RawMessage
 }
 
-// ToolCall is a call the model made. Arguments is a JSON object.
+// ToolCall is a call the model made. Arguments is JSON: an object when the
+// model behaved; text that was not JSON arrives as a JSON string.
 type ToolCall struct {
 	ID        string
 	Name      string
@@ -115,6 +116,9 @@ type CompletionResponse struct {
 	Model        string // the model that answered, as the provider names it
 	RequestID    string // the provider's id for this call (header or body)
 	Usage        Usage
+	// UsageMissing: the provider answered without usage; the gateway
+	// settles at an estimate.
+	UsageMissing bool
 }
 
 // Delta is one piece of a streamed answer: text, or a fragment of a tool call.

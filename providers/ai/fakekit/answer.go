@@ -193,3 +193,21 @@ func instance(s map[string]any, name string) any {
 		return "fake " + name
 	}
 }
+
+// AudioBytesPerSecond is the fakes' audio rate: duration = bytes / rate.
+const AudioBytesPerSecond = 16000
+
+// AudioSeconds is the duration the fakes report for audio of n bytes.
+func AudioSeconds(n int) float64 { return float64(n) / AudioBytesPerSecond }
+
+// Transcript is the text the fakes hear in audio of n bytes.
+func Transcript(n int) string { return "fake transcript of " + itoa(n) + " bytes" }
+
+// PNG is a deterministic "image": the PNG signature, then the prompt and
+// the image's index (enough for content sniffing to say image/png).
+func PNG(prompt string, i int) []byte {
+	return append([]byte("\x89PNG\r\n\x1a\n"), []byte(prompt+"#"+itoa(i))...)
+}
+
+// ImageOutputTokens is what the fakes report per generated image.
+const ImageOutputTokens = 100

@@ -49,7 +49,6 @@ func (g *Gate) wait(done <-chan struct{}) bool {
 type Events struct {
 	c      *Call
 	f      http.Flusher
-	sent   int
 	deltas int
 	ended  bool
 }
@@ -79,9 +78,9 @@ func (e *Events) write(name string, v any, delta bool) bool {
 	}
 	f := e.c.Fault
 	switch {
-	case f.Kind == KindCut && e.sent >= f.After:
+	case f.Kind == KindCut && e.deltas >= f.After:
 		panic(http.ErrAbortHandler) // drop the connection, no terminating chunk
-	case f.Kind == KindEndEarly && e.sent >= f.After:
+	case f.Kind == KindEndEarly && e.deltas >= f.After:
 		e.ended = true
 		return false
 	}
@@ -124,7 +123,6 @@ func (e *Events) write(name string, v any, delta bool) bool {
 		return false
 	}
 	e.flush()
-	e.sent++
 	if delta {
 		e.deltas++
 		if _, gate := e.c.kit.pacing(); gate != nil {

@@ -18,8 +18,8 @@ const (
 	KindRateLimit                  // 429 with the protocol's way of saying when to retry
 	KindHang                       // answer nothing until the client gives up (its request context ends)
 	KindMalformed                  // 200 with a body (or first event) that does not decode
-	KindCut                        // drop the connection after After events (or mid-body)
-	KindEndEarly                   // end a stream cleanly after After events, without its terminator
+	KindCut                        // drop the connection after After deltas of a stream (a whole answer: mid-body)
+	KindEndEarly                   // end a stream cleanly after After deltas, without its terminator
 	KindNoUsage                    // answer completely but without the usage the protocol normally sends
 )
 
@@ -28,7 +28,7 @@ type Fault struct {
 	Kind       FaultKind
 	Status     int           // KindStatus
 	RetryAfter time.Duration // KindRateLimit
-	After      int           // KindCut, KindEndEarly: events sent before
+	After      int           // KindCut, KindEndEarly: deltas sent before
 }
 
 // OK answers normally.
@@ -46,11 +46,12 @@ func Hang() Fault { return Fault{Kind: KindHang} }
 // Malformed answers 200 with a body that does not decode.
 func Malformed() Fault { return Fault{Kind: KindMalformed} }
 
-// Cut drops the connection after n events of a stream (a non-stream answer
-// is dropped halfway through its body).
+// Cut drops the connection once n deltas of a stream are out (a whole
+// answer is dropped halfway through its body).
 func Cut(n int) Fault { return Fault{Kind: KindCut, After: n} }
 
-// EndEarly closes a stream cleanly after n events, without its terminator.
+// EndEarly closes a stream cleanly once n deltas are out, without the
+// protocol's terminator (a proxy that closed the connection politely).
 func EndEarly(n int) Fault { return Fault{Kind: KindEndEarly, After: n} }
 
 // NoUsage answers without the usage the protocol normally sends.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -215,7 +216,4 @@ func (c *Call) JSON(v any) {
 // WantsUsage reports whether the answer should carry usage (KindNoUsage not scripted).
 func (c *Call) WantsUsage() bool { return c.Fault.Kind != KindNoUsage }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -86,10 +86,10 @@ func (c *Caller) Do(ctx context.Context, req Request, out any) (Meta, error) {
 		return meta, c.transportError(ctx, callCtx, req.Capability, meta, err, false)
 	}
 	if len(body) > MaxAnswerBytes {
-		return meta, c.fault(req.Capability, meta, "answer too large")
+		return meta, c.Fault(req.Capability, meta, "answer too large")
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return meta, c.fault(req.Capability, meta, ai.ReasonMalformed)
+		return meta, c.Fault(req.Capability, meta, ai.ReasonMalformed)
 	}
 	return meta, nil
 }
@@ -191,7 +191,9 @@ func (c *Caller) transportError(ctx, callCtx context.Context, capab ai.Capabilit
 	return e.WithCause(err)
 }
 
-func (c *Caller) fault(capab ai.Capability, meta Meta, reason string) *ai.Error {
+// Fault is a provider fault on an answer (malformed, incomplete), carrying
+// the status and request id.
+func (c *Caller) Fault(capab ai.Capability, meta Meta, reason string) *ai.Error {
 	return &ai.Error{Kind: ai.KindProviderFault, Protocol: c.Protocol, Capability: capab,
 		Status: meta.Status, Reason: reason, RequestID: meta.RequestID}
 }

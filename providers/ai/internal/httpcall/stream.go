@@ -39,7 +39,7 @@ func (c *Caller) Stream(ctx context.Context, req Request) (*Stream, error) {
 		resp.Body.Close()
 		timer.Stop()
 		cancel(nil)
-		return nil, c.fault(req.Capability, meta, ai.ReasonMalformed)
+		return nil, c.Fault(req.Capability, meta, ai.ReasonMalformed)
 	}
 	return &Stream{Meta: meta, c: c, capab: req.Capability, ctx: ctx, callCtx: callCtx, cancel: cancel,
 		timer: timer, body: resp.Body, events: sse.NewReader(resp.Body, MaxEventBytes)}, nil
@@ -66,7 +66,7 @@ func (s *Stream) Next() (sse.Event, error) {
 // Fault is a provider fault on this stream (malformed event, cut, usage
 // missing), carrying the request id.
 func (s *Stream) Fault(reason string) *ai.Error {
-	return s.c.fault(s.capab, s.Meta, reason)
+	return s.c.Fault(s.capab, s.Meta, reason)
 }
 
 // Cut is the error for a stream that ended before its terminator. When the
