@@ -33,7 +33,7 @@ func New(cfg Config) (*Client, error) {
 		call: conn.Caller(ai.ProtocolOpenAI, []string{"X-Request-Id"}, decodeError)}, nil
 }
 
-func (c *Client) Protocol() string             { return ai.ProtocolOpenAI }
+func (c *Client) Protocol() string            { return ai.ProtocolOpenAI }
 func (c *Client) Capabilities() ai.Capability { return c.conn.Capabilities }
 
 func (c *Client) header() http.Header {

@@ -41,7 +41,7 @@ func TestChatRequestOnTheWire(t *testing.T) {
 	}
 	var body struct {
 		Model               string
-		MaxCompletionTokens int `json:"max_completion_tokens"`
+		MaxCompletionTokens int  `json:"max_completion_tokens"`
 		MaxTokens           *int `json:"max_tokens"`
 		Temperature         float64
 		Stream              *bool

@@ -114,7 +114,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		finish = "tool_calls"
 	}
 	usage := map[string]any{"prompt_tokens": ans.InputTokens, "completion_tokens": ans.OutputTokens,
-		"total_tokens": ans.InputTokens + ans.OutputTokens,
+		"total_tokens":          ans.InputTokens + ans.OutputTokens,
 		"prompt_tokens_details": map[string]any{"cached_tokens": 0}}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": nil, "refusal": nil}
