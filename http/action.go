@@ -41,6 +41,9 @@ type Action struct {
 	AgentAccess          string          `json:"agentAccess"`
 	AuthorizationMode    string          `json:"authorizationMode"`
 	AllowedServices      []string        `json:"allowedServices,omitempty"`
+	// Streams: the action may answer server-sent events (text/event-stream)
+	// instead of JSON (a streamed completion); the OpenAPI document says so.
+	Streams bool `json:"streams,omitempty"`
 
 	// CredentialAttempt marks routes where each call tries a secret
 	// (password, one-time token, second factor): they take from the
@@ -78,7 +81,10 @@ func (c *Call) Decode(v any) error {
 
 // Reply is what a handler answers.
 type Reply struct {
-	Body     any
+	Body any
+	// Stream, when set, is the answer instead of Body: server-sent events
+	// written as they are produced (stream.go).
+	Stream   EventStream
 	Position *eventstore.Position
 	Replayed bool
 	Header   http.Header

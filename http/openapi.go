@@ -35,9 +35,12 @@ func OpenAPI(svc Service) map[string]any {
 			inPath[m[1]] = true
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": props[m[1]]})
 		}
+		success := map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.OutputSchema)}}
+		if a.Streams {
+			success["text/event-stream"] = map[string]any{"schema": map[string]any{"type": "string"}}
+		}
 		responses := map[string]any{
-			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success",
-				"content": map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.OutputSchema)}}},
+			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success", "content": success},
 		}
 		for _, status := range problemStatuses(a) {
 			responses[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/Problem" + strconv.Itoa(status)}

@@ -229,6 +229,17 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			fail(err)
 			return
 		}
+		if reply.Stream != nil {
+			ew := newEventWriter(w)
+			if err := reply.Stream(ctx, ew); err != nil {
+				if !ew.Started() {
+					fail(err)
+				} else {
+					ew.fail(r, d.Log, err)
+				}
+			}
+			return
+		}
 		if d.CheckOutput {
 			if err := a.checkOutput(reply.Body); err != nil {
 				d.Log.Error("output schema violation", "err", err, "request_id", RequestID(ctx))
