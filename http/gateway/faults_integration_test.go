@@ -35,7 +35,7 @@ func TestProviderFaultsAreClassifiedMeteredAndAnswered(t *testing.T) {
 		{"unavailable", fakekit.Status(503), 502, "provider_error", "provider_error"},
 		{"hang", fakekit.Hang(), 504, "provider_timeout", "timeout"},
 		{"malformed", fakekit.Malformed(), 502, "provider_error", "provider_error"},
-		{"success", fakekit.OK(), 200, "", "ok"}, // recovered
+		{"success", fakekit.OK(), 200, "", "ok"},                                             // recovered
 		{"server error again", fakekit.Status(502), 502, "provider_error", "provider_error"}, // degraded
 	}
 	for i, s := range steps {
