@@ -19,6 +19,8 @@ import (
 	geminifake "github.com/platform/backend/providers/ai/gemini/fake"
 	"github.com/platform/backend/providers/ai/openai"
 	openaifake "github.com/platform/backend/providers/ai/openai/fake"
+	"github.com/platform/backend/providers/ai/workersai"
+	workersaifake "github.com/platform/backend/providers/ai/workersai/fake"
 )
 
 // protocol is what the gateway needs of one wire protocol: its adapter and
@@ -33,6 +35,7 @@ type protocol struct {
 type adapterConfig struct {
 	BaseURL string
 	Key     string
+	Account string // Workers AI's account id
 	Timeout time.Duration
 	Info    ai.ProviderInfo
 }
@@ -56,6 +59,15 @@ var protocols = map[string]protocol{
 			return f, f.Kit, ""
 		},
 	},
+	ai.ProtocolWorkersAI: {
+		adapter: func(c adapterConfig) (ai.Provider, error) {
+			return workersai.New(workersai.Config{BaseURL: c.BaseURL, AccountID: c.Account, APIKey: c.Key, Timeout: c.Timeout, Capabilities: c.Info.Capabilities & workersai.AllCapabilities, Models: c.Info.Models})
+		},
+		fake: func(key string) (http.Handler, *fakekit.Kit, string) {
+			f := workersaifake.New(key, sandboxAccount)
+			return f, f.Kit, "/client/v4"
+		},
+	},
 	ai.ProtocolGemini: {
 		adapter: func(c adapterConfig) (ai.Provider, error) {
 			return gemini.New(gemini.Config{BaseURL: c.BaseURL, APIKey: c.Key, Timeout: c.Timeout, Capabilities: c.Info.Capabilities & gemini.AllCapabilities, Models: c.Info.Models})
@@ -68,10 +80,15 @@ var protocols = map[string]protocol{
 type ProviderConfig struct {
 	Key     string // GATEWAY_AI_PROVIDER_<N>_KEY
 	BaseURL string // GATEWAY_AI_PROVIDER_<N>_BASE_URL (default the protocol's)
+	Account string // GATEWAY_AI_PROVIDER_<N>_ACCOUNT (Workers AI's account id)
 }
 
-// sandboxKey is the fakes' key: not a secret, a marker.
-const sandboxKey = "sandbox-key-not-a-secret"
+// sandboxKey is the fakes' key (not a secret, a marker), sandboxAccount
+// the Workers AI fake's account.
+const (
+	sandboxKey     = "sandbox-key-not-a-secret"
+	sandboxAccount = "sandbox"
+)
 
 // Sandbox is the fake providers the gateway serves in-process when
 // GATEWAY_SANDBOX is on: one fake per provider id, on a loopback listener,
@@ -111,7 +128,7 @@ func connections(cfg *Config, log *slog.Logger) (gatewaycmd.StaticAI, *Sandbox, 
 		}
 		pc := cfg.Providers[info.ID]
 		conn := gatewaycmd.AIConnection{Info: info}
-		ac := adapterConfig{BaseURL: firstNonEmpty(pc.BaseURL, info.BaseURL), Key: pc.Key, Timeout: cfg.Metering.CallTimeout, Info: info}
+		ac := adapterConfig{BaseURL: firstNonEmpty(pc.BaseURL, info.BaseURL), Key: pc.Key, Account: pc.Account, Timeout: cfg.Metering.CallTimeout, Info: info}
 		switch {
 		case pc.Key != "":
 			conn.ID = "platform:" + string(info.ID)
@@ -121,7 +138,7 @@ func connections(cfg *Config, log *slog.Logger) (gatewaycmd.StaticAI, *Sandbox, 
 				problems = append(problems, err)
 				continue
 			}
-			ac.BaseURL, ac.Key = base, sandboxKey
+			ac.BaseURL, ac.Key, ac.Account = base, sandboxKey, sandboxAccount
 			conn.ID, conn.Sandbox = "sandbox:"+string(info.ID), true
 			sandbox.kits[info.ID] = kit
 		default:

@@ -24,8 +24,9 @@ type Config struct {
 	// sets it).
 	Sandbox bool
 	// Providers are the platform's own keys per AI provider
-	// (GATEWAY_AI_PROVIDER_<N>_KEY, GATEWAY_AI_PROVIDER_<N>_BASE_URL): a
-	// provider with a key is served by the platform's connection.
+	// (GATEWAY_AI_PROVIDER_<N>_KEY, GATEWAY_AI_PROVIDER_<N>_BASE_URL,
+	// GATEWAY_AI_PROVIDER_<N>_ACCOUNT for Workers AI): a provider with a key
+	// is served by the platform's connection.
 	Providers map[ai.ProviderID]ProviderConfig
 }
 
@@ -44,6 +45,7 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 		pc := c.Providers[info.ID]
 		env.String(fmt.Sprintf("GATEWAY_AI_PROVIDER_%d_KEY", i+1), &pc.Key)
 		env.String(fmt.Sprintf("GATEWAY_AI_PROVIDER_%d_BASE_URL", i+1), &pc.BaseURL)
+		env.String(fmt.Sprintf("GATEWAY_AI_PROVIDER_%d_ACCOUNT", i+1), &pc.Account)
 		if pc != (ProviderConfig{}) {
 			if c.Providers == nil {
 				c.Providers = map[ai.ProviderID]ProviderConfig{}
