@@ -263,7 +263,11 @@ func completionRequest(in CompletionInput, defaultMax int) (ai.CompletionRequest
 		req.Tools = append(req.Tools, ai.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
 	if rf := in.ResponseFormat; rf != nil {
-		req.ResponseFormat = &ai.ResponseFormat{Name: rf.JSONSchema.Name, Schema: rf.JSONSchema.Schema, Strict: rf.JSONSchema.Strict}
+		schema := rf.JSONSchema.Schema
+		if len(schema) == 0 || string(schema) == "null" {
+			schema = json.RawMessage(`{"type":"object"}`) // seed 001: the schema is optional; any object then
+		}
+		req.ResponseFormat = &ai.ResponseFormat{Name: rf.JSONSchema.Name, Schema: schema, Strict: rf.JSONSchema.Strict}
 	}
 	if len(fields) > 0 {
 		return req, errs.Invalid(fields...)

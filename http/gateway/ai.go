@@ -26,6 +26,9 @@ var (
 	filename     = httpapi.LineSchema(1, 255)
 )
 
+// base64Body is standard base64 of at least one byte, to the end.
+const base64Body = `(?:(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?|[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$`
+
 const (
 	maxContent = 200_000
 	maxBase64  = 1_400_000 // a 1 MiB body holds about this much base64
@@ -38,13 +41,13 @@ var messageSchema = `{"type":"object","additionalProperties":false,"required":["
 		{"type":"object","additionalProperties":false,"required":["type","text"],"properties":{"type":{"const":"text"},"text":` + contentText + `}},
 		{"type":"object","additionalProperties":false,"required":["type","image_url"],"properties":{"type":{"const":"image_url"},
 			"image_url":{"type":"object","additionalProperties":false,"required":["url"],"properties":{
-				"url":` + httpapi.StringSchema(16, maxBase64, `^data:image/[a-z0-9.+-]+;base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`, nil) + `}}}}]}},
+				"url":` + httpapi.StringSchema(16, maxBase64, `^data:image/[a-z0-9.+-]+;base64,`+base64Body, nil) + `}}}}]}},
 		{"type":"null"}]},
 	"tool_call_id":` + httpapi.LineSchema(1, text.MaxID) + `,
 	"tool_calls":{"type":"array","maxItems":64,"items":{"type":"object","additionalProperties":false,"required":["id","type","function"],"properties":{
 		"id":` + httpapi.LineSchema(1, text.MaxID) + `,"type":{"const":"function"},
 		"function":{"type":"object","additionalProperties":false,"required":["name"],"properties":{
-			"name":` + toolName + `,"arguments":` + httpapi.StringSchema(0, maxContent, `^\s*\{[\s\S]*\}\s*$`, nil) + `}}}}},
+			"name":` + toolName + `,"arguments":` + httpapi.StringSchema(0, maxContent, `^[\t\n\r ]*\{[^\x00]*\}[\t\n\r ]*$`, nil) + `}}}}},
 	"name":` + httpapi.LineSchema(1, text.MaxID) + `},
 	"if":{"properties":{"role":{"const":"tool"}}},"then":{"required":["tool_call_id"]}}`
 
@@ -100,7 +103,7 @@ var describeSchema = httpapi.Object([]string{"filename", "data_base64"}, map[str
 })
 
 var autoragSchema = httpapi.Object([]string{"instance", "query"}, map[string]string{
-	"instance": httpapi.LineSchema(1, text.MaxID), "query": httpapi.TextSchema(1, 4000),
+	"instance": httpapi.PatternSchema(64, `^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`), "query": httpapi.TextSchema(1, 4000),
 	"max_num_results": `{"type":"integer","minimum":1,"maximum":20}`, "rewrite_query": booleanSchema,
 	"ranking_options": `{"type":"object","additionalProperties":false,"properties":{"score_threshold":{"type":"number","minimum":0,"maximum":1}}}`,
 	"app_id":          appIDSchema,
@@ -109,7 +112,7 @@ var autoragSchema = httpapi.Object([]string{"instance", "query"}, map[string]str
 // transcriptionSchema: none required (seed 001), but the audio comes one
 // way or the other.
 var transcriptionSchema = withAnyOf(httpapi.Object(nil, map[string]string{
-	"audioDataUrl": httpapi.StringSchema(16, maxBase64, `^data:[a-z0-9.+/-]+;base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`, nil),
+	"audioDataUrl": httpapi.StringSchema(16, maxBase64, `^data:[a-z0-9.+/-]+;base64,`+base64Body, nil),
 	"audioBase64":  base64Schema, "mime_type": mimeSchema, "language": httpapi.PatternSchema(8, `^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,4})?$`),
 	"initial_prompt": httpapi.TextSchema(0, 400), "duration_ms": `{"type":"integer","minimum":0,"maximum":86400000}`,
 	"model": modelSchema, "provider": provider5, "app_id": appIDSchema,
@@ -252,6 +255,19 @@ func textsOf(raw json.RawMessage) ([]string, error) {
 		return nil, errsInvalid("/input", "must be a string or an array of strings")
 	}
 	return many, nil
+}
+
+// withAllOf adds conditions (JSON Schema objects) an object must meet.
+func withAllOf(schema json.RawMessage, conditions ...string) json.RawMessage {
+	var s map[string]any
+	_ = json.Unmarshal(schema, &s)
+	var all []json.RawMessage
+	for _, c := range conditions {
+		all = append(all, json.RawMessage(c))
+	}
+	s["allOf"] = all
+	out, _ := json.Marshal(s)
+	return out
 }
 
 // withAnyOf adds "one of these member sets is required" to an object schema.
