@@ -140,6 +140,7 @@ func connections(cfg *Config, log *slog.Logger) (gatewaycmd.StaticAI, *Sandbox, 
 			}
 			ac.BaseURL, ac.Key, ac.Account = base, sandboxKey, sandboxAccount
 			conn.ID, conn.Sandbox = "sandbox:"+string(info.ID), true
+			kit.SetDelay(cfg.SandboxDelay)
 			sandbox.kits[info.ID] = kit
 		default:
 			continue
