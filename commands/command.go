@@ -73,6 +73,32 @@ func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType
 	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed}, nil
 }
 
+// Model is the shape of most commands: load the stream's write model, let
+// it decide, and answer with the state the new events produce (so a
+// replayed idempotent request answers exactly as the first one did, and the
+// answer can be the stream's snapshot).
+func Model[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) Decide[S] {
+	return func(history []event.Recorded) ([]event.Change, S, error) {
+		var zero S
+		model, err := load(history)
+		if err != nil {
+			return nil, zero, err
+		}
+		changes, err := act(model)
+		if err != nil {
+			return nil, zero, err
+		}
+		all, err := event.Append(history, changes)
+		if err != nil {
+			return nil, zero, err
+		}
+		if model, err = load(all); err != nil {
+			return nil, zero, err
+		}
+		return changes, state(model), nil
+	}
+}
+
 // Option adjusts how Run loads and saves a stream.
 type Option func(*eventstore.Command)
 

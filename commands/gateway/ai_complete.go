@@ -104,19 +104,10 @@ func (c *Client) Complete(ctx context.Context, caller Caller, in CompletionInput
 	if err != nil {
 		return Completion{}, err
 	}
-	var resp *ai.CompletionResponse
-	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
-		var err error
-		resp, err = conn.Provider.Complete(ctx, req)
-		if resp == nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
-		}
-		return aiAttempt(ctx, ctx, err, resp.Usage, resp.RequestID)
-	})
+	receipt, resp, err := meterAI(ctx, c, call, func(ctx context.Context) (*ai.CompletionResponse, error) {
+		return conn.Provider.Complete(ctx, req)
+	}, completionUsage)
 	if err != nil {
-		return Completion{}, err
-	}
-	if err := Problem(receipt, a); err != nil {
 		return Completion{}, err
 	}
 	return completionOf(receipt, conn, resp), nil

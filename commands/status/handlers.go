@@ -51,36 +51,11 @@ func NewHandlers(store *eventstore.Store, now func() time.Time, opts ...Option) 
 	return h
 }
 
-// decide is the shape of every status command: load the write model, let it
-// decide, and answer with the state the new events produce (so a replayed
-// idempotent request answers exactly as the first one did).
-func decide[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) commands.Decide[S] {
-	return func(history []event.Recorded) ([]event.Change, S, error) {
-		var zero S
-		model, err := load(history)
-		if err != nil {
-			return nil, zero, err
-		}
-		changes, err := act(model)
-		if err != nil {
-			return nil, zero, err
-		}
-		all, err := event.Append(history, changes)
-		if err != nil {
-			return nil, zero, err
-		}
-		if model, err = load(all); err != nil {
-			return nil, zero, err
-		}
-		return changes, state(model), nil
-	}
-}
-
 // run executes a status command on one stream: decide with the write model
 // and answer with its state, which is also saved as the stream's snapshot so
 // the next command reads one row instead of the whole stream.
 func run[A any, S any](ctx context.Context, h *Handlers, m commands.Meta, streamType, streamID string,
 	load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S, opts ...commands.Option) (commands.Result[S], error) {
 	opts = append([]commands.Option{commands.Snapshots(domain.SnapshotSchema)}, opts...)
-	return commands.Run(ctx, h.store, m, streamType, streamID, decide(load, act, state), opts...)
+	return commands.Run(ctx, h.store, m, streamType, streamID, commands.Model(load, act, state), opts...)
 }

@@ -130,15 +130,23 @@ type EmbeddingRequest struct {
 	AppID    string          `json:"app_id"`
 }
 
+// aiAction binds an AI action to a client method: the caller is the
+// credential's principal, every action answers the same problems.
+func aiAction[In, Out any](name, path, permission, summary string, out, in json.RawMessage,
+	call func(context.Context, gatewaycmd.Caller, In) (Out, error)) httpapi.Action {
+	return httpapi.Query(httpapi.Action{Name: name, Method: http.MethodPost, Path: path, Permission: permission, Summary: summary,
+		Problems: aiProblems, OutputSchema: out, InputSchema: in},
+		func(ctx context.Context, p principal.Principal, input In) (Out, error) {
+			return call(ctx, callerOf(ctx, p), input)
+		})
+}
+
 func aiArea(d Deps) Area {
-	completions := httpapi.Query(httpapi.Action{
-		Name: "ai.completions.create", Method: http.MethodPost, Path: "/api/ai/completions", Permission: "ai:invoke", Streams: true,
-		Summary: "A chat completion through the metered path; stream: true answers server-sent events (delta events as they arrive, " +
-			"a usage event, data: [DONE]; an error event if the stream breaks)", Problems: aiProblems,
-		OutputSchema: open(gatewaycmd.Completion{}), InputSchema: completionSchema,
-	}, func(ctx context.Context, p principal.Principal, in gatewaycmd.CompletionInput) (gatewaycmd.Completion, error) {
-		return d.Client.Complete(ctx, callerOf(ctx, p), in)
-	})
+	completions := aiAction("ai.completions.create", "/api/ai/completions", "ai:invoke",
+		"A chat completion through the metered path; stream: true answers server-sent events (delta events as they arrive, "+
+			"a usage event, data: [DONE]; an error event if the stream breaks)",
+		open(gatewaycmd.Completion{}), completionSchema, d.Client.Complete)
+	completions.Streams = true
 	complete := completions.Handle
 	completions.Handle = func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
 		var in gatewaycmd.CompletionInput
@@ -152,52 +160,26 @@ func aiArea(d Deps) Area {
 	}
 	return Area{Actions: []httpapi.Action{
 		completions,
-		httpapi.Query(httpapi.Action{
-			Name: "ai.translations.create", Method: http.MethodPost, Path: "/api/ai/translations", Permission: "ai:translate",
-			Summary: "Translate texts (key -> text) to a locale: one completion with a structured output", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.Translation{}), InputSchema: translationSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.TranslationInput) (gatewaycmd.Translation, error) {
-			return d.Client.Translate(ctx, callerOf(ctx, p), in)
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.embeddings.create", Method: http.MethodPost, Path: "/api/ai/embeddings", Permission: "ai:invoke",
-			Summary: "Embed a text or up to 64 texts (ai_provider_5)", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.Embeddings{}), InputSchema: embeddingSchema,
-		}, func(ctx context.Context, p principal.Principal, in EmbeddingRequest) (gatewaycmd.Embeddings, error) {
-			texts, err := textsOf(in.Input)
-			if err != nil {
-				return gatewaycmd.Embeddings{}, err
-			}
-			return d.Client.Embed(ctx, callerOf(ctx, p), gatewaycmd.EmbeddingInput{Input: texts, Provider: in.Provider, Model: in.Model, AppID: in.AppID})
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.markdown.create", Method: http.MethodPost, Path: "/api/ai/markdown", Permission: "ai:invoke",
-			Summary: "Convert a document (base64) to markdown (ai_provider_5)", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.Markdown{}), InputSchema: markdownSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.MarkdownInput) (gatewaycmd.Markdown, error) {
-			return d.Client.ConvertToMarkdown(ctx, callerOf(ctx, p), in)
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.image.describe", Method: http.MethodPost, Path: "/api/ai/image/describe", Permission: "ai:invoke",
-			Summary: "Describe an image (base64): a completion with the image and a prompt", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.ImageDescription{}), InputSchema: describeSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.ImageDescriptionInput) (gatewaycmd.ImageDescription, error) {
-			return d.Client.DescribeImage(ctx, callerOf(ctx, p), in)
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.autorag.search", Method: http.MethodPost, Path: "/api/ai/autorag/search", Permission: "ai:invoke",
-			Summary: "Search a managed retrieval instance (ai_provider_5's AutoRAG)", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.RAGSearch{}, httpapi.OpenObject("results[].attributes")), InputSchema: autoragSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.RAGSearchInput) (gatewaycmd.RAGSearch, error) {
-			return d.Client.SearchRAG(ctx, callerOf(ctx, p), in)
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.transcriptions.create", Method: http.MethodPost, Path: "/api/ai/transcriptions", Permission: "ai:invoke",
-			Summary: "Transcribe audio (a data URL or base64; ai_provider_5)", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.Transcription{}), InputSchema: transcriptionSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.TranscriptionInput) (gatewaycmd.Transcription, error) {
-			return d.Client.Transcribe(ctx, callerOf(ctx, p), in)
-		}),
+		aiAction("ai.translations.create", "/api/ai/translations", "ai:translate",
+			"Translate texts (key -> text) to a locale: one completion with a structured output",
+			open(gatewaycmd.Translation{}), translationSchema, d.Client.Translate),
+		aiAction("ai.embeddings.create", "/api/ai/embeddings", "ai:invoke", "Embed a text or up to 64 texts (ai_provider_5)",
+			open(gatewaycmd.Embeddings{}), embeddingSchema, func(ctx context.Context, caller gatewaycmd.Caller, in EmbeddingRequest) (gatewaycmd.Embeddings, error) {
+				texts, err := textsOf(in.Input)
+				if err != nil {
+					return gatewaycmd.Embeddings{}, err
+				}
+				return d.Client.Embed(ctx, caller, gatewaycmd.EmbeddingInput{Input: texts, Provider: in.Provider, Model: in.Model, AppID: in.AppID})
+			}),
+		aiAction("ai.markdown.create", "/api/ai/markdown", "ai:invoke", "Convert a document (base64) to markdown (ai_provider_5)",
+			open(gatewaycmd.Markdown{}), markdownSchema, d.Client.ConvertToMarkdown),
+		aiAction("ai.image.describe", "/api/ai/image/describe", "ai:invoke",
+			"Describe an image (base64): a completion with the image and a prompt",
+			open(gatewaycmd.ImageDescription{}), describeSchema, d.Client.DescribeImage),
+		aiAction("ai.autorag.search", "/api/ai/autorag/search", "ai:invoke", "Search a managed retrieval instance (ai_provider_5's AutoRAG)",
+			open(gatewaycmd.RAGSearch{}, httpapi.OpenObject("results[].attributes")), autoragSchema, d.Client.SearchRAG),
+		aiAction("ai.transcriptions.create", "/api/ai/transcriptions", "ai:invoke", "Transcribe audio (a data URL or base64; ai_provider_5)",
+			open(gatewaycmd.Transcription{}), transcriptionSchema, d.Client.Transcribe),
 	}}
 }
 
