@@ -113,6 +113,10 @@ func (a *Answer) Fail(provider string, now time.Time) *Error {
 		e.RetryAfter = ParseRetryAfter(a.Header.Get("Retry-After"), now)
 	case a.Status >= 500 || a.Status == http.StatusRequestTimeout:
 		e.Kind, e.Reason = ProviderFault, "provider error"
+	case a.Status == http.StatusNotFound || a.Status == http.StatusMethodNotAllowed:
+		// The send endpoint itself is missing: a wrong base URL or version,
+		// nothing this message did.
+		e.Kind, e.Reason = ProviderFault, "endpoint not found"
 	case a.Status >= 400:
 		e.Kind, e.Reason = Rejected, "message refused"
 	default:
