@@ -66,6 +66,9 @@ func (w *statusWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap lets http.ResponseController reach the connection (Hang).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
@@ -104,11 +107,16 @@ func (s *Server) NextSeq() int {
 	return s.count
 }
 
-// Hang blocks until the request's context ends or the fake closes.
-func (s *Server) Hang(r *http.Request) {
+// Hang blocks until the request's context ends or the fake closes; then
+// the connection is dropped, so the client never reads an answer (an
+// implicit empty 200 would look like a malformed success).
+func (s *Server) Hang(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-r.Context().Done():
 	case <-s.closing:
+	}
+	if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+		conn.Close()
 	}
 }
 

@@ -96,7 +96,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfterSeconds()))
 		answer(w, http.StatusTooManyRequests, 429, "Rate limit exceeded.")
 	case fakeprovider.Hang:
-		s.Hang(r)
+		s.Hang(w, r)
 	case fakeprovider.Malformed:
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"To":"`+req.To+`","MessageID":`)

@@ -141,7 +141,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Ratelimit-Reset", secs)
 		answer(w, http.StatusTooManyRequests, "rate_limit_exceeded", "Too many requests. You can only make 2 requests per second.")
 	case fakeprovider.Hang:
-		s.Hang(r)
+		s.Hang(w, r)
 	case fakeprovider.Malformed:
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"id":`)

@@ -144,7 +144,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfterSeconds()))
 		graphError(w, http.StatusTooManyRequests, code, 0, "(#"+strconv.Itoa(code)+") Rate limit hit")
 	case fakeprovider.Hang:
-		s.Hang(r)
+		s.Hang(w, r)
 	case fakeprovider.Malformed:
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"messaging_product":"whatsapp","contacts":[{"input":`)
