@@ -23,7 +23,7 @@ type Endpoint struct {
 	Client   *http.Client
 	// Timeout bounds the whole exchange, answer included. When it fires
 	// while the caller's context is still live, the provider was slow: a
-	// ProviderFault.
+	// ProviderFault. Zero leaves only the caller's context.
 	Timeout time.Duration
 	// RequestIDHeader names the provider's request id header, if it has one.
 	RequestIDHeader string
@@ -47,7 +47,10 @@ func (e Endpoint) PostJSON(ctx context.Context, url string, header http.Header, 
 	if err != nil {
 		return nil, &Error{Provider: e.Provider, Kind: Invalid, Reason: "message cannot be encoded", Err: err}
 	}
-	callCtx, cancel := context.WithTimeout(ctx, e.Timeout)
+	callCtx, cancel := context.WithCancel(ctx)
+	if e.Timeout > 0 {
+		callCtx, cancel = context.WithTimeout(ctx, e.Timeout)
+	}
 	defer cancel()
 	ans := &Answer{}
 	// The trace tells a request that never left (nothing can have been
@@ -62,7 +65,11 @@ func (e Endpoint) PostJSON(ctx context.Context, url string, header http.Header, 
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := e.Client.Do(req)
+	client := e.Client
+	if client == nil {
+		client = &http.Client{}
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, e.transportError(ctx, err, ans)
 	}

@@ -25,7 +25,7 @@ const maxLine = 998
 // that in multipart/mixed. Bcc is never written: it lives in the envelope.
 func renderMIME(m Outgoing, messageID string, date time.Time) []byte {
 	var b bytes.Buffer
-	header := func(k, v string) { b.WriteString(k + ": " + v + "\r\n") }
+	header := func(k, v string) { b.WriteString(fold(k+": "+v) + "\r\n") }
 	header("From", m.From.String())
 	header("To", addressList(m.To))
 	if len(m.Cc) > 0 {
@@ -55,6 +55,33 @@ func renderMIME(m Outgoing, messageID string, date time.Time) []byte {
 	b.WriteString("\r\n")
 	b.Write(body.content)
 	return b.Bytes()
+}
+
+// foldWidth is where header lines are folded (RFC 5322 §2.1.1 asks for 78).
+const foldWidth = 78
+
+// fold breaks a long header line at spaces into continuation lines, so
+// that long subjects (as RFC 2047 words) and long address lists stay
+// within SMTP's line limit. A single word longer than a line stays whole.
+func fold(line string) string {
+	if len(line) <= foldWidth {
+		return line
+	}
+	var b strings.Builder
+	width := 0
+	for i, word := range strings.Split(line, " ") {
+		if i > 0 {
+			if width+1+len(word) > foldWidth {
+				b.WriteString("\r\n")
+				width = 0
+			}
+			b.WriteString(" ")
+			width++
+		}
+		b.WriteString(word)
+		width += len(word)
+	}
+	return b.String()
 }
 
 // part is one MIME entity: its Content-* headers and its encoded content.

@@ -189,6 +189,36 @@ func TestSMTPMessageIDFollowsIdempotencyKey(t *testing.T) {
 	}
 }
 
+func TestSMTPFoldsLongHeaders(t *testing.T) {
+	srv := smtptest.Start(t)
+	s := &email.SMTP{Addr: srv.Addr, From: "noreply@platform.test"}
+	subject := strings.Repeat("é", 998)
+	var to []email.Address
+	for i := range 60 {
+		to = append(to, email.Address{Name: "Recipient Number " + strings.Repeat("x", i%7), Email: "r" + strings.Repeat("0", i%5) + "@example.com"})
+	}
+	if _, err := s.Deliver(context.Background(), email.Outgoing{To: to, Subject: subject, Text: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	data := srv.Messages()[0].Data
+	for line := range strings.SplitSeq(data, "\r\n") {
+		if len(line) > 998 {
+			t.Fatalf("a line of %d octets", len(line))
+		}
+	}
+	m, err := mail.ReadMessage(strings.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := new(mime.WordDecoder).DecodeHeader(m.Header.Get("Subject"))
+	if err != nil || got != subject {
+		t.Fatalf("subject came back as %d runes: %v", len([]rune(got)), err)
+	}
+	if list, err := m.Header.AddressList("To"); err != nil || len(list) != 60 || list[59].Name != to[59].Name {
+		t.Fatalf("to: %d %v", len(list), err)
+	}
+}
+
 func TestSMTPLongLinesGoQuotedPrintable(t *testing.T) {
 	srv := smtptest.Start(t)
 	s := &email.SMTP{Addr: srv.Addr, From: "noreply@platform.test"}

@@ -76,7 +76,7 @@ func (m Outgoing) Characters() int {
 // (Text of a template message, Template of a text) is ignored.
 func (m Outgoing) Validate(provider string) error {
 	invalid := func(reason string) error { return delivery.Fail(provider, delivery.Invalid, reason) }
-	if n := utf8.RuneCountInString(m.To); n < MinRecipient || n > MaxRecipient || strings.ContainsAny(m.To, " \r\n") {
+	if n := utf8.RuneCountInString(m.To); n < MinRecipient || n > MaxRecipient || strings.ContainsAny(m.To, "\r\n") {
 		return invalid("to: 5 to 40 characters")
 	}
 	switch m.Kind() {
