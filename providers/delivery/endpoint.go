@@ -98,7 +98,7 @@ func (e Endpoint) transportError(ctx context.Context, err error, ans *Answer) *E
 	case ctx.Err() != nil:
 		out.Kind, out.Reason, out.Err = Canceled, "caller canceled", ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
-		out.Kind, out.Reason = ProviderFault, "provider timed out"
+		out.Kind, out.Reason, out.Timeout = ProviderFault, "provider timed out", true
 	case !ans.wrote:
 		out.Kind, out.Reason = ProviderFault, "provider unreachable"
 	default:

@@ -22,6 +22,10 @@ type Error struct {
 	RetryAfter time.Duration
 	// RequestID is the provider's request id for this attempt, if any.
 	RequestID string
+	// Timeout is set when the provider did not answer in time (a
+	// ProviderFault the gateway answers as 504 rather than 502). The
+	// caller's own deadline is Canceled, never this.
+	Timeout bool
 	// MaybeDelivered is set when the request reached the provider but the
 	// answer was lost or unreadable (timeout after the request was written,
 	// malformed 2xx): the message may have gone out, so a retry without an

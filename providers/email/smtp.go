@@ -181,7 +181,7 @@ func classifySMTP(ctx context.Context, stage string, err error) error {
 			e.Kind, e.Reason = delivery.ProviderFault, "server deferred"
 		}
 	case errors.As(err, &netErr) && netErr.Timeout():
-		e.Kind, e.Reason, e.MaybeDelivered = delivery.ProviderFault, "server timed out", stage == "data"
+		e.Kind, e.Reason, e.Timeout, e.MaybeDelivered = delivery.ProviderFault, "server timed out", true, stage == "data"
 	case stage == "auth":
 		// net/smtp's own refusals: no AUTH offered, credentials over a
 		// connection without TLS. The connection's configuration is wrong.

@@ -53,6 +53,9 @@ func TestSMTPClassifiesFailures(t *testing.T) {
 			if !errors.As(err, &de) {
 				t.Fatalf("error %v is not classified", err)
 			}
+			if de.Timeout != (tc.name == "server hangs past the timeout") {
+				t.Fatalf("timeout flag %v on %+v", de.Timeout, de)
+			}
 			if de.Kind != tc.kind || de.Status != tc.status {
 				t.Fatalf("kind %s status %d (%v), want %s %d", de.Kind, de.Status, err, tc.kind, tc.status)
 			}

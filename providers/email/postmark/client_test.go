@@ -159,6 +159,9 @@ func TestDeliverClassifiesEveryFault(t *testing.T) {
 			if !errors.As(err, &de) {
 				t.Fatalf("error %v is not classified", err)
 			}
+			if de.Timeout != (tc.name == "hangs past the timeout") {
+				t.Fatalf("timeout flag %v on %+v", de.Timeout, de)
+			}
 			if de.Kind != tc.kind || de.Code != tc.code || de.Status != tc.status || de.RetryAfter != tc.retryAfter ||
 				de.MaybeDelivered != tc.maybeDelivered || de.Provider != "postmark" {
 				t.Fatalf("got %+v", de)
