@@ -56,7 +56,8 @@ type Error struct {
 	// resource_missing, parameter_missing, ...), decline_code
 	// (insufficient_funds, ...) and param (line_items[0][price]).
 	Type, Code, DeclineCode, Param string
-	RequestID                      string // Stripe's Request-Id
+
+	RequestID string // Stripe's Request-Id
 	// RetryAfter is the wait Stripe asked for (Retry-After, seconds or an
 	// HTTP date); zero when it did not say.
 	RetryAfter time.Duration

@@ -19,10 +19,10 @@ const maxFormDepth = 16
 // encodeForm renders params as Stripe reads application/x-www-form-urlencoded
 // bodies and query strings (see the package comment for the rules).
 //
-// Each key segment is escaped on its own and the brackets between segments
-// are written as they are, like Stripe's own libraries, so a bracket inside
-// a caller's key (a metadata key "a[b]") stays part of that key (%5B, %5D)
-// instead of opening a level.
+// Brackets are structure: Stripe unescapes a key before it splits it at
+// the brackets, so a member name holding "[" or "]" cannot be sent as one
+// name and is refused. Each name is escaped on its own and the brackets
+// between names are written as they are, as Stripe's own libraries do.
 func encodeForm(params map[string]any) (string, error) {
 	var f form
 	if err := f.object("", params, 0); err != nil {
@@ -60,8 +60,8 @@ func (f *form) object(prefix string, m map[string]any, depth int) error {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if k == "" {
-			return fmt.Errorf("%s: empty member name", orTop(prefix))
+		if k == "" || strings.ContainsAny(k, "[]") {
+			return fmt.Errorf("%s: member name %q is empty or holds a bracket", orTop(prefix), k)
 		}
 		if err := f.value(child(prefix, k), m[k], depth+1); err != nil {
 			return err
