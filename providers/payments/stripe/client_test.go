@@ -14,7 +14,7 @@ import (
 // fixtures are objects the operations below act on.
 type fixtures struct {
 	customer, product, price, metered, subscription, item, itemToDelete string
-	paid, open, session, account                                       string
+	paid, open, session, account                                        string
 }
 
 func setUp(t *testing.T, c *stripe.Client) fixtures {

@@ -40,9 +40,9 @@ func TestTableIsTheSeedsEnumAndTheFakeServesIt(t *testing.T) {
 
 func TestMatchPathRefusesOtherPaths(t *testing.T) {
 	for _, p := range []struct{ method, path string }{
-		{http.MethodGet, "/v1/checkout/sessions"},        // list: not an operation of the seed
-		{http.MethodDelete, "/v1/customers/cus_1"},       // not in the table
-		{http.MethodGet, "/v1/customers/"},                // empty id
+		{http.MethodGet, "/v1/checkout/sessions"},  // list: not an operation of the seed
+		{http.MethodDelete, "/v1/customers/cus_1"}, // not in the table
+		{http.MethodGet, "/v1/customers/"},         // empty id
 		{http.MethodPost, "/v1/subscription_items//usage_records"},
 		{http.MethodGet, "/v1/accounts/acct_1/extra"},
 	} {
