@@ -106,7 +106,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // Idempotency-Key) may succeed. Stripe's Stripe-Should-Retry decides when
 // Stripe sent it; otherwise the kind does: provider faults, rate limits and
 // a key still in flight are worth another try, the caller's own mistakes
-// and credentials are not.
+// and credentials are not. Neither is a replayed error (the key gives it
+// again) nor a path Stripe does not serve (configuration, not chance).
 func (e *Error) Retryable() bool {
 	switch e.ShouldRetry {
 	case "true":
@@ -115,8 +116,10 @@ func (e *Error) Retryable() bool {
 		return false
 	}
 	switch e.Kind {
-	case ProviderFault, RateLimited:
+	case RateLimited:
 		return !e.Replayed
+	case ProviderFault:
+		return !e.Replayed && e.Status/100 != 4
 	case IdempotencyConflict:
 		return e.Status == 409
 	}
