@@ -2,6 +2,7 @@ package stripe
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -119,7 +120,7 @@ func (e *Error) Retryable() bool {
 	case RateLimited:
 		return !e.Replayed
 	case ProviderFault:
-		return !e.Replayed && e.Status/100 != 4
+		return !e.Replayed && e.Status != http.StatusNotFound
 	case IdempotencyConflict:
 		return e.Status == 409
 	}
