@@ -39,7 +39,7 @@ func decodeForm(raw string) (map[string]any, error) {
 			return nil, err
 		}
 	}
-	return finish(root).(map[string]any), nil
+	return finishObject(root), nil
 }
 
 // splitKey turns "line_items[0][price]" into line_items, 0, price.
@@ -163,10 +163,7 @@ func sameShape(a, b any) bool {
 func finish(v any) any {
 	switch c := v.(type) {
 	case map[string]any:
-		for k, e := range c {
-			c[k] = finish(e)
-		}
-		return c
+		return finishObject(c)
 	case array:
 		idx := make([]int, 0, len(c))
 		for i := range c {
@@ -183,4 +180,11 @@ func finish(v any) any {
 		return out
 	}
 	return v
+}
+
+func finishObject(m map[string]any) map[string]any {
+	for k, e := range m {
+		m[k] = finish(e)
+	}
+	return m
 }

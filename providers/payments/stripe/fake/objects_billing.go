@@ -152,17 +152,23 @@ func (s *Server) newSubscriptionItem(c *call, sub string, m map[string]any, para
 		"quantity": qty, "metadata": meta, "created": c.now}, nil
 }
 
+// itemsOf lists a subscription's items in creation order.
+func itemsOf(sc *scope, sub string) []map[string]any {
+	var items []map[string]any
+	for _, id := range sc.order {
+		if si, ok := sc.objects[id]; ok && si["object"] == "subscription_item" && si["subscription"] == sub {
+			items = append(items, si)
+		}
+	}
+	return items
+}
+
 // subscriptionView renders a subscription with its current items.
 func (s *Server) subscriptionView(sc *scope, sub map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range sub {
-		out[k] = v
-	}
+	out := copyObject(sub)
 	data := []any{}
-	for _, id := range sc.order {
-		if si, ok := sc.objects[id]; ok && si["object"] == "subscription_item" && si["subscription"] == sub["id"] {
-			data = append(data, si)
-		}
+	for _, si := range itemsOf(sc, toString(sub["id"])) {
+		data = append(data, si)
 	}
 	out["items"] = map[string]any{"object": "list", "data": data, "has_more": false, "total_count": len(data),
 		"url": "/v1/subscription_items?subscription=" + toString(sub["id"])}
@@ -369,9 +375,8 @@ func (s *Server) previewInvoice(c *call) (map[string]any, *apiError) {
 			return nil, noSuch("subscription", subID, "subscription")
 		}
 		customer = toString(sub["customer"])
-		for _, it := range s.subscriptionView(c.scope, sub)["items"].(map[string]any)["data"].([]any) {
-			si := it.(map[string]any)
-			price := si["price"].(map[string]any)
+		for _, si := range itemsOf(c.scope, subID) {
+			price := mapOf(si["price"])
 			qty, _ := si["quantity"].(int64)
 			unit, _ := price["unit_amount"].(int64)
 			add(unit*qty, toString(price["currency"]), price, qty)

@@ -18,15 +18,17 @@ func (s *Server) createAccount(c *call) (map[string]any, *apiError) {
 	if country == "" {
 		country = "US"
 	}
-	obj := map[string]any{"id": s.newID("acct"), "object": "account", "type": orNil(typ), "country": country,
-		"email": c.orNil("email"), "business_type": c.orNil("business_type"), "charges_enabled": false,
-		"payouts_enabled": false, "details_submitted": false, "capabilities": map[string]any{},
-		"business_profile": c.object("business_profile"), "metadata": c.metadata(nil), "created": c.now}
+	// Requested capabilities start inactive until the account is verified.
+	capabilities := map[string]any{}
 	for name, v := range c.object("capabilities") {
 		if req, _ := v.(map[string]any); toString(req["requested"]) == "true" {
-			obj["capabilities"].(map[string]any)[name] = "inactive"
+			capabilities[name] = "inactive"
 		}
 	}
+	obj := map[string]any{"id": s.newID("acct"), "object": "account", "type": orNil(typ), "country": country,
+		"email": c.orNil("email"), "business_type": c.orNil("business_type"), "charges_enabled": false,
+		"payouts_enabled": false, "details_submitted": false, "capabilities": capabilities,
+		"business_profile": c.object("business_profile"), "metadata": c.metadata(nil), "created": c.now}
 	c.platform.put(obj)
 	return obj, nil
 }
