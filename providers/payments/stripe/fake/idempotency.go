@@ -67,6 +67,9 @@ func (s *Server) checkKey(k, endpoint, params, requestID string) *answer {
 // settleKey keeps the result under its key, or frees the key when Stripe
 // would not have kept it. Caller holds s.mu.
 func (s *Server) settleKey(k string, a answer, requestID string) {
+	if k == "" {
+		return
+	}
 	e, ok := s.keys[k]
 	if !ok {
 		return

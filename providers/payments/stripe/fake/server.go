@@ -18,6 +18,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -181,83 +182,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(a.body)
 }
 
-// serve decides the answer: key, route, params, connected account, fault,
-// idempotency, then the operation.
+// serve decides the answer: the call is admitted (size, key, route,
+// params, connected account), then the scripted fault, the idempotency
+// key and the operation have their say.
 func (s *Server) serve(r *http.Request, rec int, body, requestID string) answer {
-	if len(body) > maxBody {
-		return (&apiError{status: 413, typ: invalidRequest, message: "Request entity too large."}).answer(requestID)
-	}
-	apiKey, err := s.authenticate(r)
-	if err != nil {
-		return err.answer(requestID)
-	}
-	op, id, found := stripe.MatchPath(r.Method, r.URL.Path)
-	if !found {
-		return (&apiError{status: 404, typ: invalidRequest,
-			message: fmt.Sprintf("Unrecognized request URL (%s: %s). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.", r.Method, r.URL.Path)}).answer(requestID)
-	}
-	raw := r.URL.RawQuery
-	if r.Method == http.MethodPost {
-		raw = body
-		if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); body != "" && ct != "application/x-www-form-urlencoded" {
-			return (&apiError{status: 400, typ: invalidRequest,
-				message: "Invalid request: the body must be application/x-www-form-urlencoded."}).answer(requestID)
-		}
-	}
-	params, derr := decodeForm(raw)
-	if derr != nil {
-		return (&apiError{status: 400, typ: invalidRequest, message: "Invalid request: " + derr.Error()}).answer(requestID)
-	}
-	account := r.Header.Get("Stripe-Account")
-	idemKey := ""
-	if r.Method == http.MethodPost {
-		idemKey = r.Header.Get("Idempotency-Key") // Stripe ignores it on GET and DELETE
+	c, refusal := s.admit(r, rec, body)
+	if refusal != nil {
+		return refusal.answer(requestID)
 	}
 
 	s.mu.Lock()
-	s.records[rec].Operation, s.records[rec].PathID, s.records[rec].Params, s.records[rec].APIKey = op.Name, id, params, apiKey
-	c := &call{op: op, id: id, params: params, account: account, now: s.cfg.Now().Unix(),
-		platform: s.scope(apiKey, ""), scope: s.scope(apiKey, account)}
-	if account != "" {
-		if _, ok := s.find(c.platform, account, "account"); !ok {
-			s.mu.Unlock()
-			return (&apiError{status: 403, typ: invalidRequest, code: "account_invalid",
-				message: "The provided key does not have access to account '" + account + "' (or that account does not exist). Application access may have been revoked."}).answer(requestID)
-		}
-	}
 	fault := s.takeFault()
 	switch fault.Kind {
-	case RateLimit:
+	case RateLimit: // refused before anything runs: nothing stored
 		s.mu.Unlock()
 		a := (&apiError{status: 429, typ: invalidRequest, code: "rate_limit",
 			message: "Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits."}).answer(requestID)
-		a.header = http.Header{}
-		a.header.Set("Retry-After", fmt.Sprint(fault.retryAfterSeconds()))
-		a.header.Set("Stripe-Should-Retry", "true")
+		a.header = http.Header{"Retry-After": {strconv.Itoa(fault.retryAfterSeconds())}, "Stripe-Should-Retry": {"true"}}
 		return a
-	case Malformed:
+	case Malformed: // a proxy's page instead of Stripe's answer
 		s.mu.Unlock()
 		return answer{status: 200, body: []byte("<html><body>502 Bad Gateway</body></html>"),
 			header: http.Header{"Content-Type": {"text/html"}}}
 	}
-	scoped := ""
-	if idemKey != "" {
-		if len(idemKey) > 255 {
-			s.mu.Unlock()
-			return (&apiError{status: 400, typ: invalidRequest, message: "Idempotency-Key must be at most 255 characters long."}).answer(requestID)
-		}
-		scoped = scopedKey(apiKey, account, idemKey)
-		if a := s.checkKey(scoped, r.Method+" "+r.URL.Path, canonicalParams(raw), requestID); a != nil {
+	if c.idemKey != "" {
+		if a := s.checkKey(c.idemKey, c.endpoint, canonicalParams(c.raw), requestID); a != nil {
 			s.mu.Unlock()
 			return *a
 		}
 	}
 	s.mu.Unlock()
 
-	if held := s.wait(r, fault); !held {
+	if answered := s.wait(r, fault); !answered {
 		s.mu.Lock()
-		s.settleKey(scoped, answer{drop: true}, requestID)
-		s.mu.Unlock()
+		defer s.mu.Unlock()
+		s.settleKey(c.idemKey, answer{drop: true}, requestID)
 		return answer{drop: true}
 	}
 
@@ -279,10 +238,58 @@ func (s *Server) serve(r *http.Request, rec int, body, requestID string) answer 
 			a = ok(obj)
 		}
 	}
-	if scoped != "" {
-		s.settleKey(scoped, a, requestID)
-	}
+	s.settleKey(c.idemKey, a, requestID)
 	return a
+}
+
+// admit checks what Stripe checks before any operation runs, and records
+// what the call is.
+func (s *Server) admit(r *http.Request, rec int, body string) (*call, *apiError) {
+	if len(body) > maxBody {
+		return nil, &apiError{status: 413, typ: invalidRequest, message: "Request entity too large."}
+	}
+	apiKey, err := s.authenticate(r)
+	if err != nil {
+		return nil, err
+	}
+	op, id, found := stripe.MatchPath(r.Method, r.URL.Path)
+	if !found {
+		return nil, &apiError{status: 404, typ: invalidRequest,
+			message: fmt.Sprintf("Unrecognized request URL (%s: %s). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.", r.Method, r.URL.Path)}
+	}
+	raw := r.URL.RawQuery
+	if r.Method == http.MethodPost {
+		raw = body
+		if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); body != "" && ct != "application/x-www-form-urlencoded" {
+			return nil, &apiError{status: 400, typ: invalidRequest, message: "Invalid request: the body must be application/x-www-form-urlencoded."}
+		}
+	}
+	params, derr := decodeForm(raw)
+	if derr != nil {
+		return nil, &apiError{status: 400, typ: invalidRequest, message: "Invalid request: " + derr.Error()}
+	}
+	account := r.Header.Get("Stripe-Account")
+	idemKey := ""
+	if k := r.Header.Get("Idempotency-Key"); k != "" && r.Method == http.MethodPost { // Stripe ignores it on GET and DELETE
+		if len(k) > 255 {
+			return nil, &apiError{status: 400, typ: invalidRequest, message: "Idempotency-Key must be at most 255 characters long."}
+		}
+		idemKey = scopedKey(apiKey, account, k)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.records[rec].Operation, s.records[rec].PathID, s.records[rec].Params, s.records[rec].APIKey = op.Name, id, params, apiKey
+	c := &call{op: op, id: id, params: params, raw: raw, idemKey: idemKey, endpoint: r.Method + " " + r.URL.Path,
+		now: s.cfg.Now().Unix(), platform: s.scope(apiKey, "")}
+	if account != "" {
+		if _, ok := s.find(c.platform, account, "account"); !ok {
+			return nil, &apiError{status: 403, typ: invalidRequest, code: "account_invalid",
+				message: "The provided key does not have access to account '" + account + "' (or that account does not exist). Application access may have been revoked."}
+		}
+	}
+	c.scope = s.scope(apiKey, account)
+	return c, nil
 }
 
 // wait plays Hang and Hold; false when the call ends without an answer.

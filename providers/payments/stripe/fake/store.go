@@ -71,7 +71,9 @@ type call struct {
 	op       stripe.Operation
 	id       string
 	params   map[string]any
-	account  string
+	raw      string // the form as sent, for comparing a retried key's params
+	endpoint string // method and path
+	idemKey  string // scoped Idempotency-Key; "" without one (or on GET, DELETE)
 	now      int64
 	scope    *scope // the call's account: the platform, or Stripe-Account
 	platform *scope // the platform's own (connected accounts live there)
