@@ -87,7 +87,9 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 		return 0, newError(KindInvalidArgument, "", "", "reading the body failed", err)
 	}
 	if errors.Is(err, io.EOF) && b.size > 0 && b.n != b.size {
-		return n, newError(KindInvalidArgument, "", "", fmt.Sprintf("the body is %d bytes, %d were declared", b.n, b.size), io.ErrUnexpectedEOF)
+		// No io.ErrUnexpectedEOF as the cause: io.ReadFull's callers would
+		// take it for an ordinary short read.
+		return n, newError(KindInvalidArgument, "", "", fmt.Sprintf("the body is %d bytes, %d were declared", b.n, b.size), nil)
 	}
 	return n, err
 }

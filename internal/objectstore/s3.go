@@ -67,6 +67,8 @@ func (s *S3) Put(ctx context.Context, key string, body io.Reader, opts PutOption
 	n, err := io.ReadFull(r, head)
 	var up minio.UploadInfo
 	switch {
+	case KindOf(err) != "":
+		return Info{}, withOp("put", key, err) // a bound was crossed
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		up, err = s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(head[:n]), int64(n), putOpts)
 	case err != nil:
