@@ -43,6 +43,10 @@ func openS3(loc location, c Config) (*S3, error) {
 		Creds:  credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, c.SessionToken),
 		Secure: loc.secure,
 		Region: loc.region,
+		// The client's default is 10 tries with growing pauses: a request to a
+		// dead endpoint would hold the caller's request for a long time.
+		// Callers' contexts bound it anyway; three tries ride out a blip.
+		MaxRetries: 3,
 	})
 	if err != nil {
 		return nil, newError(KindInvalidArgument, "open", "", "cannot configure the S3 client", err)
