@@ -22,7 +22,6 @@ import (
 // planted in the directory can reach a file outside it.
 type Local struct {
 	root           *os.Root
-	dir            string
 	maxBytes       int64
 	signer         signer
 	public         *url.URL // nil: no OBJECTSTORE_PUBLIC_URL, presigning fails
@@ -57,7 +56,7 @@ func openLocal(dir string, c Config) (*Local, error) {
 			return nil, newError(KindUnavailable, "open", "", "cannot create "+d, err)
 		}
 	}
-	l := &Local{root: root, dir: dir, maxBytes: c.MaxObjectBytes, uploadExpiry: c.UploadURLExpiry,
+	l := &Local{root: root, maxBytes: c.MaxObjectBytes, uploadExpiry: c.UploadURLExpiry,
 		downloadExpiry: c.DownloadURLExpiry, now: c.Clock}
 	if l.now == nil {
 		l.now = time.Now
@@ -94,9 +93,6 @@ func (l *Local) sweepTemp() {
 		}
 	}
 }
-
-// Dir is the directory the store keeps its files in.
-func (l *Local) Dir() string { return l.dir }
 
 func (l *Local) Put(ctx context.Context, key string, body io.Reader, opts PutOptions) (Info, error) {
 	plan, err := planPut(key, opts, l.maxBytes)

@@ -105,7 +105,9 @@ func (s *S3) Get(ctx context.Context, key string) (*Object, error) {
 		_ = obj.Close()
 		return nil, withOp("get", key, s.classify(err))
 	}
-	return &Object{Info: infoOf(st), Body: obj}, nil
+	info := infoOf(st)
+	info.Key = key
+	return &Object{Info: info, Body: obj}, nil
 }
 
 func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
@@ -116,7 +118,9 @@ func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
 	if err != nil {
 		return Info{}, withOp("stat", key, s.classify(err))
 	}
-	return infoOf(st), nil
+	info := infoOf(st)
+	info.Key = key
+	return info, nil
 }
 
 // Delete needs no existence check: S3's DELETE of a missing key succeeds.
