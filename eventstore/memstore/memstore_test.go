@@ -259,7 +259,9 @@ func TestConcurrentCommandsKeepOneOrder(t *testing.T) {
 
 func TestTimers(t *testing.T) {
 	s := newStore()
-	timer := func(tm event.Timer) func(*event.Change) { return func(c *event.Change) { c.Timers = []event.Timer{tm} } }
+	timer := func(tm event.Timer) func(*event.Change) {
+		return func(c *event.Change) { c.Timers = []event.Timer{tm} }
+	}
 	mustExecute(t, s, command("org", "w"), appends(1, timer(event.ScheduleTimer("start", "k.start", t0.Add(time.Hour), map[string]string{"id": "w"}))))
 	first := s.Timers("w")["start"]
 	if first.State != memstore.TimerPending || first.Seq != 1 || !first.At.Equal(t0.Add(time.Hour)) || string(first.Payload) != `{"id":"w"}` {
