@@ -2,7 +2,6 @@ package identity
 
 import (
 	"context"
-	httpapi "github.com/platform/backend/http"
 	"net/http"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/text"
+	httpapi "github.com/platform/backend/http"
 )
 
 // SessionWeb configures the browser side of sessions.
@@ -58,10 +58,7 @@ func sessionActions(d AccountsDeps) Part {
 				"returnRefreshToken": `{"type":"boolean","description":"also return the refresh token in the body (non-browser clients)"}`}),
 			OutputSchema: []byte(sessionOut),
 			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					identitycmd.Login
-					ReturnRefreshToken bool `json:"returnRefreshToken"`
-				}
+				var in LoginInput
 				if err := c.Decode(&in); err != nil {
 					return httpapi.Reply{}, err
 				}
@@ -83,10 +80,7 @@ func sessionActions(d AccountsDeps) Part {
 				"returnRefreshToken": `{"type":"boolean"}`}),
 			OutputSchema: []byte(sessionOut),
 			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					RefreshToken       string `json:"refreshToken"`
-					ReturnRefreshToken bool   `json:"returnRefreshToken"`
-				}
+				var in RefreshInput
 				if err := c.Decode(&in); err != nil {
 					return httpapi.Reply{}, err
 				}
