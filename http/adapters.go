@@ -42,6 +42,14 @@ func Perform[In, Out any](a Action, f func(context.Context, commands.Meta, princ
 	})
 }
 
+// Decoded binds an action whose answer is its own (a session with its
+// cookie, a replay that must not show a position) to a handler that gets
+// the call and its input decoded into In; the action records In like the
+// other adapters.
+func Decoded[In any](a Action, answer func(context.Context, *Call, In) (Reply, error)) Action {
+	return bind(a, answer)
+}
+
 // NoInput is the input of an action bound with an adapter that takes
 // nothing: its schema admits no member.
 type NoInput struct{}

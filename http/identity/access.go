@@ -193,25 +193,19 @@ func AccessPart(d AccessDeps) Part {
 			InputSchema: httpapi.Object([]string{"app_id", "redirect_uri"}, map[string]string{"app_id": httpapi.NonEmptyID,
 				"redirect_uri": httpapi.URLSchema(httpapi.AnyScheme)}),
 		}, a.HandoffCode)),
-		{
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.sso.code.exchange", Method: http.MethodPost, Path: "/sso/exchange-code",
 			Summary: "The destination application exchanges a handoff code (once) with its app_id and redirect_uri for a session",
 			InputSchema: httpapi.Object([]string{"code", "app_id", "redirect_uri"}, map[string]string{"code": httpapi.LineSchema(1, text.MaxToken),
 				"app_id": httpapi.NonEmptyID, "redirect_uri": httpapi.URLSchema(httpapi.AnyScheme)}),
-			// A session answer (cookie), on behalf of the application.
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.SSOExchange
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				c.Meta.Actor = eventstore.Actor{ID: in.AppID, Type: "application"}
-				tokens, err := a.ExchangeCode(ctx, c.Meta, in)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				return d.Web.sessionReply(c.Request, tokens, true), nil
-			},
-		},
+		}, func(ctx context.Context, c *httpapi.Call, in identitycmd.SSOExchange) (httpapi.Reply, error) {
+			c.Meta.Actor = eventstore.Actor{ID: in.AppID, Type: "application"}
+			tokens, err := a.ExchangeCode(ctx, c.Meta, in)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			return d.Web.sessionReply(c.Request, tokens, true), nil
+		}),
 		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.app_switcher.preferences.get", Method: http.MethodGet, Path: "/api/app-switcher/preferences",
 			ReadOnly: true, AuthorizationMode: httpapi.AuthRuntime, ReadModel: accessview.Name,

@@ -89,7 +89,7 @@ func accountActions(d AccountsDeps) Part {
 			// Any text up to a URL's length is classified (reason invalid), never refused.
 			InputSchema: httpapi.Object(nil, map[string]string{"slug": httpapi.PatternSchema(text.MaxURL, "")}),
 		}, d.slugAvailability),
-		{
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.users.create", Method: http.MethodPost, Path: "/api/users", Permission: "users:manage",
 			SuccessStatus: http.StatusAccepted,
 			Summary: "Add a person to the caller's organization by email with a role (not above the caller's): an address without " +
@@ -99,21 +99,16 @@ func accountActions(d AccountsDeps) Part {
 			InputSchema: httpapi.Object([]string{"email"}, map[string]string{
 				"email": httpapi.EmailSchema(), "name": httpapi.LineSchema(0, text.MaxTitle),
 				"password": `{"type":"string","minLength":10,"maxLength":256}`, "role": roleEnum}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.CreateUser
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				actor, err := cmds.ActorIn(ctx, c.Principal, c.Principal.OrganizationID)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				// No position: it would name the stream written (the
-				// organization's or its invitations'), telling the two apart.
-				res, err := cmds.AddUser(ctx, c.Meta, actor, in)
-				return httpapi.Reply{Body: res.Value, Replayed: res.Replayed}, err
-			},
-		},
+		}, func(ctx context.Context, c *httpapi.Call, in identitycmd.CreateUser) (httpapi.Reply, error) {
+			actor, err := cmds.ActorIn(ctx, c.Principal, c.Principal.OrganizationID)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			// No position: it would name the stream written (the
+			// organization's or its invitations'), telling the two apart.
+			res, err := cmds.AddUser(ctx, c.Meta, actor, in)
+			return httpapi.Reply{Body: res.Value, Replayed: res.Replayed}, err
+		}),
 		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.users.get", Method: http.MethodGet, Path: "/api/users/{userId}", Permission: "users:read",
 			ReadOnly: true, ReadModel: identityview.Name, Summary: "One user of the caller's organization (404 otherwise)",

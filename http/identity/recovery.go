@@ -60,7 +60,7 @@ func RecoveryPart(d RecoveryDeps) Part {
 				"createOrganization": `{"const":true,"description":"sign-up creates an organization; joining one needs an invitation"}`,
 				"returnRefreshToken": `{"type":"boolean","description":"accepted for older clients; send it to /register/confirm"}`}),
 		}, d.requestSignup)),
-		{
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.users.register.confirm", Method: http.MethodPost, Path: "/register/confirm",
 			AuthorizationMode: httpapi.AuthPublic, CredentialAttempt: true, SuccessStatus: http.StatusCreated,
 			Summary: "Finish a sign-up with the emailed token: makes the account and its organization (the creator is owner) and " +
@@ -68,21 +68,16 @@ func RecoveryPart(d RecoveryDeps) Part {
 				"a second use 409 signup_token_used",
 			InputSchema: httpapi.Object([]string{"token"}, map[string]string{"token": httpapi.LineSchema(1, signupTokenMax),
 				"returnRefreshToken": `{"type":"boolean"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in ConfirmSignupInput
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.ConfirmSignup(ctx, c.Meta, in.Token)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				r := web.sessionReply(c.Request, out.Session, in.ReturnRefreshToken)
-				r.Body = map[string]any{"organization": out.Organization, "user": out.User, "session": r.Body}
-				return r, nil
-			},
-		},
-		{
+		}, func(ctx context.Context, c *httpapi.Call, in ConfirmSignupInput) (httpapi.Reply, error) {
+			out, err := a.ConfirmSignup(ctx, c.Meta, in.Token)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			r := web.sessionReply(c.Request, out.Session, in.ReturnRefreshToken)
+			r.Body = map[string]any{"organization": out.Organization, "user": out.User, "session": r.Body}
+			return r, nil
+		}),
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.users.password.change", Method: http.MethodPost, Path: "/api/me/password",
 			AuthorizationMode: httpapi.AuthRuntime, CredentialAttempt: true,
 			Summary: "Change the signed-in user's password (session token; current password required). Every earlier session " +
@@ -90,23 +85,18 @@ func RecoveryPart(d RecoveryDeps) Part {
 			InputSchema: httpapi.Object([]string{"currentPassword", "newPassword"}, map[string]string{
 				"currentPassword": `{"type":"string","minLength":1,"maxLength":256}`, "newPassword": newPasswordSchema,
 				"returnRefreshToken": `{"type":"boolean"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in ChangePasswordInput
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.ChangePassword(ctx, c.Meta, c.Principal, in.ChangePassword)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				if out.Session == nil {
-					return httpapi.Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
-				}
-				r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
-				r.Body = map[string]any{"user_id": out.UserID, "sessions_ended": out.SessionsEnded, "session": r.Body}
-				return r, nil
-			},
-		},
+		}, func(ctx context.Context, c *httpapi.Call, in ChangePasswordInput) (httpapi.Reply, error) {
+			out, err := a.ChangePassword(ctx, c.Meta, c.Principal, in.ChangePassword)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			if out.Session == nil {
+				return httpapi.Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
+			}
+			r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
+			r.Body = map[string]any{"user_id": out.UserID, "sessions_ended": out.SessionsEnded, "session": r.Body}
+			return r, nil
+		}),
 		httpapi.NoStore(httpapi.Perform(httpapi.Action{
 			Name: "app_platform_auth.password_reset.request", Method: http.MethodPost, Path: "/password-reset",
 			AuthorizationMode: httpapi.AuthPublic, CredentialAttempt: true, SuccessStatus: http.StatusAccepted,
@@ -152,37 +142,32 @@ func RecoveryPart(d RecoveryDeps) Part {
 			Summary:     "Revoke a pending invitation: its code fails from then on (an accepted one is 409 invitation_accepted)",
 			InputSchema: httpapi.Object([]string{"orgId", "invitationId"}, orgInvitation), OutputSchema: []byte(invitationOut),
 		}, a.RevokeInvitation),
-		{
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.invitations.accept", Method: http.MethodPost, Path: "/invitations/accept",
 			AuthorizationMode: httpapi.AuthPublic, CredentialAttempt: true,
 			Summary: "Accept an invitation with its code, once. An invitee with an account sends its session token (bearer) and " +
 				"must be the invited email's user; without an account, send name and password: the user is created and signed in",
 			InputSchema: httpapi.Object([]string{"code"}, map[string]string{"code": httpapi.LineSchema(1, text.MaxToken),
 				"name": httpapi.LineSchema(0, text.MaxTitle), "password": newPasswordSchema, "returnRefreshToken": `{"type":"boolean"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in AcceptInvitationInput
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				p, err := a.OptionalPrincipal(ctx, httpapi.Credential(c.Request))
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.AcceptInvitation(ctx, c.Meta, p, in.AcceptInvitation)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				if out.Session == nil {
-					return httpapi.OK(out), nil
-				}
-				r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
-				body := r.Body
-				out.Session = nil
-				r.Body = map[string]any{"invitation_id": out.InvitationID, "organization_id": out.OrganizationID, "user_id": out.UserID,
-					"role": out.Role, "created_user": out.CreatedUser, "session": body}
-				return r, nil
-			},
-		},
+		}, func(ctx context.Context, c *httpapi.Call, in AcceptInvitationInput) (httpapi.Reply, error) {
+			p, err := a.OptionalPrincipal(ctx, httpapi.Credential(c.Request))
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			out, err := a.AcceptInvitation(ctx, c.Meta, p, in.AcceptInvitation)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			if out.Session == nil {
+				return httpapi.OK(out), nil
+			}
+			r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
+			body := r.Body
+			out.Session = nil
+			r.Body = map[string]any{"invitation_id": out.InvitationID, "organization_id": out.OrganizationID, "user_id": out.UserID,
+				"role": out.Role, "created_user": out.CreatedUser, "session": body}
+			return r, nil
+		}),
 	}}
 }
 

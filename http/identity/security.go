@@ -78,7 +78,7 @@ func SecurityPart(d SecurityDeps) Part {
 		}, func(ctx context.Context, m commands.Meta, p domain.Principal, in CodeInput) (identitycmd.MFAStatus, error) {
 			return cmds.DisableMFA(ctx, m, p, in.Code)
 		}),
-		{
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.sessions.login_mfa", Method: http.MethodPost, Path: "/login/mfa", AuthorizationMode: httpapi.AuthPublic,
 			Summary: "Second sign-in step: POST /login answered 401 mfa_required with mfa_token (single use, 5 minutes); send it with a " +
 				"current TOTP code or an unused backup code. Starts the session exactly as /login does (cookie, tokens). A wrong or " +
@@ -88,19 +88,13 @@ func SecurityPart(d SecurityDeps) Part {
 				"mfaToken": httpapi.LineSchema(10, 200), "code": mfaCodeSchema,
 				"returnRefreshToken": `{"type":"boolean","description":"also return the refresh token in the body (non-browser clients)"}`}),
 			OutputSchema: []byte(sessionOut),
-			// A session answer (cookie).
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in LoginMFAInput
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				tokens, err := cmds.LoginMFA(ctx, c.Meta, in.LoginMFA)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				return web.sessionReply(c.Request, tokens, in.ReturnRefreshToken), nil
-			},
-		},
+		}, func(ctx context.Context, c *httpapi.Call, in LoginMFAInput) (httpapi.Reply, error) {
+			tokens, err := cmds.LoginMFA(ctx, c.Meta, in.LoginMFA)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			return web.sessionReply(c.Request, tokens, in.ReturnRefreshToken), nil
+		}),
 		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.sessions.list", Method: http.MethodGet, Path: "/api/me/sessions", ReadOnly: true,
 			AuthorizationMode: httpapi.AuthRuntime, ReadModel: identityview.Name,
