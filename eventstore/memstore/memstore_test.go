@@ -2,7 +2,6 @@ package memstore_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -247,8 +246,8 @@ func TestConcurrentCommandsKeepOneOrder(t *testing.T) {
 	wg.Wait()
 	events, _ := s.Load(ctx, "s1")
 	for i, e := range events {
-		var p map[string]int
-		if err := json.Unmarshal(e.Payload, &p); err != nil || e.StreamVersion != int64(i+1) || p["n"] != i+1 {
+		p, err := eventstore.Decode[map[string]int](e)
+		if err != nil || e.StreamVersion != int64(i+1) || p["n"] != i+1 {
 			t.Fatalf("event %d: version %d, payload %s", i, e.StreamVersion, e.Payload)
 		}
 	}
