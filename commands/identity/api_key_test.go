@@ -67,14 +67,11 @@ func TestCreateAPIKey(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h, store := keyHandlers(t)
 			res, err := h.CreateAPIKey(ctx, keyMeta(tt.org), tt.in)
-			if tt.wantCode != "" {
-				if e, ok := errs.As(err); !ok || e.Code != tt.wantCode {
-					t.Fatalf("want %s, got %v", tt.wantCode, err)
-				}
-				return
+			if errs.CodeOf(err) != tt.wantCode {
+				t.Fatalf("want %q, got %v", tt.wantCode, err)
 			}
 			if err != nil {
-				t.Fatal(err)
+				return
 			}
 			k := res.Value
 			if k.State != domain.KeyActive || k.OrganizationID != tt.org || k.CreatedBy != "user-1" || k.SecretHash != "" ||
@@ -133,14 +130,11 @@ func TestRevokeAPIKey(t *testing.T) {
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			res, err := h.RevokeAPIKey(ctx, keyMeta(s.org), identitycmd.RevokeAPIKey{KeyID: s.keyID})
-			if s.wantCode != "" {
-				if e, ok := errs.As(err); !ok || e.Code != s.wantCode {
-					t.Fatalf("want %s, got %v", s.wantCode, err)
-				}
-				return
+			if errs.CodeOf(err) != s.wantCode {
+				t.Fatalf("want %q, got %v", s.wantCode, err)
 			}
 			if err != nil {
-				t.Fatal(err)
+				return
 			}
 			if res.Value.State != domain.KeyRevoked || res.Value.KeyID != id || res.Value.Token != "" || res.Position.Version != s.wantVersion {
 				t.Fatalf("revoked %+v at %v", res.Value, res.Position)

@@ -78,14 +78,11 @@ func TestIncidentRevisions(t *testing.T) {
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			res, err := h.UpdateIncident(ctx, s.meta, s.in)
-			if s.wantCode != "" {
-				if e, ok := errs.As(err); !ok || e.Code != s.wantCode {
-					t.Fatalf("want %s, got %v", s.wantCode, err)
-				}
-				return
+			if errs.CodeOf(err) != s.wantCode {
+				t.Fatalf("want %q, got %v", s.wantCode, err)
 			}
 			if err != nil {
-				t.Fatal(err)
+				return
 			}
 			if res.Value.Revision != s.wantRevision || res.Value.Status != s.wantStatus || res.Replayed != s.wantReplayed ||
 				res.Position.Version != int64(s.wantRevision) {
@@ -174,7 +171,7 @@ func TestMaintenanceTransitionsAndTimers(t *testing.T) {
 		t.Fatalf("complete timer after a manual completion %+v", tm)
 	}
 	_, err = h.UpdateMaintenance(ctx, meta("org"), statuscmd.UpdateMaintenance{MaintenanceID: id, Status: domain.Completed})
-	if e, ok := errs.As(err); !ok || e.Code != "invalid_transition" {
+	if errs.CodeOf(err) != "invalid_transition" {
 		t.Fatalf("completing twice: %v", err)
 	}
 	history, _ := store.Load(ctx, id)

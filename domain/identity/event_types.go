@@ -56,3 +56,31 @@ var EventTypes = []string{
 	WorkspaceRevoked,
 	WorkspaceSuspended,
 }
+
+// WriteModelEventTypes are the identity events only write models read:
+// credentials and second factors, one-time tokens and challenges,
+// invitations (listed from their stream; an acceptance adds a member) and
+// checkout anchors (the organization and owner they make are events of
+// their own). Read models ignore them; none holds a secret.
+var WriteModelEventTypes = []string{
+	UserPasswordChanged,
+	UserMFAEnrolled,
+	UserMFAConfirmed,
+	UserMFACodeUsed,
+	UserMFACodeRejected,
+	UserMFADisabled,
+	MagicLinkIssued,
+	MagicLinkConsumed,
+	SSOCodeIssued,
+	SSOCodeConsumed,
+	MFAChallengeIssued,
+	MFAChallengeConsumed,
+	PasswordResetRequested,
+	PasswordResetCompleted,
+	InvitationCreated,
+	InvitationAccepted,
+	InvitationRevoked,
+	CheckoutProvisioned,
+	CheckoutReleased,
+	SafetyNetSent,
+}

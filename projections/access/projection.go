@@ -88,8 +88,7 @@ var reducers = projections.Reducers{
 	domain.WorkspaceSuspended:   projections.Ignore,
 	domain.WorkspaceReinstated:  projections.Ignore,
 	domain.WorkspaceRevoked:     projections.Ignore,
-	// Accounts, sessions and credentials: the accounts read model's
-	// (projections/identity) or the write side's.
+	// Accounts and sessions: the accounts read model's (projections/identity).
 	domain.OrganizationCreated:            projections.Ignore,
 	domain.OrganizationDeleted:            projections.Ignore,
 	domain.OrganizationRestored:           projections.Ignore,
@@ -101,31 +100,11 @@ var reducers = projections.Reducers{
 	domain.UserDeleted:                    projections.Ignore,
 	domain.UserRestored:                   projections.Ignore,
 	domain.UserPermanentlyDeleted:         projections.Ignore,
-	domain.UserPasswordChanged:            projections.Ignore,
 	domain.UserSessionsRevoked:            projections.Ignore,
-	domain.UserMFAEnrolled:                projections.Ignore,
-	domain.UserMFAConfirmed:               projections.Ignore,
-	domain.UserMFACodeUsed:                projections.Ignore,
-	domain.UserMFACodeRejected:            projections.Ignore,
-	domain.UserMFADisabled:                projections.Ignore,
 	domain.SessionStarted:                 projections.Ignore,
 	domain.SessionRefreshed:               projections.Ignore,
 	domain.SessionEnded:                   projections.Ignore,
-	domain.MagicLinkIssued:                projections.Ignore,
-	domain.MagicLinkConsumed:              projections.Ignore,
-	domain.SSOCodeIssued:                  projections.Ignore,
-	domain.SSOCodeConsumed:                projections.Ignore,
-	domain.MFAChallengeIssued:             projections.Ignore,
-	domain.MFAChallengeConsumed:           projections.Ignore,
-	domain.PasswordResetRequested:         projections.Ignore,
-	domain.PasswordResetCompleted:         projections.Ignore,
-	domain.InvitationCreated:              projections.Ignore,
-	domain.InvitationAccepted:             projections.Ignore,
-	domain.InvitationRevoked:              projections.Ignore,
-	domain.CheckoutProvisioned:            projections.Ignore,
-	domain.CheckoutReleased:               projections.Ignore,
-	domain.SafetyNetSent:                  projections.Ignore,
-}
+}.Ignoring(domain.WriteModelEventTypes...)
 
 // catalogEntry writes a catalog row (seeded, or a developer application).
 func catalogEntry(_ eventstore.Event, p domain.CatalogEntryV1) ([]projections.Statement, error) {

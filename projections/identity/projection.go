@@ -135,33 +135,6 @@ var reducers = projections.Reducers{
 			WHERE session_id=$1 AND ended_at IS NULL`, e.StreamID, p.At, p.Reason)}, nil
 	}),
 
-	// Credentials and their history stay on the write side: the read model
-	// holds no secret (export.go), and validation reads the streams.
-	domain.UserPasswordChanged: projections.Ignore,
-	domain.UserMFAEnrolled:     projections.Ignore,
-	domain.UserMFAConfirmed:    projections.Ignore,
-	domain.UserMFACodeUsed:     projections.Ignore,
-	domain.UserMFACodeRejected: projections.Ignore,
-	domain.UserMFADisabled:     projections.Ignore,
-	// One-time tokens and challenges are read from their own streams.
-	domain.MagicLinkIssued:        projections.Ignore,
-	domain.MagicLinkConsumed:      projections.Ignore,
-	domain.SSOCodeIssued:          projections.Ignore,
-	domain.SSOCodeConsumed:        projections.Ignore,
-	domain.MFAChallengeIssued:     projections.Ignore,
-	domain.MFAChallengeConsumed:   projections.Ignore,
-	domain.PasswordResetRequested: projections.Ignore,
-	domain.PasswordResetCompleted: projections.Ignore,
-	// Invitations are listed from the write side (a new one at once); an
-	// accepted one shows here through its member_added.
-	domain.InvitationCreated:  projections.Ignore,
-	domain.InvitationAccepted: projections.Ignore,
-	domain.InvitationRevoked:  projections.Ignore,
-	// Checkout anchors: the organization and owner it makes arrive as their
-	// own events.
-	domain.CheckoutProvisioned: projections.Ignore,
-	domain.CheckoutReleased:    projections.Ignore,
-	domain.SafetyNetSent:       projections.Ignore,
 	// The access half: the access read model's (projections/access), or
 	// read from the write side by authorization.
 	domain.APIKeyCreated:          projections.Ignore,
@@ -179,7 +152,7 @@ var reducers = projections.Reducers{
 	domain.WorkspaceSuspended:     projections.Ignore,
 	domain.WorkspaceReinstated:    projections.Ignore,
 	domain.WorkspaceRevoked:       projections.Ignore,
-}
+}.Ignoring(domain.WriteModelEventTypes...) // the read model holds no secret (export.go)
 
 // memberSet records a membership or its new role. Streams of one topic
 // interleave by partition: a user's erasure may be applied before a
