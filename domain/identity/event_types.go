@@ -59,9 +59,11 @@ var EventTypes = []string{
 
 // WriteModelEventTypes are the identity events only write models read:
 // credentials and second factors, one-time tokens and challenges,
-// invitations (listed from their stream; an acceptance adds a member) and
+// invitations (listed from their stream; an acceptance adds a member),
 // checkout anchors (the organization and owner they make are events of
-// their own). Read models ignore them; none holds a secret.
+// their own) and an organization's access settings (authorization loads
+// its access stream, so it sees every change at once). Read models ignore
+// them; none holds a secret.
 var WriteModelEventTypes = []string{
 	UserPasswordChanged,
 	UserMFAEnrolled,
@@ -83,4 +85,12 @@ var WriteModelEventTypes = []string{
 	CheckoutProvisioned,
 	CheckoutReleased,
 	SafetyNetSent,
+	ServiceAccessGranted,
+	ServiceAccessRevoked,
+	RoleBundleSet,
+	UserOverridesSet,
+	EntitlementRecorded,
+	WorkspaceSuspended,
+	WorkspaceReinstated,
+	WorkspaceRevoked,
 }

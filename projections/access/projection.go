@@ -78,16 +78,6 @@ var reducers = projections.Reducers{
 			p.OrganizationID, p.PrincipalID, prefs, p.At)}, nil
 	}),
 
-	// Authorization decisions load the access stream itself, so grants,
-	// bundles, overrides, entitlements and workspace states need no table.
-	domain.ServiceAccessGranted: projections.Ignore,
-	domain.ServiceAccessRevoked: projections.Ignore,
-	domain.RoleBundleSet:        projections.Ignore,
-	domain.UserOverridesSet:     projections.Ignore,
-	domain.EntitlementRecorded:  projections.Ignore,
-	domain.WorkspaceSuspended:   projections.Ignore,
-	domain.WorkspaceReinstated:  projections.Ignore,
-	domain.WorkspaceRevoked:     projections.Ignore,
 	// Accounts and sessions: the accounts read model's (projections/identity).
 	domain.OrganizationCreated:            projections.Ignore,
 	domain.OrganizationDeleted:            projections.Ignore,

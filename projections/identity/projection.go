@@ -135,8 +135,7 @@ var reducers = projections.Reducers{
 			WHERE session_id=$1 AND ended_at IS NULL`, e.StreamID, p.At, p.Reason)}, nil
 	}),
 
-	// The access half: the access read model's (projections/access), or
-	// read from the write side by authorization.
+	// The access half: the access read model's (projections/access).
 	domain.APIKeyCreated:          projections.Ignore,
 	domain.APIKeyResourcesBound:   projections.Ignore,
 	domain.APIKeyUpdated:          projections.Ignore,
@@ -144,15 +143,7 @@ var reducers = projections.Reducers{
 	domain.CatalogEntrySeeded:     projections.Ignore,
 	domain.DeveloperAppRegistered: projections.Ignore,
 	domain.PreferencesSet:         projections.Ignore,
-	domain.ServiceAccessGranted:   projections.Ignore,
-	domain.ServiceAccessRevoked:   projections.Ignore,
-	domain.RoleBundleSet:          projections.Ignore,
-	domain.UserOverridesSet:       projections.Ignore,
-	domain.EntitlementRecorded:    projections.Ignore,
-	domain.WorkspaceSuspended:     projections.Ignore,
-	domain.WorkspaceReinstated:    projections.Ignore,
-	domain.WorkspaceRevoked:       projections.Ignore,
-}.Ignoring(domain.WriteModelEventTypes...) // the read model holds no secret (export.go)
+}.Ignoring(domain.WriteModelEventTypes...)
 
 // memberSet records a membership or its new role. Streams of one topic
 // interleave by partition: a user's erasure may be applied before a
