@@ -141,3 +141,23 @@ func TestOversizedAnswerIsAProviderFault(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// The default client follows no redirect: Go would forward x-api-key (not
+// a header it knows to be sensitive) to wherever the redirect points.
+func TestDefaultClientFollowsNoRedirect(t *testing.T) {
+	reached := false
+	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }))
+	defer target.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	conn := Connection{BaseURL: redirect.URL, APIKey: "k"}.WithDefaults("", ai.CapChat)
+	c := conn.Caller("test", nil, nil)
+	var out any
+	_, err := c.Do(context.Background(), Request{Capability: ai.CapChat, URL: redirect.URL,
+		Header: http.Header{"X-Api-Key": {"secret"}}, JSON: map[string]int{}}, &out)
+	if e, ok := ai.AsError(err); !ok || e.Kind != ai.KindProviderFault || e.Status != http.StatusTemporaryRedirect || reached {
+		t.Fatalf("%v reached=%v", err, reached)
+	}
+}
