@@ -58,7 +58,9 @@ func TestImageAndArticle(t *testing.T) {
 	defer f.Close()
 	conn := f.Connection()
 	img := social.Media{Kind: social.MediaImage, ContentType: "image/jpeg", AltText: "a plate",
-		Open: func(context.Context) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader("jpeg bytes")), nil }}
+		Open: func(context.Context) (io.ReadCloser, error) {
+			return io.NopCloser(strings.NewReader("jpeg bytes")), nil
+		}}
 	if _, err := c.Publish(context.Background(), conn, social.Post{Text: "with a photo", Media: []social.Media{img}}); err != nil {
 		t.Fatal(err)
 	}
