@@ -50,6 +50,9 @@ type Setup struct {
 	// RefreshOp is the fake operation a Refresh calls (default OpToken;
 	// networks whose tokens do not expire verify the token instead).
 	RefreshOp socialfake.Op
+	// WaitGranularity is how coarsely the network announces a rate limit's
+	// end (default a second; Meta says minutes).
+	WaitGranularity time.Duration
 }
 
 // Timeout is the adapter timeout Start must configure: the suite's hanging
@@ -66,6 +69,9 @@ func Run(t *testing.T, s Setup) {
 	}
 	if s.RefreshOp == "" {
 		s.RefreshOp = socialfake.OpToken
+	}
+	if s.WaitGranularity == 0 {
+		s.WaitGranularity = time.Second
 	}
 	start := func(t *testing.T) (social.Network, Fake) {
 		t.Helper()
