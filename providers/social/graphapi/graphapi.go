@@ -46,7 +46,8 @@ func Parse(body []byte) (Error, bool) {
 //	4, 17, 32, 613, 80001-80014: rate limits; 9 with 2207042: Instagram's
 //	    posts-per-day limit
 //	368: the account is blocked from posting; 506: a duplicate post
-//	1, 2, or is_transient: Meta's own trouble
+//	1, 2, or is_transient: Meta's own trouble; 9007 (2207027): an Instagram
+//	    container not ready yet
 //	100 and other 4xx: the request is refused (media, length, parameters)
 func Classifier(network string, now func() time.Time) social.Classifier {
 	return func(op string, a *social.Answer) *social.Error {
@@ -100,6 +101,9 @@ func Classify(network, op string, status int, g Error) *social.Error {
 		return fail(social.KindRejected, social.ReasonDuplicate)
 	case g.Code == 1 || g.Code == 2 || g.IsTransient || status/100 == 5:
 		return fail(social.KindProviderFault, social.ReasonServerError)
+	case g.Code == 9007 || g.Subcode == 2207027:
+		// Instagram: the container is not ready yet; wait and publish again.
+		return fail(social.KindProviderFault, social.ReasonProcessing)
 	case strings.Contains(msg, "too long") || strings.Contains(msg, "at most"):
 		return fail(social.KindRejected, social.ReasonTooLong)
 	case strings.Contains(msg, "media") || strings.Contains(msg, "image") || strings.Contains(msg, "video") || strings.Contains(msg, "url"):

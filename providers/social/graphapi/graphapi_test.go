@@ -32,6 +32,7 @@ func TestClassify(t *testing.T) {
 		{"duplicate", 400, Error{Code: 506}, social.KindRejected, social.ReasonDuplicate},
 		{"unknown", 500, Error{Code: 1}, social.KindProviderFault, social.ReasonServerError},
 		{"transient", 400, Error{Code: 100, IsTransient: true}, social.KindProviderFault, social.ReasonServerError},
+		{"container not ready", 400, Error{Code: 9007, Subcode: 2207027, Message: "The media is not ready for publishing"}, social.KindProviderFault, social.ReasonProcessing},
 		{"too long", 400, Error{Code: 100, Message: "(#100) Param message must be at most 63206 characters long"}, social.KindRejected, social.ReasonTooLong},
 		{"media", 400, Error{Code: 9004, Message: "The media could not be fetched from this uri"}, social.KindRejected, social.ReasonMediaInvalid},
 		{"parameter", 400, Error{Code: 100, Message: "(#100) Invalid parameter"}, social.KindRejected, social.ReasonInvalid},
