@@ -104,10 +104,15 @@ func testFaults(t *testing.T, start starter, s Setup) {
 		{"rate limited", socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 30 * time.Second}, social.KindRateLimited, ""},
 		{"server error", socialfake.Fault{Kind: socialfake.ServerError}, social.KindProviderFault, ""},
 		{"token expired", socialfake.Fault{Kind: socialfake.TokenExpired}, social.KindReconnect, ""},
-		{"duplicate", socialfake.Fault{Kind: socialfake.Reject, Reason: socialfake.ReasonDuplicate}, social.KindRejected, social.ReasonDuplicate},
-		{"too long", socialfake.Fault{Kind: socialfake.Reject, Reason: socialfake.ReasonTooLong}, social.KindRejected, social.ReasonTooLong},
-		{"media invalid", socialfake.Fault{Kind: socialfake.Reject, Reason: socialfake.ReasonMediaInvalid}, social.KindRejected, social.ReasonMediaInvalid},
 		{"malformed success", socialfake.Fault{Kind: socialfake.Malformed}, social.KindOutcomeUnknown, social.ReasonMalformed},
+	}
+	for _, reason := range s.Rejections {
+		tests = append(tests, struct {
+			name   string
+			fault  socialfake.Fault
+			kind   social.Kind
+			reason string
+		}{"rejected " + reason, socialfake.Fault{Kind: socialfake.Reject, Reason: reason}, social.KindRejected, reason})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
