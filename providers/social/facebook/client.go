@@ -56,7 +56,7 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) Info() social.Info {
 	return social.Info{
 		Name: name, Product: "Facebook Pages", Scopes: c.cfg.Scopes,
-		RequiredScopes:     DefaultScopes,
+		RequiredScopes:     DefaultScopes(),
 		NeedsAccountChoice: true,
 		Capabilities: social.Capabilities{
 			MaxTextRunes:   63206,

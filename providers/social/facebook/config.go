@@ -3,7 +3,6 @@ package facebook
 import (
 	"errors"
 	"regexp"
-	"slices"
 
 	"github.com/platform/backend/providers/social"
 )
@@ -25,7 +24,9 @@ type Config struct {
 
 // DefaultScopes: list the user's pages and their tokens, post as a page,
 // read the page's feed back for Lookup.
-var DefaultScopes = []string{"pages_show_list", "pages_manage_posts", "pages_read_engagement"}
+func DefaultScopes() []string {
+	return []string{"pages_show_list", "pages_manage_posts", "pages_read_engagement"}
+}
 
 // WithDefaults fills in zero values.
 func (c Config) WithDefaults() Config {
@@ -42,7 +43,7 @@ func (c Config) WithDefaults() Config {
 		c.Version = "v23.0"
 	}
 	if len(c.Scopes) == 0 {
-		c.Scopes = slices.Clone(DefaultScopes)
+		c.Scopes = DefaultScopes()
 	}
 	c.HTTPConfig = c.HTTPConfig.WithDefaults()
 	return c

@@ -23,11 +23,7 @@ func (c *Client) Exchange(ctx context.Context, e social.CodeExchange) (social.To
 	if err != nil {
 		return social.Token{}, err
 	}
-	long, err := c.Refresh(ctx, short)
-	if err != nil {
-		return social.Token{}, err
-	}
-	return long, nil
+	return c.longLived(ctx, "exchange", short)
 }
 
 // Refresh trades a valid user token for a new long-lived one
@@ -36,14 +32,20 @@ func (c *Client) Exchange(ctx context.Context, e social.CodeExchange) (social.To
 // Page tokens made from a long-lived user token do not expire, so
 // publishing does not depend on this.
 func (c *Client) Refresh(ctx context.Context, tok social.Token) (social.Token, error) {
-	long, err := c.tokenCall(ctx, "refresh", url.Values{
+	return c.longLived(ctx, "refresh", tok)
+}
+
+// longLived trades a valid user token for a 60-day one and reads its
+// permissions.
+func (c *Client) longLived(ctx context.Context, op string, tok social.Token) (social.Token, error) {
+	long, err := c.tokenCall(ctx, op, url.Values{
 		"grant_type": {"fb_exchange_token"}, "client_id": {c.cfg.ClientID}, "client_secret": {c.cfg.ClientSecret},
 		"fb_exchange_token": {tok.AccessToken},
 	})
 	if err != nil {
 		return social.Token{}, err
 	}
-	long.Scopes, err = c.permissions(ctx, long.AccessToken)
+	long.Scopes, err = c.permissions(ctx, op, long.AccessToken)
 	if err != nil {
 		return social.Token{}, err
 	}
@@ -64,14 +66,14 @@ func (c *Client) tokenCall(ctx context.Context, op string, q url.Values) (social
 }
 
 // permissions lists what the user granted (GET /me/permissions).
-func (c *Client) permissions(ctx context.Context, token string) ([]string, error) {
+func (c *Client) permissions(ctx context.Context, op, token string) ([]string, error) {
 	var out struct {
 		Data []struct {
 			Permission string `json:"permission"`
 			Status     string `json:"status"`
 		} `json:"data"`
 	}
-	req := social.Request{Op: "refresh", Method: http.MethodGet, URL: c.graph("/me/permissions", nil), Bearer: token}
+	req := social.Request{Op: op, Method: http.MethodGet, URL: c.graph("/me/permissions", nil), Bearer: token}
 	if _, err := c.call.DoJSON(ctx, req, c.classifyTo, &out); err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func TestConnectMakesALongLivedToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok.Expiry.Before(time.Now().Add(59*24*time.Hour)) || len(tok.MissingScopes(facebook.DefaultScopes)) != 0 {
+	if tok.Expiry.Before(time.Now().Add(59*24*time.Hour)) || len(tok.MissingScopes(facebook.DefaultScopes())) != 0 {
 		t.Fatalf("token %+v", tok)
 	}
 	calls := f.RequestsOf(socialfake.OpToken)

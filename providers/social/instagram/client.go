@@ -61,7 +61,7 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) Info() social.Info {
 	return social.Info{
 		Name: name, Product: "Instagram", Scopes: c.cfg.Scopes,
-		RequiredScopes: DefaultScopes,
+		RequiredScopes: DefaultScopes(),
 		Capabilities: social.Capabilities{
 			MaxTextRunes:  2200,
 			MediaRequired: true,

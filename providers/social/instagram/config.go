@@ -3,7 +3,6 @@ package instagram
 import (
 	"errors"
 	"regexp"
-	"slices"
 	"time"
 
 	"github.com/platform/backend/providers/social"
@@ -29,7 +28,9 @@ type Config struct {
 }
 
 // DefaultScopes: who the account is, and publishing.
-var DefaultScopes = []string{"instagram_business_basic", "instagram_business_content_publish"}
+func DefaultScopes() []string {
+	return []string{"instagram_business_basic", "instagram_business_content_publish"}
+}
 
 // WithDefaults fills in zero values.
 func (c Config) WithDefaults() Config {
@@ -46,7 +47,7 @@ func (c Config) WithDefaults() Config {
 		c.Version = "v23.0"
 	}
 	if len(c.Scopes) == 0 {
-		c.Scopes = slices.Clone(DefaultScopes)
+		c.Scopes = DefaultScopes()
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 2 * time.Second

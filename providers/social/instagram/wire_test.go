@@ -166,7 +166,7 @@ func TestConnectExchangesForALongLivedToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tok.Subject != fake.UserID || tok.Expiry.Before(time.Now().Add(59*24*time.Hour)) || len(tok.MissingScopes(instagram.DefaultScopes)) != 0 {
+	if tok.Subject != fake.UserID || tok.Expiry.Before(time.Now().Add(59*24*time.Hour)) || len(tok.MissingScopes(instagram.DefaultScopes())) != 0 {
 		t.Fatalf("token %+v", tok)
 	}
 	calls := f.RequestsOf(socialfake.OpToken)

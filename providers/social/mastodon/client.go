@@ -52,7 +52,7 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) Info() social.Info {
 	return social.Info{
 		Name: name, Product: "Mastodon", Scopes: c.cfg.Scopes,
-		RequiredScopes: DefaultScopes,
+		RequiredScopes: DefaultScopes(),
 		Capabilities: social.Capabilities{
 			Threads:        true,
 			MaxTextRunes:   c.cfg.MaxCharacters,

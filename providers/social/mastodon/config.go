@@ -2,7 +2,6 @@ package mastodon
 
 import (
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/platform/backend/providers/social"
@@ -31,7 +30,9 @@ type Config struct {
 
 // DefaultScopes: the account (verify_credentials), reading our statuses
 // back for Lookup, posting statuses and media.
-var DefaultScopes = []string{"read:accounts", "read:statuses", "write:statuses", "write:media"}
+func DefaultScopes() []string {
+	return []string{"read:accounts", "read:statuses", "write:statuses", "write:media"}
+}
 
 // WithDefaults fills in zero values.
 func (c Config) WithDefaults() Config {
@@ -39,7 +40,7 @@ func (c Config) WithDefaults() Config {
 		c.InstanceURL = "https://mastodon.social"
 	}
 	if len(c.Scopes) == 0 {
-		c.Scopes = slices.Clone(DefaultScopes)
+		c.Scopes = DefaultScopes()
 	}
 	if c.MaxCharacters == 0 {
 		c.MaxCharacters = 500

@@ -2,7 +2,6 @@ package tiktok
 
 import (
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/platform/backend/providers/social"
@@ -28,7 +27,9 @@ type Config struct {
 
 // DefaultScopes: who the creator is (and the username the post URLs
 // carry), direct posting, and listing our videos for Lookup.
-var DefaultScopes = []string{"user.info.basic", "user.info.profile", "video.publish", "video.list"}
+func DefaultScopes() []string {
+	return []string{"user.info.basic", "user.info.profile", "video.publish", "video.list"}
+}
 
 // WithDefaults fills in zero values.
 func (c Config) WithDefaults() Config {
@@ -42,7 +43,7 @@ func (c Config) WithDefaults() Config {
 		c.WebURL = "https://www.tiktok.com"
 	}
 	if len(c.Scopes) == 0 {
-		c.Scopes = slices.Clone(DefaultScopes)
+		c.Scopes = DefaultScopes()
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 3 * time.Second

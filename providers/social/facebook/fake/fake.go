@@ -29,7 +29,9 @@ const (
 )
 
 // Scopes are the permissions Connection grants.
-var Scopes = []string{"pages_show_list", "pages_manage_posts", "pages_read_engagement"}
+func Scopes() []string {
+	return []string{"pages_show_list", "pages_manage_posts", "pages_read_engagement"}
+}
 
 // Fake is a local Facebook.
 type Fake struct {
@@ -58,7 +60,7 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected user with the page chosen (its page token).
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(UserID, Scopes)
+	g := f.IssueGrant(UserID, Scopes())
 	return social.Connection{
 		Token:   social.Token{AccessToken: g.Access, Expiry: g.Expiry, Scopes: g.Scopes},
 		Account: social.Account{ID: PageID, Kind: social.AccountPage, Name: PageName, AccessToken: f.pageToken(g.Access, g.Scopes)},

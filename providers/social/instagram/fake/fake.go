@@ -31,7 +31,9 @@ const (
 )
 
 // Scopes are the permissions Connection grants.
-var Scopes = []string{"instagram_business_basic", "instagram_business_content_publish"}
+func Scopes() []string {
+	return []string{"instagram_business_basic", "instagram_business_content_publish"}
+}
 
 // Fake is a local Instagram.
 type Fake struct {
@@ -69,9 +71,9 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected account with every permission.
 func (f *Fake) Connection() social.Connection {
-	access := f.IssueGrantFor(UserID, Scopes, 60*24*time.Hour)
+	access := f.IssueGrantFor(UserID, Scopes(), 60*24*time.Hour)
 	return social.Connection{
-		Token:   social.Token{AccessToken: access, Expiry: f.Now().Add(60 * 24 * time.Hour), Scopes: Scopes, Subject: UserID},
+		Token:   social.Token{AccessToken: access, Expiry: f.Now().Add(60 * 24 * time.Hour), Scopes: Scopes(), Subject: UserID},
 		Account: social.Account{ID: UserID, Kind: social.AccountPerson, Name: Name, Handle: Username},
 	}
 }

@@ -33,7 +33,9 @@ const (
 )
 
 // Scopes are the scopes Connection grants.
-var Scopes = []string{"read:accounts", "read:statuses", "write:statuses", "write:media"}
+func Scopes() []string {
+	return []string{"read:accounts", "read:statuses", "write:statuses", "write:media"}
+}
 
 // Fake is a local Mastodon instance.
 type Fake struct {
@@ -62,7 +64,7 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected account with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(AccountID, Scopes)
+	g := f.IssueGrant(AccountID, Scopes())
 	return social.Connection{
 		Token:   social.Token{AccessToken: g.Access, Scopes: g.Scopes},
 		Account: social.Account{ID: AccountID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username},

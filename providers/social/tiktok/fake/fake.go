@@ -30,7 +30,9 @@ const (
 )
 
 // Scopes are the scopes Connection grants.
-var Scopes = []string{"user.info.basic", "user.info.profile", "video.publish", "video.list"}
+func Scopes() []string {
+	return []string{"user.info.basic", "user.info.profile", "video.publish", "video.list"}
+}
 
 // Fake is a local TikTok.
 type Fake struct {
@@ -67,7 +69,7 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected creator with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(OpenID, Scopes)
+	g := f.IssueGrant(OpenID, Scopes())
 	return social.Connection{
 		Token:   social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, RefreshExpiry: g.RefreshExpiry, Scopes: g.Scopes, Subject: OpenID},
 		Account: social.Account{ID: OpenID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username},
@@ -212,7 +214,6 @@ func (f *Fake) initPost(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	pub := &publish{polls: f.processing, failed: f.failWith, photo: photo}
-	f.publishes[publishID] = pub
 	f.mu.Unlock()
 	if pub.failed == "" {
 		post.ID = fmt.Sprintf("73%017d", n)
@@ -224,6 +225,10 @@ func (f *Fake) initPost(w http.ResponseWriter, r *http.Request) {
 		post, _ = f.Accept(post)
 		pub.postID = post.ID
 	}
+	// Known to status fetches only once complete.
+	f.mu.Lock()
+	f.publishes[publishID] = pub
+	f.mu.Unlock()
 	if call.Accepted() {
 		return
 	}
