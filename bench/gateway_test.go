@@ -14,7 +14,6 @@ import (
 	"github.com/platform/backend/internal/module"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/openai"
 )
 
 const (
@@ -39,9 +38,7 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 		module.SectionOf[*gatewaymod.Config](c.Modules).Sandbox = true
 	}})
 	sandbox := apptest.Provided[*gatewaymod.Sandbox](h)
-	provider, err := openai.New(openai.Config{BaseURL: sandbox.URL(ai.Provider1), APIKey: "sandbox-key-not-a-secret",
-		HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: gatewayClients}}})
-	must(b, err)
+	provider := sandbox.Provider(ai.Provider1) // the very adapter the gateway calls
 	req := ai.CompletionRequest{Model: "gpt-4o-mini", MaxTokens: 64, Messages: []ai.Message{ai.Text(ai.RoleUser, "hello gateway bench")}}
 	client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: gatewayClients}},
 		base: h.URLs["gateway"], token: h.APIKey}

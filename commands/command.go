@@ -1,6 +1,8 @@
 // Package commands holds what every command handler shares: who asks
-// (Meta), and Run, the one way a handler loads a stream, decides and appends.
-// One package per bounded context below it holds one file per command.
+// (Meta), the event store it writes to (Store), and Run, the one way a
+// handler loads a stream, decides and appends (Execute for the usual shape
+// of it). One package per bounded context below it holds one file per
+// command.
 package commands
 
 import (
@@ -47,7 +49,7 @@ type Result[T any] struct {
 type Decide[T any] func(history []event.Recorded) ([]event.Change, T, error)
 
 // Run executes a command against one stream.
-func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
+func Run[T any](ctx context.Context, store Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
 	cmd := eventstore.Command{
 		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
 		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID, CausationID: m.CausationID,
@@ -71,32 +73,6 @@ func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType
 		return Result[T]{}, fmt.Errorf("decode command result: %w", err)
 	}
 	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed}, nil
-}
-
-// Model is the shape of most commands: load the stream's write model, let
-// it decide, and answer with the state the new events produce (so a
-// replayed idempotent request answers exactly as the first one did, and the
-// answer can be the stream's snapshot).
-func Model[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) Decide[S] {
-	return func(history []event.Recorded) ([]event.Change, S, error) {
-		var zero S
-		model, err := load(history)
-		if err != nil {
-			return nil, zero, err
-		}
-		changes, err := act(model)
-		if err != nil {
-			return nil, zero, err
-		}
-		all, err := event.Append(history, changes)
-		if err != nil {
-			return nil, zero, err
-		}
-		if model, err = load(all); err != nil {
-			return nil, zero, err
-		}
-		return changes, state(model), nil
-	}
 }
 
 // Option adjusts how Run loads and saves a stream.

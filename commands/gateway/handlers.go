@@ -34,7 +34,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 
 // Handlers executes the gateway's commands.
 type Handlers struct {
-	store *eventstore.Store
+	store commands.Store
 	pool  *pgxpool.Pool
 	now   func() time.Time
 	cfg   Config
@@ -62,7 +62,7 @@ func (h *Handlers) Config() Config { return h.cfg }
 func run[A any, S any](ctx context.Context, h *Handlers, m commands.Meta, streamType, streamID string,
 	load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S, opts ...commands.Option) (commands.Result[S], error) {
 	opts = append([]commands.Option{commands.Snapshots(domain.SnapshotSchema)}, opts...)
-	return commands.Run(ctx, h.store, m, streamType, streamID, commands.Model(load, act, state), opts...)
+	return commands.Execute(ctx, h.store, m, streamType, streamID, load, act, state, opts...)
 }
 
 // dbError: an unreachable database is 503 (fail closed); any other error
