@@ -64,9 +64,10 @@ var discardLog = slog.New(slog.NewTextHandler(io.Discard, nil))
 // kafkaConfig is a config on the real broker with a topic prefix of its own.
 func kafkaConfig(b *testing.B, name string) eventstore.KafkaConfig {
 	b.Helper()
+	brokers := testenv.KafkaBrokers(b)
 	return eventstore.KafkaConfig{
-		Brokers: testenv.KafkaBrokers(b),
-		Topics:  eventstore.Topics{Prefix: testenv.UniqueName(name)},
+		Brokers: brokers,
+		Topics:  eventstore.Topics{Prefix: testenv.TopicPrefix(b, brokers, name)},
 	}.WithDefaults()
 }
 

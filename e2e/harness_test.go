@@ -96,7 +96,7 @@ func NewStack(t *testing.T) *Stack {
 
 func newStack(t *testing.T, databaseURL, brokers string) *Stack {
 	t.Helper()
-	s := &Stack{t: t, DatabaseURL: databaseURL, Brokers: brokers, Prefix: testenv.UniqueName("e2e")}
+	s := &Stack{t: t, DatabaseURL: databaseURL, Brokers: brokers, Prefix: testenv.TopicPrefix(t, strings.Split(brokers, ","), "e2e")}
 	s.logPath = filepath.Join(t.TempDir(), "platformd.log")
 	f, err := os.Create(s.logPath)
 	if err != nil {

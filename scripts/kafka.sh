@@ -177,6 +177,20 @@ run_detached() {
 	echo $!
 }
 
+# raise_open_files lifts this shell's open-file limit (the broker inherits
+# it): every partition keeps a log, an index and a time index open, and a
+# test suite makes thousands of partitions. At 20,000 (a common default) the
+# broker failed with "Too many open files" and stopped accepting connections.
+# Root may raise the hard limit too; otherwise the soft one goes to the hard.
+raise_open_files() {
+	local want=1048576
+	if [[ "$(id -u)" -eq 0 ]]; then
+		ulimit -Hn "$want" 2>/dev/null || true
+	fi
+	ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
+	log "open files limit $(ulimit -Sn)"
+}
+
 start() {
 	mkdir -p "$KDIR"
 	# One starter at a time (make test and a parallel make run, say).
@@ -230,6 +244,7 @@ start() {
 		fi
 
 		log "starting broker on 127.0.0.1:$PORT (controller 127.0.0.1:$CPORT)"
+		raise_open_files
 		# shellcheck disable=SC2086
 		run_detached "$KDIR/server.out" nohup java $HEAP -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
 			-XX:+ExitOnOutOfMemoryError "${java_opts[@]}" -Dkafka.logs.dir="$KDIR" \

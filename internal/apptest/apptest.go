@@ -57,7 +57,8 @@ func Start(t testing.TB, opts Options) *Harness {
 	t.Helper()
 	cfg := app.NewConfig()
 	cfg.DatabaseURL = testenv.NewDatabase(t)
-	cfg.Kafka = eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName("t")}}
+	brokers := testenv.KafkaBrokers(t)
+	cfg.Kafka = eventstore.KafkaConfig{Brokers: brokers, Topics: eventstore.Topics{Prefix: testenv.TopicPrefix(t, brokers, "t")}}
 	cfg.Relay = eventstore.RelayConfig{PollInterval: 50 * time.Millisecond}
 	cfg.Objects.DataDir = t.TempDir() // objects of this platform only
 	cfg.Projections.PollInterval = 200 * time.Millisecond

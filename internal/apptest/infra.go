@@ -26,7 +26,8 @@ func Infra(t testing.TB, prefix string, migrate []func(context.Context, *pgxpool
 			t.Fatal(err)
 		}
 	}
-	kc := eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName(prefix)}}.WithDefaults()
+	brokers := testenv.KafkaBrokers(t)
+	kc := eventstore.KafkaConfig{Brokers: brokers, Topics: eventstore.Topics{Prefix: testenv.TopicPrefix(t, brokers, prefix)}}.WithDefaults()
 	if err := eventstore.EnsureTopics(kc, topics(kc)...); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/IBM/sarama"
 	"github.com/jackc/pgx/v5"
 	"github.com/testcontainers/testcontainers-go"
 	tcpostgres "github.com/testcontainers/testcontainers-go/modules/postgres"
@@ -333,4 +334,41 @@ func randomSuffix(n int) string {
 		buf[i] = alphabet[int(c)%len(alphabet)]
 	}
 	return string(buf)
+}
+
+// TopicPrefix is a fresh topic prefix for a test (UniqueName(base)) whose
+// topics are deleted when the test ends: a suite makes thousands of
+// partitions otherwise, and a broker holding them slows down and runs out
+// of open files.
+func TopicPrefix(t testing.TB, brokers []string, base string) string {
+	t.Helper()
+	prefix := UniqueName(base)
+	t.Cleanup(func() { deleteTopics(t, brokers, prefix+".") })
+	return prefix
+}
+
+// deleteTopics removes every topic whose name starts with prefix. A
+// failure is logged, not fatal: the test itself is over.
+func deleteTopics(t testing.TB, brokers []string, prefix string) {
+	cfg := sarama.NewConfig()
+	cfg.Net.DialTimeout = 3 * time.Second
+	cfg.Metadata.Retry.Max = 0 // a broker already gone (the fault suite stops its own) is not waited for
+	admin, err := sarama.NewClusterAdmin(brokers, cfg)
+	if err != nil {
+		t.Logf("delete topics %s*: %v", prefix, err)
+		return
+	}
+	defer admin.Close()
+	topics, err := admin.ListTopics()
+	if err != nil {
+		t.Logf("delete topics %s*: %v", prefix, err)
+		return
+	}
+	for name := range topics {
+		if strings.HasPrefix(name, prefix) {
+			if err := admin.DeleteTopic(name); err != nil {
+				t.Logf("delete topic %s: %v", name, err)
+			}
+		}
+	}
 }
