@@ -3,10 +3,10 @@ package identity
 import (
 	"encoding/json"
 	"fmt"
-	httpapi "github.com/platform/backend/http"
 
 	identitycmd "github.com/platform/backend/commands/identity"
 	domain "github.com/platform/backend/domain/identity"
+	httpapi "github.com/platform/backend/http"
 	accessview "github.com/platform/backend/projections/access"
 	identityview "github.com/platform/backend/projections/identity"
 )

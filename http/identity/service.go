@@ -1,13 +1,13 @@
 package identity
 
 import (
-	httpapi "github.com/platform/backend/http"
 	"log/slog"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	httpapi "github.com/platform/backend/http"
 	identityview "github.com/platform/backend/projections/identity"
 )
 

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	httpapi "github.com/platform/backend/http"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	httpapi "github.com/platform/backend/http"
 	statusview "github.com/platform/backend/projections/status"
 )
 

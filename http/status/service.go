@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"encoding/json"
-	httpapi "github.com/platform/backend/http"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -12,6 +11,7 @@ import (
 	"github.com/platform/backend/domain/principal"
 	statusdomain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/domain/text"
+	httpapi "github.com/platform/backend/http"
 	statusview "github.com/platform/backend/projections/status"
 )
 

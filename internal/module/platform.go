@@ -31,7 +31,7 @@ type Platform struct {
 	Outbound *outbound.Client
 	// Objects is the object store (exports, media, attachments, assets).
 	Objects objectstore.Store
-	Topics   eventstore.Topics
+	Topics  eventstore.Topics
 	// AuthBaseURL: when set, credentials are validated by that identity
 	// service over HTTP instead of in-process.
 	AuthBaseURL string
