@@ -13,7 +13,6 @@ import (
 	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/projections"
-	"github.com/platform/backend/projections/history"
 )
 
 // Platform is what every module builds against: the shared stores and
@@ -79,15 +78,6 @@ func (p *Platform) Contexts() []string {
 		}
 	}
 	return out
-}
-
-// AuditRedacted merges every module's declaration.
-func (p *Platform) AuditRedacted() history.Redactions {
-	all := make([]map[string][]string, 0, len(p.Modules))
-	for _, m := range p.Modules {
-		all = append(all, m.AuditRedacted)
-	}
-	return history.MergeRedactions(all...)
 }
 
 // Apps are the catalog entries of every module that declares one.
