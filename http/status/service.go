@@ -177,7 +177,7 @@ func Service(d Deps) httpapi.Service {
 			}, d.Commands.DefineComponent),
 		},
 		Routes: func(r *mux.Router) {
-			statusPageRoutes(d)(r) // GET / and GET /feed.atom: status_page.go, status_feed.go
+			statusPageRoutes(d)(r) // GET / and GET /feed.atom: page.go, feed.go
 		},
 	}
 }
