@@ -169,7 +169,7 @@ func (c Config) WithDefaults() Config {
 		// listener; the first one's is as good as any. Not in production,
 		// where the store requires OBJECTSTORE_PUBLIC_URL (a listener's
 		// address is not what clients reach).
-		c.Objects.PublicURL = "http://" + c.Addrs[c.Services[0]] + "/objects"
+		c.Objects.PublicURL = module.LocalURL(c.Addrs[c.Services[0]]) + "/objects"
 	}
 	c.Objects = c.Objects.WithDefaults()
 	c.Outbound = c.Outbound.WithDefaults()

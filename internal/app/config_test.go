@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/module"
 )
 
 // platformEnv clears what the tests below read and sets the required
@@ -75,5 +76,29 @@ func TestObjectStorePublicURLNeedsAPath(t *testing.T) {
 	}
 	if got := shadowedRoutes("/api/", svc); strings.Join(got, " ") != "/api/actions /api/openapi.json /api/health /api/incidents" {
 		t.Errorf("/api/ shadows %v", got)
+	}
+}
+
+// TestDefaultPublicURLsReachTheListener: with PLATFORM_LISTEN_HOST=0.0.0.0
+// (the compose file's), a default that points clients at a listener names
+// loopback, not the unspecified address.
+func TestDefaultPublicURLsReachTheListener(t *testing.T) {
+	platformEnv(t, map[string]string{"PLATFORM_LISTEN_HOST": "0.0.0.0"})
+	c, err := FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := c.Services[0]
+	if !strings.HasPrefix(c.Addrs[first], "0.0.0.0:") {
+		t.Fatalf("%s listens on %s", first, c.Addrs[first])
+	}
+	if want := "http://127.0.0.1:" + strings.TrimPrefix(c.Addrs[first], "0.0.0.0:") + "/objects"; c.Objects.PublicURL != want {
+		t.Fatalf("object store public URL %q, want %q", c.Objects.PublicURL, want)
+	}
+	for addr, want := range map[string]string{"[::]:8081": "http://127.0.0.1:8081", ":8081": "http://127.0.0.1:8081",
+		"10.0.0.5:8081": "http://10.0.0.5:8081", "[::1]:8082": "http://[::1]:8082", "example.com:80": "http://example.com:80"} {
+		if got := module.LocalURL(addr); got != want {
+			t.Errorf("LocalURL(%q) = %q, want %q", addr, got, want)
+		}
 	}
 }
