@@ -139,7 +139,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		if a.AuthorizationMode != AuthPublic {
 			token := Credential(r)
 			if token == "" {
-				fail(errs.AuthenticationRequired("a bearer token or API key is required"))
+				fail(ErrAuthRequired)
 				return
 			}
 			var err error

@@ -24,6 +24,8 @@ Commands (over HTTP, as the holder of PLATFORM_API_KEY):
   history [--stream ID] [--type T] [--since RFC3339] [--until RFC3339] [--limit N] [--all] [--json]
                                         the audit view: a table for people, --json for scripts
   replay PROJECTION                     rebuild a read model from offset zero; switch when caught up
+
+Commands (local, nothing called):
   services [--json]                     the services, their base URLs and what they serve
 
 Commands (straight on the database, DATABASE_URL):

@@ -2,8 +2,6 @@ package status_test
 
 import (
 	"fmt"
-	"github.com/platform/backend/internal/module"
-	statusmod "github.com/platform/backend/internal/modules/status"
 	"io"
 	"net"
 	"net/http"
@@ -19,6 +17,8 @@ import (
 	statuscmd "github.com/platform/backend/commands/status"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/module"
+	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
 

@@ -73,7 +73,13 @@ type CatalogEntryV1 struct {
 	CatalogEntry
 }
 
+// ws is the resource types of a first-party app: none is nil, as the
+// entries written before the modules had it (an empty list would differ
+// from them and be seeded again).
 func ws(types ...string) []ResourceType {
+	if len(types) == 0 {
+		return nil
+	}
 	out := make([]ResourceType, len(types))
 	for i, t := range types {
 		out[i] = ResourceType{Type: t, Canonical: CanonicalResourceType}

@@ -3,18 +3,18 @@ package identity
 import (
 	"encoding/json"
 	"fmt"
-	httpapi "github.com/platform/backend/http"
 
 	identitycmd "github.com/platform/backend/commands/identity"
 	domain "github.com/platform/backend/domain/identity"
+	httpapi "github.com/platform/backend/http"
 	accessview "github.com/platform/backend/projections/access"
 	identityview "github.com/platform/backend/projections/identity"
 )
 
-// Output schemas of the identity service's actions (http/outputs.go), by
+// Output schemas of the identity service's actions (httpapi.OutputOf and friends), by
 // action name: the identity service is composed from parts in several files,
 // and its answers are described here in one place. An action that declares
-// its output in its own descriptor keeps it; IdentityService fills the others
+// its output in its own descriptor keeps it; Service fills the others
 // from this table (withOutputs), and NewHandler refuses an action without one.
 
 var (

@@ -22,7 +22,7 @@ const (
 	newPasswordSchema = `{"type":"string","minLength":10,"maxLength":256}`
 )
 
-// invitationOut is an invitation (identity_outputs.go).
+// invitationOut is an invitation (outputs.go).
 var invitationOut = string(invitationViewOut)
 
 // resetAccepted is the one answer of POST /password-reset, whatever the

@@ -3,8 +3,6 @@ package identity_test
 import (
 	"bytes"
 	"context"
-	"github.com/platform/backend/internal/module"
-	identitymod "github.com/platform/backend/internal/modules/identity"
 	"net/http"
 	"regexp"
 	"strings"
@@ -15,6 +13,8 @@ import (
 	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/module"
+	identitymod "github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/providers/email"
 	"github.com/platform/backend/providers/email/smtptest"
 )

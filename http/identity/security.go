@@ -24,7 +24,7 @@ type SecurityDeps struct {
 var mfaCodeSchema = httpapi.WithMember(httpapi.LineSchema(6, 40), "description",
 	"the 6-digit code of the authenticator app, or an unused backup code (xxxx-xxxx-xxxx-xxxx)")
 
-// Output schemas of the security part (identity_outputs.go).
+// Output schemas of the security part (outputs.go).
 var (
 	mfaStatusOut = string(httpapi.OutputOf(identitycmd.MFAStatus{},
 		httpapi.EnumOf("methods[]", domain.MFAMethodTOTP, domain.MFAMethodBackupCode)))

@@ -1,13 +1,13 @@
 package identity
 
 import (
-	httpapi "github.com/platform/backend/http"
 	"log/slog"
 	"net/http"
 
 	"github.com/gorilla/mux"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	httpapi "github.com/platform/backend/http"
 	identityview "github.com/platform/backend/projections/identity"
 )
 
@@ -22,8 +22,8 @@ type AccountsDeps struct {
 
 // Part is one half of the identity service: its actions and its
 // plain routes. The service is composed from parts so that each half lives
-// in its own files (identity_accounts.go, identity_sessions.go here; the
-// access half in identity_access.go).
+// in its own files (accounts.go, sessions.go; the access half in access.go,
+// recovery.go and security.go).
 type Part struct {
 	Actions []httpapi.Action
 	Routes  func(r *mux.Router)

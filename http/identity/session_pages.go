@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	httpapi "github.com/platform/backend/http"
 	"html/template"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/platform/backend/domain/errs"
+	httpapi "github.com/platform/backend/http"
 )
 
 // sessionPages are the browser routes that are not actions: GET /settings

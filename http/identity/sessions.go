@@ -38,12 +38,12 @@ func (w SessionWeb) cookieName() string {
 // origins pass, so a forged form post cannot refresh (CSRF).
 const HeaderPlatformAuth = "X-Platform-Auth"
 
-// sessionOut is a started session (identity_outputs.go).
+// sessionOut is a started session (outputs.go).
 var sessionOut = string(sessionTokensOut)
 
 // sessionActions: sign-in, refresh, logout, logout everywhere, and the
 // browser routes (/settings, session channel pages). Sign-up is onboarding
-// (identity_recovery.go): it answers by email.
+// (recovery.go): it answers by email.
 func sessionActions(d AccountsDeps) Part {
 	cmds, web := d.Commands, d.Web
 	return Part{Actions: []httpapi.Action{

@@ -3,7 +3,6 @@ package ops
 import (
 	"context"
 	"encoding/json"
-	httpapi "github.com/platform/backend/http"
 	"net/http"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/platform/backend/domain/errs"
+	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/projections"
 	"github.com/platform/backend/projections/history"
 )

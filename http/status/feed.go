@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
-	httpapi "github.com/platform/backend/http"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/platform/backend/domain/errs"
+	httpapi "github.com/platform/backend/http"
 	statusview "github.com/platform/backend/projections/status"
 )
 

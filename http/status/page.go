@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	httpapi "github.com/platform/backend/http"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -17,12 +16,13 @@ import (
 
 	"github.com/gorilla/mux"
 
+	httpapi "github.com/platform/backend/http"
 	statusview "github.com/platform/backend/projections/status"
 )
 
 // The status page for people: GET / renders the public organization's page
 // (STATUS_PUBLIC_ORGANIZATION_ID, what GET /api/status serves) as HTML that
-// needs no script, and GET /feed.atom (status_feed.go) its incidents and
+// needs no script, and GET /feed.atom (feed.go) its incidents and
 // maintenance as an Atom feed. Both show only what the public JSON page
 // shows (component names, groups and states; incidents by component name),
 // plus each incident's update timeline and what ended in the last

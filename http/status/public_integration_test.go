@@ -2,7 +2,6 @@ package status_test
 
 import (
 	"encoding/json"
-	statusview "github.com/platform/backend/projections/status"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	statushttp "github.com/platform/backend/http/status"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/schema"
+	statusview "github.com/platform/backend/projections/status"
 )
 
 // TestPublicStatusPageDisclosesNoProbe: the public GET /api/status shows

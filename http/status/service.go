@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"encoding/json"
-	httpapi "github.com/platform/backend/http"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -12,6 +11,7 @@ import (
 	"github.com/platform/backend/domain/principal"
 	statusdomain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/domain/text"
+	httpapi "github.com/platform/backend/http"
 	statusview "github.com/platform/backend/projections/status"
 )
 
@@ -177,7 +177,7 @@ func Service(d Deps) httpapi.Service {
 			}, d.Commands.DefineComponent),
 		},
 		Routes: func(r *mux.Router) {
-			statusPageRoutes(d)(r) // GET / and GET /feed.atom: status_page.go, status_feed.go
+			statusPageRoutes(d)(r) // GET / and GET /feed.atom: page.go, feed.go
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -80,13 +81,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a.Reader = projections.NewReader(a.Pool, nil)
 	p := &module.Platform{Log: log, Pool: a.Pool, Store: a.Store, Reader: a.Reader, Topics: cfg.Kafka.Topics,
 		AuthBaseURL: cfg.AuthBaseURL, Addrs: cfg.Addrs, Sections: cfg.Modules, Modules: mods}
+	a.Platform = p // from here on, Close releases what p holds
 	if p.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {
 		return nil, err
 	}
 	if p.Objects, err = objectstore.Open(ctx, cfg.Objects); err != nil {
 		return nil, fmt.Errorf("object store: %w", err)
 	}
-	a.Platform = p
 	parts := make([]module.Parts, len(mods))
 	for i, m := range mods {
 		if parts[i], err = m.Build(ctx, p); err != nil {
@@ -212,6 +213,7 @@ func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 	deps := httpapi.Deps{Validator: a.Platform.Validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit),
 		Attempts: httpapi.NewAttemptLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log, CORS: cors,
 		MaxHeaderBytes: a.Cfg.HTTP.MaxHeaderBytes, CheckOutput: a.Cfg.HTTP.CheckOutput}
+	objectsPath, objects := objectstore.Handler(a.Platform.Objects, a.Log)
 	for i, m := range mods {
 		if m.Service == nil || parts[i].Service == nil {
 			continue
@@ -224,11 +226,17 @@ func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 		if svc.HealthPath == "" {
 			svc.HealthPath = m.Service.HealthPath
 		}
+		if objects != nil {
+			if shadowed := shadowedRoutes(objectsPath, svc); len(shadowed) > 0 {
+				return fmt.Errorf("the object store's signed URLs (path %s of OBJECTSTORE_PUBLIC_URL) would take the routes %s of service %s: give them a path of their own, such as /objects",
+					objectsPath, strings.Join(shadowed, ", "), m.Service.Name)
+			}
+		}
 		h, err := httpapi.NewHandler(svc, deps)
 		if err != nil {
 			return err
 		}
-		a.handlers[m.Service.Name] = withObjects(h, a.Platform.Objects, a.Log)
+		a.handlers[m.Service.Name] = withObjects(h, objectsPath, objects)
 		a.Services[m.Service.Name] = svc
 	}
 	return nil
@@ -238,8 +246,7 @@ func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 // of the local backend) beside a service: they carry their own
 // authorization (the signature) and their own media types, so they stay
 // outside the service's router (its JSON-only and credential rules).
-func withObjects(service http.Handler, store objectstore.Store, log *slog.Logger) http.Handler {
-	path, objects := objectstore.Handler(store, log)
+func withObjects(service http.Handler, path string, objects http.Handler) http.Handler {
 	if objects == nil {
 		return service
 	}
@@ -250,6 +257,27 @@ func withObjects(service http.Handler, store objectstore.Store, log *slog.Logger
 		}
 		service.ServeHTTP(w, r)
 	})
+}
+
+// shadowedRoutes are the service's routes that withObjects would hand to the
+// object store (prefix ends with "/"): all of them when OBJECTSTORE_PUBLIC_URL
+// has no path.
+func shadowedRoutes(prefix string, svc httpapi.Service) []string {
+	health := svc.HealthPath
+	if health == "" {
+		health = httpapi.DefaultHealthPath
+	}
+	paths := []string{"/api/actions", "/api/openapi.json", health}
+	for _, a := range svc.Actions {
+		paths = append(paths, a.Path)
+	}
+	var out []string
+	for _, p := range paths {
+		if strings.HasPrefix(p, prefix) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // OpenPool connects with a pool sized for concurrent commands unless the
@@ -276,43 +304,30 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 // Handler is a service's HTTP handler (for in-process tests).
 func (a *App) Handler(service string) http.Handler { return a.handlers[service] }
 
-// Run starts the workers and, when serve is true, the listeners, until ctx ends.
+// Run starts the workers and, when serve is true, the listeners, until ctx
+// ends or one of them fails: then the others are stopped, and Run returns
+// that first error once every one has returned. Every listener is bound
+// before anything starts, so an address in use fails the start cleanly.
 func (a *App) Run(ctx context.Context, serve bool) error {
-	var wg sync.WaitGroup
-	errc := make(chan error, 8+len(a.workers)+len(a.Cfg.Services)) // never blocks a failing goroutine
-	goRun := func(name string, f func(context.Context) error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(ctx); err != nil && ctx.Err() == nil {
-				errc <- fmt.Errorf("%s: %w", name, err)
-			}
-		}()
-	}
-	goRun("relay", a.Relay.Run)
-	goRun("projections", a.Engine.Run)
-	goRun("timers", a.Timers.Run)
-	goRun("reactors", a.Reactors.Run)
-	goRun("dispatcher", func(ctx context.Context) error {
-		(&notifications.Dispatcher{Pool: a.Pool, Publisher: a.publisher, Topics: a.Cfg.Kafka.Topics, Log: a.Log}).Run(ctx)
-		return nil
-	})
-	if a.Cfg.Notify.URL != "" {
-		goRun("notify-webhook", a.runWebhook)
-	}
-	for _, w := range a.workers {
-		goRun(w.Name, w.Run)
-	}
+	var tasks []task
 	if serve {
+		listeners := make([]net.Listener, 0, len(a.Cfg.Services))
 		for _, name := range a.Cfg.Services {
+			ln, err := net.Listen("tcp", a.Cfg.Addrs[name])
+			if err != nil {
+				for _, l := range listeners {
+					_ = l.Close()
+				}
+				return fmt.Errorf("listen %s on %s: %w", name, a.Cfg.Addrs[name], err)
+			}
+			listeners = append(listeners, ln)
+		}
+		for i, name := range a.Cfg.Services {
 			srv := &http.Server{Addr: a.Cfg.Addrs[name], Handler: a.handlers[name]}
 			a.Cfg.HTTP.Configure(srv)
-			ln, err := net.Listen("tcp", srv.Addr)
-			if err != nil {
-				return fmt.Errorf("listen %s on %s: %w", name, srv.Addr, err)
-			}
+			ln := listeners[i]
 			a.Log.Info("serving", "service", name, "url", "http://"+ln.Addr().String())
-			goRun("http "+name, func(ctx context.Context) error {
+			tasks = append(tasks, task{"http " + name, func(ctx context.Context) error {
 				go func() {
 					<-ctx.Done()
 					sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -323,14 +338,57 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 					return err
 				}
 				return nil
-			})
+			}})
 		}
+	}
+	tasks = append(tasks,
+		task{"relay", a.Relay.Run},
+		task{"projections", a.Engine.Run},
+		task{"timers", a.Timers.Run},
+		task{"reactors", a.Reactors.Run},
+		task{"dispatcher", func(ctx context.Context) error {
+			(&notifications.Dispatcher{Pool: a.Pool, Publisher: a.publisher, Topics: a.Cfg.Kafka.Topics, Log: a.Log}).Run(ctx)
+			return nil
+		}})
+	if a.Cfg.Notify.URL != "" {
+		tasks = append(tasks, task{"notify-webhook", a.runWebhook})
+	}
+	for _, w := range a.workers {
+		tasks = append(tasks, task{w.Name, w.Run})
+	}
+	return supervise(ctx, tasks)
+}
+
+// task is one loop of the process: a worker or a listener.
+type task struct {
+	name string
+	run  func(context.Context) error
+}
+
+// supervise runs every task until ctx ends or one fails; a failure stops
+// the others (their context is canceled), and supervise returns it once
+// every task has returned. Before, a failing worker left the rest running
+// and Run waiting for them: platformd neither served fully nor exited.
+func supervise(ctx context.Context, tasks []task) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errc := make(chan error, len(tasks)) // never blocks a failing task
+	for _, t := range tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := t.run(ctx); err != nil && ctx.Err() == nil {
+				errc <- fmt.Errorf("%s: %w", t.name, err)
+			}
+		}()
 	}
 	var err error
 	select {
 	case <-ctx.Done():
 	case err = <-errc:
 	}
+	cancel()
 	wg.Wait()
 	return err
 }
@@ -352,13 +410,19 @@ func (a *App) runWebhook(ctx context.Context) error {
 	return router.Run(ctx)
 }
 
-// Close releases connections.
+// Close releases connections and the object store; it may be called again.
 func (a *App) Close() {
 	if a.publisher != nil {
 		_ = a.publisher.Close()
+		a.publisher = nil
 	}
 	if a.logWriter != nil {
 		_ = a.logWriter.Close()
+		a.logWriter = nil
+	}
+	if a.Platform != nil && a.Platform.Objects != nil {
+		_ = a.Platform.Objects.Close()
+		a.Platform.Objects = nil
 	}
 	if a.Pool != nil {
 		a.Pool.Close()

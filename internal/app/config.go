@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/platform/backend/commands/reactor"
@@ -101,7 +103,8 @@ func FromEnv() (Config, error) {
 	env.List("KAFKA_BROKERS", &c.Kafka.Brokers)
 	env.String("PLATFORM_TOPIC_PREFIX", &c.Kafka.Topics.Prefix)
 	env.Parse("KAFKA_PARTITIONS", func(v string) error {
-		_, err := fmt.Sscan(v, &c.Kafka.Partitions)
+		n, err := strconv.ParseInt(v, 10, 32) // the whole value: fmt.Sscan took "3.5" as 3
+		c.Kafka.Partitions = int32(n)
 		return err
 	})
 	env.List("PLATFORM_SERVICES", &c.Services)
@@ -161,10 +164,12 @@ func (c Config) WithDefaults() Config {
 	if len(c.FirstPartyOrigins) == 0 {
 		c.FirstPartyOrigins = httpapi.DefaultFirstPartyOrigins
 	}
-	if c.Objects.PublicURL == "" && len(c.Services) > 0 {
+	if c.Objects.PublicURL == "" && !c.Objects.Production && len(c.Services) > 0 {
 		// Signed URLs of the local store are served by every service's
-		// listener; the first one's is as good as any.
-		c.Objects.PublicURL = "http://" + c.Addrs[c.Services[0]] + "/objects"
+		// listener; the first one's is as good as any. Not in production,
+		// where the store requires OBJECTSTORE_PUBLIC_URL (a listener's
+		// address is not what clients reach).
+		c.Objects.PublicURL = module.LocalURL(c.Addrs[c.Services[0]]) + "/objects"
 	}
 	c.Objects = c.Objects.WithDefaults()
 	c.Outbound = c.Outbound.WithDefaults()
@@ -186,6 +191,11 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate(), c.HTTP.Validate())
 	errs = append(errs, c.Objects.Validate(), c.Outbound.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate())
+	if strings.HasPrefix(c.Objects.URL, "file:") && c.Objects.PublicURL != "" {
+		if u, err := url.Parse(c.Objects.PublicURL); err == nil && strings.Trim(u.Path, "/") == "" {
+			errs = append(errs, fmt.Errorf("objectstore: OBJECTSTORE_PUBLIC_URL %q needs a path (such as /objects): the local store's signed URLs are served beside every service's routes", c.Objects.PublicURL))
+		}
+	}
 	known := Services()
 	for _, s := range c.Services {
 		if !slices.Contains(known, s) {

@@ -1,13 +1,14 @@
 package app
 
 import (
-	"github.com/platform/backend/internal/module"
-	statusmod "github.com/platform/backend/internal/modules/status"
 	"net/netip"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platform/backend/internal/module"
+	statusmod "github.com/platform/backend/internal/modules/status"
 )
 
 // TestStatusAndOutboundFromEnv: the status limits and the outbound client

@@ -2,8 +2,6 @@ package app_test
 
 import (
 	"context"
-	"github.com/platform/backend/internal/module"
-	identitymod "github.com/platform/backend/internal/modules/identity"
 	"net/http"
 	"testing"
 	"time"
@@ -11,6 +9,8 @@ import (
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/leader"
+	"github.com/platform/backend/internal/module"
+	identitymod "github.com/platform/backend/internal/modules/identity"
 )
 
 // TestScheduledMaintenanceRunsBesideDispatcher: in one process, the

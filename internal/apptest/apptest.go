@@ -88,6 +88,7 @@ func Start(t testing.TB, opts Options) *Harness {
 			handlers[s].ServeHTTP(w, r)
 		}))
 		servers[s] = srv
+		t.Cleanup(srv.Close) // also when the platform fails to start
 	}
 	if len(cfg.Services) == 0 {
 		cfg.Services = app.Services()
@@ -119,7 +120,6 @@ func Start(t testing.TB, opts Options) *Harness {
 		srv := servers[s]
 		cfg.HTTP.Configure(srv.Config)
 		srv.Start()
-		t.Cleanup(srv.Close)
 		h.URLs[s] = srv.URL
 	}
 	for s, srv := range servers {

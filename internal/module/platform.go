@@ -3,6 +3,8 @@ package module
 import (
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
 	"reflect"
 	"time"
 
@@ -13,7 +15,6 @@ import (
 	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/projections"
-	"github.com/platform/backend/projections/history"
 )
 
 // Platform is what every module builds against: the shared stores and
@@ -81,15 +82,6 @@ func (p *Platform) Contexts() []string {
 	return out
 }
 
-// AuditRedacted merges every module's declaration.
-func (p *Platform) AuditRedacted() history.Redactions {
-	all := make([]map[string][]string, 0, len(p.Modules))
-	for _, m := range p.Modules {
-		all = append(all, m.AuditRedacted)
-	}
-	return history.MergeRedactions(all...)
-}
-
 // Apps are the catalog entries of every module that declares one.
 func (p *Platform) Apps() []App {
 	var out []App
@@ -99,4 +91,20 @@ func (p *Platform) Apps() []App {
 		}
 	}
 	return out
+}
+
+// LocalURL is the base URL of a listener for the defaults that point a
+// client at it (magic links, the local object store's signed URLs): a
+// listener on every interface (0.0.0.0, ::, an empty host, as
+// PLATFORM_LISTEN_HOST=0.0.0.0 makes in a container) is reached on
+// loopback, not at the unspecified address.
+func LocalURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip, err := netip.ParseAddr(host); host == "" || (err == nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

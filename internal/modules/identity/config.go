@@ -20,7 +20,8 @@ type Config struct {
 	// still runs it).
 	PrivacyInterval time.Duration
 	// PublicURL is the identity service's browser-facing base URL; magic
-	// links point at it (IDENTITY_PUBLIC_URL; default http://<identity addr>).
+	// links point at it (IDENTITY_PUBLIC_URL; default http://<identity addr>,
+	// on loopback when the listener is on every interface).
 	PublicURL string
 	// AppsBaseURL is where first-party app entrypoints live in the catalog
 	// (PLATFORM_APPS_BASE_URL; default http://127.0.0.1:3000).

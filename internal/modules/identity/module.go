@@ -96,7 +96,7 @@ func newAccess(ctx context.Context, p *module.Platform, cfg *Config, commands *i
 	}
 	publicURL := cfg.PublicURL
 	if publicURL == "" {
-		publicURL = "http://" + p.Addrs["identity"]
+		publicURL = module.LocalURL(p.Addrs["identity"])
 	}
 	access := identitycmd.NewAccess(commands, identitycmd.AccessConfig{PublicURL: publicURL, AppsBaseURL: cfg.AppsBaseURL}, mail, keys, p.Log)
 	var declared []domain.CatalogEntry

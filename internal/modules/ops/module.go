@@ -26,7 +26,12 @@ var Module = module.Module{
 }
 
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
-	redact := p.AuditRedacted()
+	// Every context's payload members the audit view never shows.
+	declared := make([]map[string][]string, 0, len(p.Modules))
+	for _, m := range p.Modules {
+		declared = append(declared, m.AuditRedacted)
+	}
+	redact := history.MergeRedactions(declared...)
 	return module.Parts{
 		Projections: []projections.Projection{history.Projection{Sources: p.Contexts(), Retention: history.Retention, Redact: redact}},
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
