@@ -28,9 +28,6 @@ const (
 	MeterThresholdCrossed = "gateway.meter.threshold_crossed"
 )
 
-// UsageThresholdReached is the contract a crossing emits (seed 001).
-const UsageThresholdReached = "gateway.usage.threshold_reached"
-
 // MeterEventTypes are the meter area's event types.
 var MeterEventTypes = []string{MeterDefined, MeterDeleted, MeterConsumed, MeterThresholdCrossed}
 

@@ -69,7 +69,7 @@ func meterMapping(dashboard string) notifications.Mapping {
 	return notifications.Mapping{
 		domain.MeterThresholdCrossed: notifications.MapAs(func(e eventstore.Event, p domain.MeterThresholdCrossedV1) ([]notifications.Notification, error) {
 			key := fmt.Sprintf("gateway:usage-threshold:%s:%s:%d:%d", e.OrganizationID, p.MeterID, p.PeriodStart, p.ThresholdPercentage)
-			return notifications.One(domain.UsageThresholdReached, key, map[string]any{
+			return notifications.One(usageThresholdReached, key, map[string]any{
 				"title":     fmt.Sprintf("%s reached %d%%", p.MeterKey, p.ThresholdPercentage),
 				"body":      fmt.Sprintf("%d of %d included units of %s used this period.", p.ConsumedUnits, p.IncludedUnits, p.MeterKey),
 				"object_id": p.MeterID, "occurred_at": notifications.Timestamp(p.OccurredAt), "cta_url": link(dashboard, "/billing/meters"),
@@ -88,3 +88,6 @@ func link(base, path string) string {
 	}
 	return u
 }
+
+// usageThresholdReached is the contract a meter's crossing emits (seed 001).
+const usageThresholdReached = "gateway.usage.threshold_reached"
