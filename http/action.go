@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -49,8 +50,14 @@ type Action struct {
 	// SuccessStatus is the status of a successful answer (default 200).
 	SuccessStatus int `json:"-"`
 	// ReadModel names the projection a query reads, for read-your-writes.
-	ReadModel string      `json:"-"`
-	Handle    HandlerFunc `json:"-"`
+	ReadModel string `json:"-"`
+	// Body, when set, is a request body that is not JSON input (body.go).
+	Body *RawBody `json:"-"`
+	// Produces, when set, is the media type of a streamed answer
+	// (Reply.Stream): text/csv, or */* for stored files served with their
+	// own type. The output schema then describes that body.
+	Produces string      `json:"-"`
+	Handle   HandlerFunc `json:"-"`
 
 	input, output *jsonschema.Schema
 	inputType     reflect.Type // set by Command and Query
@@ -66,6 +73,11 @@ type Call struct {
 	Principal principal.Principal
 	Meta      commands.Meta
 	Request   *http.Request
+	// Body is the request body of an action with a RawBody (nil otherwise),
+	// bounded and with typed read errors; MediaType is its Content-Type
+	// without parameters.
+	Body      io.Reader
+	MediaType string
 }
 
 // Decode reads the (already schema-checked) input into v.
@@ -82,6 +94,11 @@ type Reply struct {
 	Position *eventstore.Position
 	Replayed bool
 	Header   http.Header
+	// Stream, when set, writes the answer's body instead of Body (a CSV
+	// export, a stored file), as ContentType, after the kernel has set the
+	// headers; the status is written with its first byte.
+	Stream      func(w io.Writer) error
+	ContentType string
 }
 
 // OK answers a query.

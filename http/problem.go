@@ -59,6 +59,7 @@ var statusOf = map[errs.Kind]int{
 	errs.KindRateLimited:            http.StatusTooManyRequests,
 	errs.KindUnavailable:            http.StatusServiceUnavailable,
 	errs.KindIdempotencyMismatch:    http.StatusUnprocessableEntity,
+	errs.KindTooLarge:               http.StatusRequestEntityTooLarge,
 }
 
 // StatusClientClosedRequest is the answer to a client that went away before
@@ -125,12 +126,28 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if !ok {
 		status = http.StatusInternalServerError
 	}
+	if override, set := r.Context().Value(invalidInputStatusKey{}).(int); set && e.Kind == errs.KindInvalidInput {
+		status = override
+	}
 	if e.RetryAfterSeconds > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
 	} else if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeProblem(w, r, status, e.Code, e.Message, e.Fields, e.Extensions)
+}
+
+type invalidInputStatusKey struct{}
+
+// withInvalidInputStatus makes invalid input answer status (0: the
+// platform's 422) on every route of a service, kernel checks included.
+func withInvalidInputStatus(next http.Handler, status int) http.Handler {
+	if status == 0 || status == http.StatusUnprocessableEntity {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), invalidInputStatusKey{}, status)))
+	})
 }
 
 // writeProblem is the one place a problem body is written.

@@ -22,6 +22,9 @@ const (
 	KindRateLimited
 	KindUnavailable
 	KindIdempotencyMismatch
+	// KindTooLarge is a body above a configured size (an attachment, an
+	// import file): nothing of it was kept.
+	KindTooLarge
 )
 
 // Field names one failing input member as a JSON pointer.
@@ -109,6 +112,11 @@ func Unavailable(message string, cause error) *Error {
 
 func RateLimited(retryAfterSeconds int) *Error {
 	return &Error{Kind: KindRateLimited, Code: "rate_limited", Message: "too many requests", RetryAfterSeconds: retryAfterSeconds}
+}
+
+// TooLarge is a body above a configured size; nothing of it was kept.
+func TooLarge(message string) *Error {
+	return &Error{Kind: KindTooLarge, Code: "payload_too_large", Message: message}
 }
 
 func IdempotencyMismatch() *Error {
