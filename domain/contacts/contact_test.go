@@ -78,7 +78,9 @@ func TestContactDecisions(t *testing.T) {
 	}{
 		{"update changes the fields at the next revision", func() (Change, bool, error) {
 			return live.Update(Fields{FirstName: "Anne", Email: "ann@example.com"}, later)
-		}, 0, true, func(c Change) bool { return c.Contact.FirstName == "Anne" && c.Contact.Revision == 2 && c.Contact.UpdatedAt.Equal(later) }},
+		}, 0, true, func(c Change) bool {
+			return c.Contact.FirstName == "Anne" && c.Contact.Revision == 2 && c.Contact.UpdatedAt.Equal(later)
+		}},
 		{"an update that changes nothing is no change", func() (Change, bool, error) {
 			return live.Update(Fields{FirstName: " Ann", Email: "ann@example.com "}, later)
 		}, 0, false, func(c Change) bool { return c.Contact.Revision == 1 }},

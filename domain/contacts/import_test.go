@@ -24,7 +24,9 @@ func TestPlan(t *testing.T) {
 	ann := existing("c-ann", Fields{FirstName: "Ann", Email: "ann@example.com", Phone: "1"}, "lead", 3)
 	bob := existing("c-bob", Fields{FirstName: "Bob", LastName: "Lee", Company: "ACME"}, "lead", 1)
 	annTwin := existing("c-zz", Fields{FirstName: "Other", Email: "ANN@example.com"}, "lead", 1) // newer id: not the match
-	row := func(line int, f Fields, stage string) Row { return Row{Line: line, Fields: f.Normalized(), Stage: stage} }
+	row := func(line int, f Fields, stage string) Row {
+		return Row{Line: line, Fields: f.Normalized(), Stage: stage}
+	}
 	cases := []struct {
 		name     string
 		rows     []Row
@@ -130,7 +132,9 @@ func TestMappingAndRows(t *testing.T) {
 		check  func(Row) bool
 	}{
 		{"a good row", []string{" ann@example.com", "Ann", "Lee", "ACME", "vip; lead,vip", "Qualified", "x"}, "",
-			func(r Row) bool { return r.Fields.Email == "ann@example.com" && strings.Join(r.Fields.Tags, "|") == "vip|lead" && r.Stage == "qualified" }},
+			func(r Row) bool {
+				return r.Fields.Email == "ann@example.com" && strings.Join(r.Fields.Tags, "|") == "vip|lead" && r.Stage == "qualified"
+			}},
 		{"bad email and stage", []string{"nope", "Ann", "", "", "", "Nowhere", ""}, "1:email 6:stage", nil},
 		{"nothing to call it by", []string{"", "", "", "", "vip", "", ""}, "0:", nil},
 		{"wrong width", []string{"a", "b"}, "0:", nil},
