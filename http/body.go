@@ -111,3 +111,10 @@ func (b *boundedBody) wrap(err error) error {
 	e.Err = err
 	return e
 }
+
+// IsKernelProblem reports an answer of the kernel's own in err (a body that
+// stopped arriving: 408), which a handler passes on as it is.
+func IsKernelProblem(err error) bool {
+	var kp *kernelProblem
+	return errors.As(err, &kp)
+}

@@ -98,7 +98,9 @@ type ImportStartedV1 struct {
 	Rows       int        `json:"rows"`
 	Failed     int        `json:"failed"`
 	Errors     []RowError `json:"errors"`
-	StartedAt  time.Time  `json:"started_at"`
+	// ErrorsTruncated: the file had more row errors than Errors lists.
+	ErrorsTruncated bool      `json:"errors_truncated"`
+	StartedAt       time.Time `json:"started_at"`
 }
 
 // ImportBatchV1 is one committed batch of an import: every contact it

@@ -2,7 +2,6 @@ package contacts
 
 import (
 	"fmt"
-	"net/mail"
 	"strings"
 
 	"github.com/platform/backend/domain/errs"
@@ -32,16 +31,23 @@ type Problem struct {
 	Detail string
 }
 
+// Blank is what Normalized trims: ASCII spaces, tabs and line breaks (the
+// API's schemas say the same: a member is blank when it holds only spaces,
+// one-line members hold no tab or line break).
+const Blank = " \t\r\n"
+
+func trim(s string) string { return strings.Trim(s, Blank) }
+
 // Normalized trims every member, drops empty tags and repeats of a tag
 // (case-insensitively, the first spelling kept) and never leaves tags nil.
 func (f Fields) Normalized() Fields {
-	f.FirstName, f.LastName = strings.TrimSpace(f.FirstName), strings.TrimSpace(f.LastName)
-	f.Email, f.Phone = strings.TrimSpace(f.Email), strings.TrimSpace(f.Phone)
-	f.Company, f.JobTitle = strings.TrimSpace(f.Company), strings.TrimSpace(f.JobTitle)
+	f.FirstName, f.LastName = trim(f.FirstName), trim(f.LastName)
+	f.Email, f.Phone = trim(f.Email), trim(f.Phone)
+	f.Company, f.JobTitle = trim(f.Company), trim(f.JobTitle)
 	tags := make([]string, 0, len(f.Tags))
 	seen := map[string]bool{}
 	for _, t := range f.Tags {
-		t = strings.TrimSpace(t)
+		t = trim(t)
 		if k := strings.ToLower(t); t != "" && !seen[k] {
 			seen[k] = true
 			tags = append(tags, t)
@@ -68,7 +74,7 @@ func (f Fields) Problems() []Problem {
 	line("company", f.Company, text.MaxTitle)
 	line("jobTitle", f.JobTitle, text.MaxTitle)
 	if f.Email != "" && !IsEmail(f.Email) {
-		out = append(out, Problem{Field: "email", Detail: "must be an email address (name@example.com)"})
+		out = append(out, Problem{Field: "email", Detail: "must be an address: one @ between a name and a domain, no spaces"})
 	}
 	if len(f.Tags) > MaxTags {
 		out = append(out, Problem{Field: "tags", Detail: fmt.Sprintf("must be at most %d tags", MaxTags)})
@@ -82,11 +88,18 @@ func (f Fields) Problems() []Problem {
 	return out
 }
 
-// IsEmail reports a bare address (no display name, no angle brackets).
+// IsEmail reports an address as contacts take one: a name and a domain
+// around one @, without spaces (EmailPattern says it to clients). Whether
+// the mailbox exists is not ours to judge; a stricter grammar would refuse
+// addresses people have.
 func IsEmail(s string) bool {
-	a, err := mail.ParseAddress(s)
-	return err == nil && a.Address == s && a.Name == "" && strings.Count(s, "@") == 1
+	local, domain, ok := strings.Cut(s, "@")
+	return ok && local != "" && domain != "" && !strings.ContainsAny(s, " ") && !strings.Contains(domain, "@")
 }
+
+// EmailPattern is IsEmail for JSON Schema (empty: no email), with the
+// control characters text.Line refuses.
+const EmailPattern = `^([^@ \x00-\x1f\x7f-\x9f]+@[^@ \x00-\x1f\x7f-\x9f]+)?$`
 
 // Invalid is the input error for problems of a JSON body: each at the
 // pointer of its member (under prefix, e.g. "" for the body's root).

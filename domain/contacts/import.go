@@ -82,7 +82,7 @@ func (s *ImportState) apply(r event.Recorded) error {
 			return err
 		}
 		*s = ImportState{ImportID: p.ImportID, State: StateCommitting, OnMatch: p.OnMatch, Columns: p.Columns, IgnoredColumns: nonNil(p.Ignored),
-			FileSHA256: p.FileSHA256, Rows: p.Rows, Failed: p.Failed, Errors: p.Errors, ErrorsTruncated: p.Failed > len(p.Errors),
+			FileSHA256: p.FileSHA256, Rows: p.Rows, Failed: p.Failed, Errors: p.Errors, ErrorsTruncated: p.ErrorsTruncated,
 			Conflicts: []string{}, StartedAt: p.StartedAt}
 		if s.Errors == nil {
 			s.Errors = []RowError{}
@@ -135,7 +135,10 @@ type ImportRequest struct {
 	FileSHA256 string
 	Rows       int
 	Failed     int
-	Errors     []RowError
+	// Errors are the file's row errors, the first ones; Truncated says
+	// there were more.
+	Errors    []RowError
+	Truncated bool
 }
 
 // Start opens the import, or, for an import id seen before with the same
@@ -147,15 +150,15 @@ func (s ImportState) Start(id string, req ImportRequest, now time.Time) ([]event
 		}
 		return nil, nil
 	}
-	errors := req.Errors
+	errors, truncated := req.Errors, req.Truncated
 	if len(errors) > MaxStoredErrors {
-		errors = errors[:MaxStoredErrors]
+		errors, truncated = errors[:MaxStoredErrors], true
 	}
 	if errors == nil {
 		errors = []RowError{}
 	}
 	return []event.Change{event.New(ImportStarted, ImportStartedV1{ImportID: id, OnMatch: req.OnMatch, Columns: req.Columns, Ignored: nonNil(req.Ignored),
-		FileSHA256: req.FileSHA256, Rows: req.Rows, Failed: req.Failed, Errors: errors, StartedAt: now})}, nil
+		FileSHA256: req.FileSHA256, Rows: req.Rows, Failed: req.Failed, Errors: errors, ErrorsTruncated: truncated, StartedAt: now})}, nil
 }
 
 // Open reports an import that still takes batches.

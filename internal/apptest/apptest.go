@@ -23,6 +23,7 @@ import (
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/module"
+	contactsmod "github.com/platform/backend/internal/modules/contacts"
 	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
@@ -67,6 +68,8 @@ func Start(t testing.TB, opts Options) *Harness {
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
+	// Attachments go to a directory of the test's own.
+	module.SectionOf[*contactsmod.Config](cfg.Modules).Objects.URL = "file://" + t.TempDir()
 	// Every success answer the tests see is checked against its action's
 	// output schema (a mismatch is a 500 output_schema_violation).
 	cfg.HTTP.CheckOutput = true

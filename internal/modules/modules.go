@@ -5,6 +5,7 @@ package modules
 
 import (
 	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/modules/contacts"
 	"github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/internal/modules/ops"
 	"github.com/platform/backend/internal/modules/status"
@@ -16,6 +17,7 @@ func All() []module.Module {
 	return []module.Module{
 		identity.Module,
 		status.Module,
+		contacts.Module,
 		ops.Module,
 	}
 }
