@@ -65,7 +65,9 @@ func AcceptsForms(h http.Handler) http.Handler { return formRoute{h} }
 
 type formRoute struct{ http.Handler }
 
-func (formRoute) accepts(mediaType string) bool { return mediaType == "application/x-www-form-urlencoded" }
+func (formRoute) accepts(mediaType string) bool {
+	return mediaType == "application/x-www-form-urlencoded"
+}
 
 // requireJSON is 415 for a mutating request with a body that does not say it
 // is JSON: the body is decoded as JSON whatever it claims, and a cross-site

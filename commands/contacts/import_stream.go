@@ -12,7 +12,9 @@ import (
 // importStream is an import's stream: the organization's namespace, then
 // the client's import id, so two organizations never share one and an id
 // a client picks can never name another context's stream.
-func importStream(org, importID string) string { return domain.StreamImport + ":" + org + ":" + importID }
+func importStream(org, importID string) string {
+	return domain.StreamImport + ":" + org + ":" + importID
+}
 
 // lockImports serializes the import batches and undo batches of one
 // organization: each decides matches against rows the one before it has

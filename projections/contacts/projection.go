@@ -59,7 +59,9 @@ func (Projection) Schema() []string {
 	}
 }
 
-func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) { return reducers.Reduce(e) }
+func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+	return reducers.Reduce(e)
+}
 
 // Reducers is the table of what each contacts event does to the read model.
 func (Projection) Reducers() projections.Reducers { return reducers }
