@@ -26,7 +26,7 @@ func (h *Handlers) changeContact(ctx context.Context, m commands.Meta, id, event
 		current, _, err = loadContact(ctx, tx, m.OrganizationID, uid, forUpdate)
 		return err
 	}
-	return commands.RunOutcome(ctx, h.store, m, domain.StreamContact, uid.String(),
+	res, err := commands.RunOutcome(ctx, h.store, m, domain.StreamContact, uid.String(),
 		func([]event.Recorded) (commands.Outcome[domain.Contact], error) {
 			change, changed, err := decide(current)
 			if err != nil || !changed {
@@ -39,4 +39,5 @@ func (h *Handlers) changeContact(ctx context.Context, m commands.Meta, id, event
 			return commands.Outcome[domain.Contact]{Events: []event.Change{event.New(eventType, change)}, Value: change.Contact,
 				Writes: []eventstore.Write{row}}, nil
 		}, commands.Prepared(prepare), commands.Snapshots(domain.SnapshotSchema))
+	return res, missing(err, "contact")
 }

@@ -32,7 +32,10 @@ func (h *Handlers) DeleteAttachment(ctx context.Context, m commands.Meta, in Del
 			changes, err := a.Remove()
 			return changes, a.Attachment, err
 		})
-	if err == nil && !res.Replayed && h.objects != nil {
+	if err != nil {
+		return res, missing(err, "attachment")
+	}
+	if !res.Replayed && h.objects != nil {
 		// After the commit: a failure here leaves bytes nothing refers to
 		// (they are listed under the organization's prefix), never a
 		// record without its bytes.

@@ -2,6 +2,7 @@ package contacts
 
 import (
 	"context"
+	"errors"
 
 	"github.com/google/uuid"
 
@@ -27,16 +28,24 @@ func (h *Handlers) onNote(ctx context.Context, m commands.Meta, contact, noteID 
 	if err != nil {
 		return commands.Result[domain.Note]{}, errs.NotFound("note")
 	}
+	// The contact first: an unknown contact is the answer whatever the note
+	// id, as it is for a contact of another organization.
+	if c, _, err := loadContact(ctx, h.pool, m.OrganizationID, cid, ""); err != nil || !c.Live() {
+		if err == nil {
+			err = errs.NotFound("contact")
+		}
+		return commands.Result[domain.Note]{}, err
+	}
 	live := false
 	prepare := func(ctx context.Context, tx eventstore.Tx) error {
 		c, _, err := loadContact(ctx, tx, m.OrganizationID, cid, forShare)
 		live = c.Live()
 		return err
 	}
-	return commands.Run(ctx, h.store, m, domain.StreamNote, nid.String(),
+	res, err := commands.Run(ctx, h.store, m, domain.StreamNote, nid.String(),
 		func(history []event.Recorded) ([]event.Change, domain.Note, error) {
 			if !live {
-				return nil, domain.Note{}, errs.NotFound("contact")
+				return nil, domain.Note{}, errContactGone
 			}
 			note, err := domain.LoadNote(history)
 			if err != nil {
@@ -44,4 +53,11 @@ func (h *Handlers) onNote(ctx context.Context, m commands.Meta, contact, noteID 
 			}
 			return act(note, cid.String())
 		}, commands.Prepared(prepare))
+	if errors.Is(err, errContactGone) {
+		return res, errs.NotFound("contact")
+	}
+	return res, missing(err, "note")
 }
+
+// errContactGone: the contact was deleted between the check and the command.
+var errContactGone = errs.NotFound("contact")

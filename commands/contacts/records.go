@@ -157,3 +157,14 @@ func changed(changes ...[]domain.Change) []domain.Contact {
 	}
 	return out
 }
+
+// missing makes every "not found" of a command the same answer: the event
+// store's for a stream of another organization ("contacts.contact not
+// found") and the domain's for an id that exists nowhere, so the answer
+// never tells another organization's id from a missing one.
+func missing(err error, what string) error {
+	if errs.KindOf(err) == errs.KindNotFound {
+		return errs.NotFound(what)
+	}
+	return err
+}

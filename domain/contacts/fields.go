@@ -122,8 +122,13 @@ func pointer(field string) string {
 }
 
 // Merge is f with every non-empty member of over in its place: an import
-// row's empty cell keeps what the contact has.
+// row's empty cell keeps what the contact has. An email that is the same
+// address spelt in another case keeps the contact's spelling (it is what
+// the row was matched by, not a change).
 func (f Fields) Merge(over Fields) Fields {
+	if EmailKey(over.Email) == EmailKey(f.Email) {
+		over.Email = ""
+	}
 	pick := func(old, new string) string {
 		if new != "" {
 			return new

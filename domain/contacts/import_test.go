@@ -261,3 +261,10 @@ func applied(t *testing.T, s ImportState, changes ...eventChange) ImportState {
 	}
 	return s
 }
+
+func TestMergeKeepsTheEmailSpelling(t *testing.T) {
+	got := Fields{Email: "Ann@Example.com", FirstName: "Ann"}.Merge(Fields{Email: "ann@example.com", LastName: "Lee"})
+	if got.Email != "Ann@Example.com" || got.LastName != "Lee" {
+		t.Fatalf("%+v", got)
+	}
+}
