@@ -176,9 +176,13 @@ func (s ImportState) Commit(plan BatchPlan, firstLine, lastLine int) ([]event.Ch
 	if firstLine <= s.CommittedLine {
 		return nil, nil
 	}
+	created := make([]ImportedContact, len(plan.Created))
+	for i, c := range plan.Created {
+		created[i] = imported(c.Contact)
+	}
 	return []event.Change{event.New(ImportBatchCommitted, ImportBatchV1{ImportID: s.ImportID, Batch: s.Batches + 1,
-		FirstLine: firstLine, LastLine: lastLine, Created: nonNil(plan.Created), Updated: nonNil(plan.Updated),
-		Unchanged: plan.Unchanged, Skipped: plan.Skipped})}, nil
+		FirstLine: firstLine, LastLine: lastLine, At: plan.At, PipelineID: plan.PipelineID, Created: created,
+		Updated: nonNil(plan.Updated), Unchanged: plan.Unchanged, Skipped: plan.Skipped})}, nil
 }
 
 // Complete closes an import whose batches are all committed.

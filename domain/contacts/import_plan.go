@@ -35,11 +35,13 @@ type RowOutcome struct {
 // BatchPlan is what one batch of rows does: the contacts it creates and
 // updates (each once, with its state before the batch), and the rest.
 type BatchPlan struct {
-	Created   []Change
-	Updated   []Change
-	Unchanged int
-	Skipped   int
-	Outcomes  []RowOutcome
+	At         time.Time
+	PipelineID string
+	Created    []Change
+	Updated    []Change
+	Unchanged  int
+	Skipped    int
+	Outcomes   []RowOutcome
 }
 
 // planned is one contact the batch creates or matches.
@@ -87,7 +89,7 @@ func Plan(rows []Row, existing []Contact, mode string, p Pipeline, newID func() 
 		}
 	}
 	var order []*planned
-	var plan BatchPlan
+	plan := BatchPlan{At: now, PipelineID: p.PipelineID}
 	for _, row := range rows {
 		kind, key := row.Fields.Key()
 		var match *planned

@@ -225,10 +225,10 @@ func TestUndo(t *testing.T) {
 	afterImport := prior
 	afterImport.FirstName, afterImport.StageID, afterImport.Revision = "Anne", "won", 4
 	batches := []ImportBatchV1{
-		{Batch: 1, Created: []Change{{Contact: existing("c-new", Fields{Email: "n@example.com"}, "lead", 1)}},
+		{Batch: 1, Created: []ImportedContact{{ContactID: "c-new", Email: "n@example.com", StageID: "lead"}},
 			Updated: []Change{{Contact: afterImport, Prior: &prior}}},
 		{Batch: 2, Updated: []Change{{Contact: func() Contact { c := afterImport; c.Revision = 5; return c }(), Prior: &afterImport}},
-			Created: []Change{{Contact: existing("c-edited", Fields{Email: "e@example.com"}, "lead", 1)}}},
+			Created: []ImportedContact{{ContactID: "c-edited", Email: "e@example.com", StageID: "lead"}}},
 	}
 	touched := FoldBatches(batches)
 	if len(touched) != 3 || touched[2].ContactID != "c-upd" || touched[2].Prior.Revision != 3 || touched[2].Revision != 5 {
@@ -266,5 +266,25 @@ func TestMergeKeepsTheEmailSpelling(t *testing.T) {
 	got := Fields{Email: "Ann@Example.com", FirstName: "Ann"}.Merge(Fields{Email: "ann@example.com", LastName: "Lee"})
 	if got.Email != "Ann@Example.com" || got.LastName != "Lee" {
 		t.Fatalf("%+v", got)
+	}
+}
+
+// TestBatchCarriesCreatedContactsWhole: the lean form of a created contact
+// expands to exactly the contact the plan made.
+func TestBatchCarriesCreatedContactsWhole(t *testing.T) {
+	p := DefaultPipeline("org")
+	plan := Plan([]Row{{Line: 2, Fields: Fields{FirstName: "Ann", Email: "a@b.c", Tags: []string{"vip"}}.Normalized(), Stage: "won"},
+		{Line: 3, Fields: Fields{Company: "ACME"}.Normalized()}}, nil, OnMatchUpdate, p, ids(), now)
+	s := ImportState{ImportID: "imp", State: StateCommitting}
+	changes, err := s.Commit(plan, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := changes[0].Payload.(ImportBatchV1)
+	got := b.CreatedChanges()
+	for i := range plan.Created {
+		if fmt.Sprintf("%+v %+v", got[i].Contact, *got[i].Move) != fmt.Sprintf("%+v %+v", plan.Created[i].Contact, *plan.Created[i].Move) {
+			t.Fatalf("expanded %+v\n planned %+v", got[i], plan.Created[i])
+		}
 	}
 }

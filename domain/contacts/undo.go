@@ -20,8 +20,8 @@ type Touched struct {
 func FoldBatches(batches []ImportBatchV1) []Touched {
 	by := map[string]*Touched{}
 	for _, b := range batches {
-		for _, ch := range b.Created {
-			by[ch.Contact.ContactID] = &Touched{ContactID: ch.Contact.ContactID, Created: true, Revision: ch.Contact.Revision}
+		for _, c := range b.Created {
+			by[c.ContactID] = &Touched{ContactID: c.ContactID, Created: true, Revision: 1}
 		}
 		for _, ch := range b.Updated {
 			t, seen := by[ch.Contact.ContactID]

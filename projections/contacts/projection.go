@@ -87,7 +87,7 @@ var reducers = projections.Reducers{
 		return []projections.Statement{projections.Exec(`DELETE FROM {{contact_attachments}} WHERE attachment_id=$1`, a.AttachmentID)}, nil
 	}),
 	domain.ImportBatchCommitted: projections.On(func(e eventstore.Event, b domain.ImportBatchV1) ([]projections.Statement, error) {
-		return changes(e, append(b.Created, b.Updated...))
+		return changes(e, append(b.CreatedChanges(), b.Updated...))
 	}),
 	domain.ImportBatchUndone: projections.On(func(e eventstore.Event, b domain.ImportBatchUndoneV1) ([]projections.Statement, error) {
 		out, err := changes(e, b.Restored)

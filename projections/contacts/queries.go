@@ -172,12 +172,17 @@ func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, li
 	if cur.ID != "" {
 		w.args = append(w.args, *cur.Rank, cur.ID)
 		n := len(w.args)
-		outer = fmt.Sprintf(` WHERE (c.rank < $%d OR (c.rank = $%d AND c.contact_id > $%d::uuid))`, n-1, n-1, n)
+		outer = fmt.Sprintf(` WHERE (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, n-1, n-1, n)
 	}
 	w.args = append(w.args, limit+1)
-	return q.page(ctx, `SELECT `+contactSelect+`, c.rank FROM (
-		SELECT c.*, (`+rank+`)::float4 AS rank FROM {{contacts}} c, `+inner+` WHERE `+w.sql()+`) c`+outer+
-		fmt.Sprintf(` ORDER BY c.rank DESC, c.contact_id LIMIT $%d`, len(w.args)), w.args, limit, true)
+	// The first MaxMatches matches are ranked, the page sorted out of them,
+	// and only the page's rows read whole.
+	return q.page(ctx, `WITH m AS (
+		SELECT m.contact_id, m.rank FROM (
+			SELECT c.contact_id, (`+rank+`)::float4 AS rank FROM {{contacts}} c, `+inner+` WHERE `+w.sql()+
+		` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+outer+fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
+		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)),
+		w.args, limit, true)
 }
 
 // page runs a list query that asked for limit+1 rows: the extra row says

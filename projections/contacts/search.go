@@ -17,7 +17,12 @@ import (
 //     Queries shorter than three characters skip it (a trigram index
 //     cannot serve them).
 //
-// The rank is ts_rank plus the query's word similarity to the text.
+// The rank is ts_rank of the full-text match (a contact found only by a
+// part of a word ranks after those found by whole words or prefixes).
+// Ranking costs per match, so a search ranks its first MaxMatches matches
+// and lists no more: measured, word_similarity as a second rank tripled a
+// search's time over 100,000 contacts, and ranking 100,000 matches of
+// "example.com" took 400 ms.
 type search struct {
 	terms  string // to_tsquery text, "" when the query has no word
 	needle string // the query for the substring match, "" when too short
@@ -25,6 +30,9 @@ type search struct {
 
 // maxTerms bounds the words of a query that become terms.
 const maxTerms = 8
+
+// MaxMatches bounds the matches a search ranks and lists.
+const MaxMatches = 5000
 
 func newSearch(q string) search {
 	q = strings.TrimSpace(q)
@@ -54,10 +62,11 @@ func (s search) clauses(w *where) (from, rank string) {
 	}
 	if s.needle != "" {
 		w.args = append(w.args, s.needle)
-		cols = append(cols, fmt.Sprintf(`contacts_fold($%d) AS needle`, len(w.args)),
-			fmt.Sprintf(`'%%' || replace(replace(replace(contacts_fold($%d), '\', '\\'), '%%', '\%%'), '_', '\_') || '%%' AS pattern`, len(w.args)))
+		cols = append(cols, fmt.Sprintf(`'%%' || replace(replace(replace(contacts_fold($%d), '\', '\\'), '%%', '\%%'), '_', '\_') || '%%' AS pattern`, len(w.args)))
 		match = append(match, "c.search_text LIKE q.pattern")
-		ranks = append(ranks, "word_similarity(q.needle, c.search_text)")
+	}
+	if len(ranks) == 0 {
+		ranks = append(ranks, "0")
 	}
 	w.parts = append(w.parts, "("+strings.Join(match, " OR ")+")")
 	return "(SELECT " + strings.Join(cols, ", ") + ") q", strings.Join(ranks, " + ")
