@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,7 @@ func BenchmarkContacts(b *testing.B) {
 			getOK(b, h, "/api/contacts?limit=20&q="+url.QueryEscape(queries[i%len(queries)]))
 		}
 		lat := make([]time.Duration, contactsSearches)
+		took := make([]time.Duration, contactsSearches) // lat in query order (percentiles sorts lat)
 		found := 0
 		b.ResetTimer()
 		cpu0 := sampleCPU(dbName(h))
@@ -93,6 +95,7 @@ func BenchmarkContacts(b *testing.B) {
 			t := time.Now()
 			body := getOK(b, h, "/api/contacts?limit=20&q="+url.QueryEscape(queries[i%len(queries)]))
 			lat[i] = time.Since(t)
+			took[i] = lat[i]
 			if !bytes.Contains(body, []byte(`"contacts":[]`)) {
 				found++
 			}
@@ -105,6 +108,14 @@ func BenchmarkContacts(b *testing.B) {
 		b.Logf("%d searches over %d contacts, one client, first page of 20 (%d found something): p50 %.1f ms, p99 %.1f ms, max %.1f ms",
 			contactsSearches, contactsRows, found, ms(p[0]), ms(p[1]), ms(p[2]))
 		b.Logf("  queries like %q", queries[:8])
+		slowest := make([]int, len(lat))
+		for i := range slowest {
+			slowest[i] = i
+		}
+		sort.Slice(slowest, func(i, j int) bool { return took[slowest[i]] > took[slowest[j]] })
+		for _, i := range slowest[:5] {
+			b.Logf("  slow: %q %.1f ms", queries[i%len(queries)], ms(took[i]))
+		}
 		b.Logf("  %s", cpu.perOp(contactsSearches, "search"))
 	})
 
