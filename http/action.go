@@ -50,6 +50,11 @@ type Action struct {
 	// SuccessStatus is the status of a successful answer (default 200).
 	SuccessStatus int `json:"-"`
 	// ReadModel names the projection a query reads, for read-your-writes.
+	// On a command it is the projection its answer waits for: the kernel
+	// answers once that projection has applied the command's position (up
+	// to projections.MaxWait; the answer is the command's either way), so a
+	// read right after the command sees it without X-Platform-Min-Position
+	// (a GET after a DELETE is a 404).
 	ReadModel string `json:"-"`
 	// Body, when set, is a request body that is not JSON input (body.go).
 	Body *RawBody `json:"-"`

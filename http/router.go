@@ -259,6 +259,11 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		}
 		if reply.Position != nil {
 			w.Header().Set(HeaderPosition, reply.Position.String())
+			if !a.ReadOnly && a.ReadModel != "" {
+				// Bounded; past the bound the answer goes out all the same
+				// (the events are durable, the read model will follow).
+				_ = d.Reader.WaitFor(ctx, a.ReadModel, *reply.Position)
+			}
 		}
 		if reply.Replayed {
 			w.Header().Set(HeaderReplayed, "true")

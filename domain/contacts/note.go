@@ -50,8 +50,13 @@ func (n Note) exists(contactID string) bool {
 	return n.NoteID != "" && !n.Deleted && n.ContactID == contactID
 }
 
+// NoteBodyPattern is noteBody's rule for JSON Schema: some character that is
+// neither blank (Blank) nor a control character, and no control character
+// but tab and line breaks (text.MultiLinePattern).
+const NoteBodyPattern = `^[ \t\r\n]*[^\x00-\x20\x7f-\x9f][^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$`
+
 func noteBody(body string) (string, error) {
-	if strings.TrimSpace(body) == "" {
+	if strings.Trim(body, Blank) == "" {
 		return "", errs.InvalidField("/body", "must not be empty")
 	}
 	if fields := text.MultiLine(nil, "/body", body, text.MaxMessage); len(fields) > 0 {

@@ -66,8 +66,9 @@ func (d Deps) download(ctx context.Context, c *httpapi.Call, in ByID) (httpapi.R
 		}}, nil
 }
 
-// upload reads the multipart body up to its part "file" (streamed: never
-// parsed whole, never spooled) and hands that part to the command.
+// upload reads the multipart body's one part, "file" (streamed: never
+// parsed whole, never spooled), and hands it to the command. Any other
+// part is refused: the upload takes a file and nothing else.
 func (d Deps) upload(ctx context.Context, c *httpapi.Call, in ByID) (httpapi.Reply, error) {
 	_, params, err := mime.ParseMediaType(c.Request.Header.Get("Content-Type"))
 	if err != nil || params["boundary"] == "" {
@@ -83,7 +84,7 @@ func (d Deps) upload(ctx context.Context, c *httpapi.Call, in ByID) (httpapi.Rep
 			return httpapi.Reply{}, malformedPart(err)
 		}
 		if part.FormName() != "file" {
-			continue
+			return httpapi.Reply{}, errs.InvalidField("/body", "the body takes one part, named file")
 		}
 		res, err := d.Commands.AddAttachment(ctx, c.Meta, contactscmd.AddAttachment{ID: in.ID, Filename: part.FileName(),
 			ContentType: part.Header.Get("Content-Type")}, &partReader{part})

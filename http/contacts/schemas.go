@@ -18,7 +18,7 @@ var (
 	phoneSchema   = httpapi.LineSchema(0, text.MaxPhone)
 	tagsSchema    = `{"type":"array","maxItems":` + itoa(domain.MaxTags) + `,"items":` + httpapi.LineSchema(0, text.MaxTag) + `}`
 	stageSchema   = enum(stageIDs()...)
-	noteSchema    = httpapi.TextSchema(1, text.MaxMessage)
+	noteSchema    = httpapi.StringSchema(1, text.MaxMessage, domain.NoteBodyPattern, nil)
 	idSchema      = httpapi.NonEmptyID
 	cursorSchema  = httpapi.PatternSchema(512, `^[A-Za-z0-9_-]*$`)
 	limitSchema   = `{"type":"integer","minimum":1,"maximum":200}`
