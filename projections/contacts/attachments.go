@@ -3,7 +3,6 @@ package contacts
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -24,8 +23,8 @@ type StoredAttachment struct {
 	ObjectKey string
 }
 
-const attachmentSelect = `a.attachment_id::text, a.contact_id::text, a.filename, a.content_type, a.size, a.sha256,
-	a.uploaded_by_id, a.uploaded_by_type, a.created_at, a.object_key`
+const attachmentSelect = `x.attachment_id::text, x.contact_id::text, x.filename, x.content_type, x.size, x.sha256,
+	x.uploaded_by_id, x.uploaded_by_type, x.created_at, x.object_key`
 
 func scanAttachment(row pgx.Row) (StoredAttachment, error) {
 	var a StoredAttachment
@@ -35,47 +34,17 @@ func scanAttachment(row pgx.Row) (StoredAttachment, error) {
 	return a, err
 }
 
+var attachments = child[StoredAttachment]{table: "{{contact_attachments}}", id: "attachment_id", columns: attachmentSelect,
+	scan: scanAttachment, idOf: func(a StoredAttachment) string { return a.AttachmentID }}
+
 // Attachments lists a live contact's attachments (404 for any other contact).
 func (q *Queries) Attachments(ctx context.Context, org, contactID, after string, limit int) (AttachmentPage, error) {
-	cid, err := q.live(ctx, org, contactID)
-	if err != nil {
-		return AttachmentPage{}, err
-	}
-	cur, err := decodeCursor(after)
-	if err != nil || cur.Rank != nil {
-		return AttachmentPage{}, badCursor()
-	}
-	if limit == 0 {
-		limit = 50
-	}
-	w := &where{args: []any{cid, org}, parts: []string{"a.contact_id=$1", "a.organization_id=$2"}}
-	if cur.ID != "" {
-		w.add("a.attachment_id < $%d::uuid", cur.ID)
-	}
-	w.args = append(w.args, limit+1)
-	sql, err := q.sql(ctx, `SELECT `+attachmentSelect+` FROM {{contact_attachments}} a WHERE `+w.sql()+
-		fmt.Sprintf(` ORDER BY a.attachment_id DESC LIMIT $%d`, len(w.args)))
-	if err != nil {
-		return AttachmentPage{}, err
-	}
-	rows, err := q.pool.Query(ctx, sql, w.args...)
-	if err != nil {
-		return AttachmentPage{}, err
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (StoredAttachment, error) { return scanAttachment(r) })
-	if err != nil {
-		return AttachmentPage{}, err
-	}
-	out := AttachmentPage{Attachments: []domain.Attachment{}}
+	list, next, err := attachments.page(ctx, q, org, contactID, after, limit)
+	out := AttachmentPage{Attachments: make([]domain.Attachment, len(list)), NextCursor: next}
 	for i, a := range list {
-		if i == limit {
-			next := cursor{ID: list[limit-1].AttachmentID}.encode()
-			out.NextCursor = &next
-			break
-		}
-		out.Attachments = append(out.Attachments, a.Attachment)
+		out.Attachments[i] = a.Attachment
 	}
-	return out, nil
+	return out, err
 }
 
 // Attachment is one attachment of a live contact of the organization.
@@ -84,9 +53,9 @@ func (q *Queries) Attachment(ctx context.Context, org, id string) (StoredAttachm
 	if err != nil {
 		return StoredAttachment{}, errs.NotFound("attachment")
 	}
-	sql, err := q.sql(ctx, `SELECT `+attachmentSelect+` FROM {{contact_attachments}} a
-		JOIN {{contacts}} c ON c.contact_id = a.contact_id AND NOT c.deleted
-		WHERE a.attachment_id=$1 AND a.organization_id=$2`)
+	sql, err := q.sql(ctx, `SELECT `+attachmentSelect+` FROM {{contact_attachments}} x
+		JOIN {{contacts}} c ON c.contact_id = x.contact_id AND NOT c.deleted
+		WHERE x.attachment_id=$1 AND x.organization_id=$2`)
 	if err != nil {
 		return StoredAttachment{}, err
 	}
