@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -48,8 +49,8 @@ func BenchmarkContacts(b *testing.B) {
 		b.ResetTimer()
 		cpu0 := sampleCPU(dbName(h))
 		start := time.Now()
-		res, pos := postCSV(b, h, file)
-		committed := time.Since(start)
+		res, pos, completed := postCSV(b, h, file)
+		committed := completed.Sub(start)
 		waitApplied(b, h, contactsview.Name, pos)
 		visible := time.Since(start)
 		cpu := cpu0.to(sampleCPU(dbName(h)))
@@ -64,10 +65,10 @@ func BenchmarkContacts(b *testing.B) {
 		raw := max(rawBefore, rawAfter)
 		rate := float64(contactsRows) / visible.Seconds()
 		b.ReportMetric(rate, "rows/s")
-		b.ReportMetric(float64(contactsRows)/committed.Seconds(), "committed-rows/s")
+		b.ReportMetric(float64(contactsRows)/committed.Seconds(), "commit-rows/s")
 		b.ReportMetric(raw, "raw-copy-rows/s")
 		b.ReportMetric(rate/raw, "ratio")
-		b.Logf("import of %d contacts (%.1f MB CSV, one HTTP request): committed in %s, searchable in %s: %s", contactsRows,
+		b.Logf("import of %d contacts (%.1f MB CSV, one HTTP request): last batch committed after %s, searchable after %s: %s", contactsRows,
 			float64(len(file))/1e6, committed.Round(time.Millisecond), visible.Round(time.Millisecond), res)
 		b.Logf("raw COPY of the same rows into a table shaped like the read model (indexes, generated search columns): %.0f rows/s (before %.0f, after %.0f)",
 			raw, rawBefore, rawAfter)
@@ -146,9 +147,9 @@ func dbName(h *apptest.Harness) string {
 	return strings.TrimPrefix(u.Path, "/")
 }
 
-// postCSV imports the file in one request and returns the answer's counts
-// and position.
-func postCSV(b *testing.B, h *apptest.Harness, file []byte) (string, eventstore.Position) {
+// postCSV imports the file in one request and returns the answer's counts,
+// its position and when the import completed on the write side.
+func postCSV(b *testing.B, h *apptest.Harness, file []byte) (string, eventstore.Position, time.Time) {
 	b.Helper()
 	req, err := http.NewRequest(http.MethodPost, h.URLs["contacts"]+"/api/contacts/import?importId=bench", bytes.NewReader(file))
 	must(b, err)
@@ -164,8 +165,12 @@ func postCSV(b *testing.B, h *apptest.Harness, file []byte) (string, eventstore.
 	}
 	pos, err := eventstore.ParsePosition(resp.Header.Get("X-Platform-Position"))
 	must(b, err)
+	var report struct {
+		CompletedAt time.Time `json:"completed_at"`
+	}
+	must(b, json.Unmarshal(body, &report))
 	i := bytes.Index(body, []byte(`"created"`))
-	return string(body[i:min(len(body), i+80)]), pos
+	return string(body[i:min(len(body), i+80)]), pos, report.CompletedAt
 }
 
 // waitApplied waits until a projection has applied pos.
