@@ -93,8 +93,7 @@ func (h *Handlers) AddAttachment(ctx context.Context, m commands.Meta, in AddAtt
 // namespace, then the context's.
 func objectKey(org, attachmentID string) string { return org + "/contacts/" + attachmentID }
 
-// ObjectError turns the object store's kinds into the API's (attachments'
-// uploads, downloads). A body that
+// objectError turns the object store's kinds into the API's. A body that
 // failed to arrive (413 past the request's bound, 408, a malformed upload)
 // stays the request body's own error: it is the cause the store wrapped.
 func objectError(err error, limit int64) error {
