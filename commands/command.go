@@ -1,6 +1,8 @@
 // Package commands holds what every command handler shares: who asks
-// (Meta), and Run, the one way a handler loads a stream, decides and appends.
-// One package per bounded context below it holds one file per command.
+// (Meta), the event store it writes to (Store), and Run, the one way a
+// handler loads a stream, decides and appends (Execute for the usual shape
+// of it). One package per bounded context below it holds one file per
+// command.
 package commands
 
 import (
@@ -56,7 +58,7 @@ type Outcome[T any] struct {
 }
 
 // Run executes a command against one stream.
-func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
+func Run[T any](ctx context.Context, store Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
 	return RunOutcome(ctx, store, m, streamType, streamID, func(history []event.Recorded) (Outcome[T], error) {
 		changes, value, err := decide(history)
 		return Outcome[T]{Events: changes, Value: value}, err
@@ -65,7 +67,7 @@ func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType
 
 // RunOutcome executes a command whose decision may write its context's own
 // write-side tables (Outcome.Writes); with Prepared, it reads them first.
-func RunOutcome[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string,
+func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, streamID string,
 	decide func(history []event.Recorded) (Outcome[T], error), opts ...Option) (Result[T], error) {
 	cmd := eventstore.Command{
 		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
@@ -118,6 +120,22 @@ func Prepared(prepare func(ctx context.Context, tx eventstore.Tx) error) Option 
 // command commits.
 func FiresTimer(ref eventstore.TimerRef) Option {
 	return func(c *eventstore.Command) { c.Fires = &ref }
+}
+
+// Also adds write-side statements to the command's transaction, computed
+// from its answer (the state after its events): a table a hot path reads
+// instead of folding a stream (spend caps), or a counter the events are the
+// record of (budgets). They run only when the command appends events.
+func Also[T any](writes func(T) []eventstore.Write) Option {
+	return func(c *eventstore.Command) {
+		c.Writes = func(result any) ([]eventstore.Write, error) {
+			v, ok := result.(T)
+			if !ok {
+				return nil, fmt.Errorf("commands.Also: answer is %T, not %T", result, v)
+			}
+			return writes(v), nil
+		}
+	}
 }
 
 // IsOutage tells an error that goes away by waiting (the database or the

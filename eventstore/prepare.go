@@ -17,14 +17,6 @@ type Tx interface {
 
 var _ Tx = (*pgx.Conn)(nil)
 
-// Write is a statement on a context's own write-side table (the contacts'
-// match keys, a write model kept as rows), applied in the command's
-// transaction with its events, so the table never disagrees with the log.
-type Write struct {
-	SQL  string
-	Args []any
-}
-
 // prepare runs the command's Prepare, if any.
 func prepare(ctx context.Context, tx Tx, cmd Command) error {
 	if cmd.Prepare == nil {
@@ -33,7 +25,9 @@ func prepare(ctx context.Context, tx Tx, cmd Command) error {
 	return cmd.Prepare(ctx, tx)
 }
 
-// queueWrites adds the decision's writes to the command's last round trip.
+// queueWrites adds the decision's writes (Decision.Writes: statements on a
+// context's own write-side table, a write model kept as rows) to the
+// command's last round trip, so the table never disagrees with the log.
 func queueWrites(b *pgx.Batch, writes []Write) {
 	for _, w := range writes {
 		b.Queue(w.SQL, w.Args...)

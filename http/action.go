@@ -42,6 +42,13 @@ type Action struct {
 	AgentAccess          string          `json:"agentAccess"`
 	AuthorizationMode    string          `json:"authorizationMode"`
 	AllowedServices      []string        `json:"allowedServices,omitempty"`
+	// Streams: the action may answer server-sent events (text/event-stream)
+	// instead of JSON (a streamed completion); the OpenAPI document says so.
+	Streams bool `json:"streams,omitempty"`
+	// Problems are statuses the action answers beyond the kernel's (402 of
+	// a spend cap, 502 and 504 of an upstream provider), for the OpenAPI
+	// document.
+	Problems []int `json:"-"`
 
 	// CredentialAttempt marks routes where each call tries a secret
 	// (password, one-time token, second factor): they take from the
@@ -58,8 +65,8 @@ type Action struct {
 	ReadModel string `json:"-"`
 	// Body, when set, is a request body that is not JSON input (body.go).
 	Body *RawBody `json:"-"`
-	// Produces, when set, is the media type of a streamed answer
-	// (Reply.Stream): text/csv, or */* for stored files served with their
+	// Produces, when set, is the media type of an answer written as
+	// Reply.Content: text/csv, or */* for stored files served with their
 	// own type. The output schema then describes that body.
 	Produces string      `json:"-"`
 	Handle   HandlerFunc `json:"-"`
@@ -95,14 +102,17 @@ func (c *Call) Decode(v any) error {
 
 // Reply is what a handler answers.
 type Reply struct {
-	Body     any
+	Body any
+	// Stream, when set, is the answer instead of Body: server-sent events
+	// written as they are produced (stream.go).
+	Stream   EventStream
 	Position *eventstore.Position
 	Replayed bool
 	Header   http.Header
-	// Stream, when set, writes the answer's body instead of Body (a CSV
+	// Content, when set, writes the answer's body instead of Body (a CSV
 	// export, a stored file), as ContentType, after the kernel has set the
-	// headers; the status is written with its first byte.
-	Stream      func(w io.Writer) error
+	// headers; the status is written with its first byte (content.go).
+	Content     func(w io.Writer) error
 	ContentType string
 }
 
@@ -116,16 +126,6 @@ func FromResult[T any](res commands.Result[T], err error) (Reply, error) {
 	}
 	pos := res.Position
 	return Reply{Body: res.Value, Position: &pos, Replayed: res.Replayed}, nil
-}
-
-// NoStore marks an answer that shows a secret (a new API key's token, shown
-// once): no browser or proxy cache may keep it.
-func NoStore(r Reply, err error) (Reply, error) {
-	if r.Header == nil {
-		r.Header = http.Header{}
-	}
-	r.Header.Set("Cache-Control", "no-store")
-	return r, err
 }
 
 // withDefaults applies seed 000's rule: reads are auto and unconfirmed,

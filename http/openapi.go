@@ -39,9 +39,12 @@ func OpenAPI(svc Service) map[string]any {
 		if a.Produces != "" {
 			produces = a.Produces
 		}
+		success := map[string]any{produces: map[string]any{"schema": json.RawMessage(a.OutputSchema)}}
+		if a.Streams {
+			success["text/event-stream"] = map[string]any{"schema": json.RawMessage(eventSchema)}
+		}
 		responses := map[string]any{
-			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success",
-				"content": map[string]any{produces: map[string]any{"schema": json.RawMessage(a.OutputSchema)}}},
+			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success", "content": success},
 		}
 		for _, status := range problemStatuses(a, svc.InvalidInputStatus) {
 			responses[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/Problem" + strconv.Itoa(status)}
@@ -91,7 +94,7 @@ func OpenAPI(svc Service) map[string]any {
 		paths[a.Path][strings.ToLower(a.Method)] = op
 	}
 	problems := map[string]any{}
-	for _, status := range []int{400, 401, 403, 404, 409, 413, 415, 422, 429, 503} {
+	for _, status := range []int{400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 502, 503, 504} {
 		desc := "a problem (RFC 9457): " + http.StatusText(status)
 		r := map[string]any{"description": desc,
 			"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}}
@@ -115,6 +118,11 @@ func OpenAPI(svc Service) map[string]any {
 		},
 	}
 }
+
+// eventSchema is one server-sent event of a streaming answer (stream.go):
+// its name and its data (JSON, or [DONE] at the end).
+const eventSchema = `{"type":"object","required":["data"],"properties":{"event":{"type":"string"},"data":{"type":"string"},
+	"id":{"type":"string"},"retry":{"type":"integer"}}}`
 
 // problemSchema is the body of every error answer (problem.go). Open: a
 // problem may carry extension members beside the standard ones (mfa_token of
@@ -158,6 +166,7 @@ func problemStatuses(a Action, invalid int) []int {
 	if !a.ReadOnly {
 		out = append(out, http.StatusConflict, http.StatusUnsupportedMediaType)
 	}
+	out = append(out, a.Problems...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }

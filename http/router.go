@@ -176,7 +176,11 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 				return
 			}
 		}
-		if permission != "" && !p.Allows(permission) {
+		// A runtime-authorized action with allowed services is decided by
+		// who calls (a listed service identity), not by a permission the
+		// service identity cannot hold.
+		runtimeService := a.AuthorizationMode == AuthRuntime && len(a.AllowedServices) > 0 && p.Type == "service"
+		if permission != "" && !runtimeService && !p.Allows(permission) {
 			fail(errs.PermissionDenied("the credential lacks permission " + permission))
 			return
 		}
@@ -247,7 +251,18 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			fail(err)
 			return
 		}
-		if d.CheckOutput && reply.Stream == nil {
+		if reply.Stream != nil {
+			ew := newEventWriter(w)
+			if err := reply.Stream(ctx, ew); err != nil {
+				if !ew.Started() {
+					fail(err)
+				} else {
+					ew.fail(r, d.Log, err)
+				}
+			}
+			return
+		}
+		if d.CheckOutput && reply.Content == nil {
 			if err := a.checkOutput(reply.Body); err != nil {
 				d.Log.Error("output schema violation", "err", err, "request_id", RequestID(ctx))
 				fail(&kernelProblem{status: http.StatusInternalServerError, code: "output_schema_violation", message: err.Error()})
@@ -268,8 +283,8 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		if reply.Replayed {
 			w.Header().Set(HeaderReplayed, "true")
 		}
-		if reply.Stream != nil {
-			writeStream(w, r, d.Log, a.SuccessStatus, reply)
+		if reply.Content != nil {
+			writeContent(w, r, d.Log, a.SuccessStatus, reply)
 			return
 		}
 		WriteJSON(w, a.SuccessStatus, reply.Body)

@@ -13,8 +13,6 @@ import (
 
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
-	"github.com/platform/backend/internal/module"
-	contactsmod "github.com/platform/backend/internal/modules/contacts"
 )
 
 type appConfig = app.Config
@@ -192,7 +190,7 @@ type report struct {
 // objectFiles counts the files under the harness's object store directory.
 func objectFiles(t *testing.T, h *apptest.Harness) int {
 	t.Helper()
-	u, err := url.Parse(module.SectionOf[*contactsmod.Config](h.Config.Modules).Objects.URL)
+	u, err := url.Parse(h.Config.Objects.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

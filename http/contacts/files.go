@@ -34,7 +34,7 @@ func (d Deps) export(ctx context.Context, c *httpapi.Call, in Export) (httpapi.R
 	org := c.Principal.OrganizationID
 	return httpapi.Reply{ContentType: "text/csv; charset=utf-8",
 		Header: map[string][]string{"Content-Disposition": {`attachment; filename="contacts.csv"`}, "Cache-Control": {"no-store"}},
-		Stream: func(w io.Writer) error {
+		Content: func(w io.Writer) error {
 			return d.Queries.Export(ctx, org, contactsview.Filter{Query: in.Q, StageID: in.StageID}, w)
 		}}, nil
 }
@@ -59,7 +59,7 @@ func (d Deps) download(ctx context.Context, c *httpapi.Call, in ByID) (httpapi.R
 	// ours (attachment, sandboxed, not sniffed).
 	return httpapi.Reply{ContentType: a.ContentType, Header: map[string][]string{"Content-Disposition": {disposition},
 		"Content-Security-Policy": {"sandbox; default-src 'none'"}, "Cache-Control": {"private, no-store"}},
-		Stream: func(w io.Writer) error {
+		Content: func(w io.Writer) error {
 			defer obj.Body.Close()
 			_, err := io.Copy(w, obj.Body)
 			return err

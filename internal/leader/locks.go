@@ -30,6 +30,7 @@ var (
 	Dispatcher         = mustRegister("notifications.dispatcher")
 	StatusPoller       = mustRegister("status.poller")
 	PrivacyMaintenance = mustRegister("identity.privacy_maintenance")
+	GatewaySweeper     = mustRegister("gateway.reservation_sweeper")
 )
 
 // Lock is a registered lock name and its advisory lock key. The zero Lock is

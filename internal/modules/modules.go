@@ -6,6 +6,7 @@ package modules
 import (
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/modules/contacts"
+	"github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/internal/modules/ops"
 	"github.com/platform/backend/internal/modules/status"
@@ -17,6 +18,7 @@ func All() []module.Module {
 	return []module.Module{
 		identity.Module,
 		status.Module,
+		gateway.Module,
 		contacts.Module,
 		ops.Module,
 	}

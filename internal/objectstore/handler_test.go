@@ -504,3 +504,26 @@ func TestHandlerMountsAtThePublicPath(t *testing.T) {
 		t.Fatal("a store without a public URL has no handler")
 	}
 }
+
+// Keys with spaces, non-ASCII letters and URL-significant characters survive
+// the trip through a signed URL.
+func TestHandlerKeepsUnusualKeysIntact(t *testing.T) {
+	f := newHandlerFixture(t)
+	for _, key := range []string{"org1/ünï cødé/x+y.pdf", "org1/a%2Fb/c?d#e", "org1/semi;colon/=&"} {
+		up := f.presignUpload(t, key, UploadPolicy{ContentType: "application/pdf"})
+		if res := send(t, up.Method, up.URL, "application/pdf", strings.NewReader(key), int64(len(key))); res.StatusCode != http.StatusOK {
+			t.Fatalf("%q: upload %d", key, res.StatusCode)
+		}
+		if got := mustGet(t, f.store, key); got != key {
+			t.Fatalf("%q stored %q", key, got)
+		}
+		res := send(t, http.MethodGet, f.presignDownload(t, key, DownloadOptions{}), "", nil, 0)
+		if b, _ := io.ReadAll(res.Body); res.StatusCode != http.StatusOK || string(b) != key {
+			t.Fatalf("%q: download %d %q", key, res.StatusCode, b)
+		}
+	}
+	keys, _ := listAll(t, f.store, "org1/", 0)
+	if len(keys) != 3 {
+		t.Fatalf("keys = %q", keys)
+	}
+}

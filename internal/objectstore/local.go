@@ -22,7 +22,6 @@ import (
 // planted in the directory can reach a file outside it.
 type Local struct {
 	root           *os.Root
-	dir            string
 	maxBytes       int64
 	signer         signer
 	public         *url.URL // nil: no OBJECTSTORE_PUBLIC_URL, presigning fails
@@ -57,7 +56,7 @@ func openLocal(dir string, c Config) (*Local, error) {
 			return nil, newError(KindUnavailable, "open", "", "cannot create "+d, err)
 		}
 	}
-	l := &Local{root: root, dir: dir, maxBytes: c.MaxObjectBytes, uploadExpiry: c.UploadURLExpiry,
+	l := &Local{root: root, maxBytes: c.MaxObjectBytes, uploadExpiry: c.UploadURLExpiry,
 		downloadExpiry: c.DownloadURLExpiry, now: c.Clock}
 	if l.now == nil {
 		l.now = time.Now
@@ -94,9 +93,6 @@ func (l *Local) sweepTemp() {
 		}
 	}
 }
-
-// Dir is the directory the store keeps its files in.
-func (l *Local) Dir() string { return l.dir }
 
 func (l *Local) Put(ctx context.Context, key string, body io.Reader, opts PutOptions) (Info, error) {
 	plan, err := planPut(key, opts, l.maxBytes)
@@ -215,13 +211,18 @@ func (l *Local) readMeta(key string) (localMeta, error) {
 	defer f.Close()
 	var m localMeta
 	if err := json.NewDecoder(io.LimitReader(f, maxMetaBytes)).Decode(&m); err != nil {
-		return localMeta{}, newError(KindUnavailable, "", "", "unreadable metadata file", err)
+		return localMeta{}, newError(KindUnavailable, "", "", "unreadable metadata file", errCorruptMeta)
 	}
 	if m.Key != key || !blobNamePattern.MatchString(m.Blob) {
-		return localMeta{}, newError(KindUnavailable, "", "", "metadata file does not match its key", nil)
+		return localMeta{}, newError(KindUnavailable, "", "", "metadata file does not match its key", errCorruptMeta)
 	}
 	return m, nil
 }
+
+// errCorruptMeta marks a metadata file that is not one this store wrote
+// (hand-edited, truncated by a full disk): Get and Stat report it as
+// unavailable, List passes over it rather than failing the whole listing.
+var errCorruptMeta = errors.New("corrupt metadata file")
 
 // isNotExist also covers a path component that is a file (ENOTDIR): for a
 // key it means the same thing, nothing is stored there.
@@ -333,8 +334,8 @@ func (l *Local) List(ctx context.Context, prefix string, opts ListOptions) (Page
 			break
 		}
 		m, err := l.readMeta(k)
-		if errors.Is(err, ErrNotFound) {
-			continue // deleted since the walk
+		if errors.Is(err, ErrNotFound) || errors.Is(err, errCorruptMeta) {
+			continue // deleted since the walk, or not an object of ours
 		}
 		if err != nil {
 			return Page{}, withOp("list", prefix, err)

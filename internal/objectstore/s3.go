@@ -43,6 +43,10 @@ func openS3(loc location, c Config) (*S3, error) {
 		Creds:  credentials.NewStaticV4(c.AccessKeyID, c.SecretAccessKey, c.SessionToken),
 		Secure: loc.secure,
 		Region: loc.region,
+		// The client's default is 10 tries with growing pauses: a request to a
+		// dead endpoint would hold the caller's request for a long time.
+		// Callers' contexts bound it anyway; three tries ride out a blip.
+		MaxRetries: 3,
 	})
 	if err != nil {
 		return nil, newError(KindInvalidArgument, "open", "", "cannot configure the S3 client", err)
@@ -62,19 +66,20 @@ func (s *S3) Put(ctx context.Context, key string, body io.Reader, opts PutOption
 	// Read the head of the body: if it ends there, one PUT of known length;
 	// if not, stream the rest behind it. Either way the bounds are checked
 	// before S3 has an object: the single PUT is sent only once the body is
-	// known to fit, and a multipart upload that hits a bound is aborted.
-	head := make([]byte, min(smallObjectBytes, plan.limit+1))
-	n, err := io.ReadFull(r, head)
+	// known to fit, and a multipart upload that hits a bound is aborted. The
+	// buffer grows with the body, so a small object costs a small buffer.
+	var head bytes.Buffer
+	_, err = io.CopyN(&head, r, min(smallObjectBytes, plan.limit+1))
 	var up minio.UploadInfo
 	switch {
 	case KindOf(err) != "":
 		return Info{}, withOp("put", key, err) // a bound was crossed
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		up, err = s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(head[:n]), int64(n), putOpts)
+	case errors.Is(err, io.EOF):
+		up, err = s.client.PutObject(ctx, s.bucket, key, bytes.NewReader(head.Bytes()), int64(head.Len()), putOpts)
 	case err != nil:
 		return Info{}, withOp("put", key, err)
 	default:
-		up, err = s.client.PutObject(ctx, s.bucket, key, io.MultiReader(bytes.NewReader(head), r), -1, putOpts)
+		up, err = s.client.PutObject(ctx, s.bucket, key, io.MultiReader(&head, r), -1, putOpts)
 	}
 	if err != nil {
 		return Info{}, withOp("put", key, s.classify(err))
@@ -101,7 +106,9 @@ func (s *S3) Get(ctx context.Context, key string) (*Object, error) {
 		_ = obj.Close()
 		return nil, withOp("get", key, s.classify(err))
 	}
-	return &Object{Info: infoOf(st), Body: obj}, nil
+	info := infoOf(st)
+	info.Key = key
+	return &Object{Info: info, Body: obj}, nil
 }
 
 func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
@@ -112,7 +119,9 @@ func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
 	if err != nil {
 		return Info{}, withOp("stat", key, s.classify(err))
 	}
-	return infoOf(st), nil
+	info := infoOf(st)
+	info.Key = key
+	return info, nil
 }
 
 // Delete needs no existence check: S3's DELETE of a missing key succeeds.

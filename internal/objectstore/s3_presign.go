@@ -76,8 +76,8 @@ func (s *S3) PresignDownload(ctx context.Context, key string, opts DownloadOptio
 	if disposition != "" {
 		params.Set("response-content-disposition", disposition)
 	}
-	// S3 counts whole seconds from signing time.
-	exp = exp.Round(time.Second)
+	// S3 counts whole seconds from signing time, at least one.
+	exp = max(exp.Round(time.Second), time.Second)
 	now := time.Now()
 	u, err := s.client.PresignedGetObject(ctx, s.bucket, key, exp, params)
 	if err != nil {

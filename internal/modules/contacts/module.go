@@ -11,7 +11,6 @@ import (
 	httpapi "github.com/platform/backend/http"
 	contactshttp "github.com/platform/backend/http/contacts"
 	"github.com/platform/backend/internal/module"
-	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/projections"
 	contactsview "github.com/platform/backend/projections/contacts"
 )
@@ -35,12 +34,9 @@ var Module = module.Module{
 	Build:           build,
 }
 
-func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
+func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	cfg := module.SectionOf[*Config](p.Sections)
-	objects, err := objectstore.Open(ctx, cfg.Objects)
-	if err != nil {
-		return module.Parts{}, err
-	}
+	objects := p.Objects
 	commands := contactscmd.NewHandlers(p.Store, p.Pool, p.Now, contactscmd.WithConfig(cfg.Limits), contactscmd.WithObjects(objects))
 	queries := contactsview.NewQueries(p.Pool, p.Reader, p.Now)
 	module.Provide(p, commands)
