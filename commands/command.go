@@ -48,8 +48,27 @@ type Result[T any] struct {
 // Decide turns a stream's history into new events and the command's answer.
 type Decide[T any] func(history []event.Recorded) ([]event.Change, T, error)
 
+// Outcome is a decision that also keeps write-side tables of its context
+// (rows read by Prepare): the events, the answer, and the statements for
+// those tables, applied in the command's transaction with the events.
+type Outcome[T any] struct {
+	Events []event.Change
+	Value  T
+	Writes []eventstore.Write
+}
+
 // Run executes a command against one stream.
 func Run[T any](ctx context.Context, store Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
+	return RunOutcome(ctx, store, m, streamType, streamID, func(history []event.Recorded) (Outcome[T], error) {
+		changes, value, err := decide(history)
+		return Outcome[T]{Events: changes, Value: value}, err
+	}, opts...)
+}
+
+// RunOutcome executes a command whose decision may write its context's own
+// write-side tables (Outcome.Writes); with Prepared, it reads them first.
+func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, streamID string,
+	decide func(history []event.Recorded) (Outcome[T], error), opts ...Option) (Result[T], error) {
 	cmd := eventstore.Command{
 		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
 		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID, CausationID: m.CausationID,
@@ -58,10 +77,10 @@ func Run[T any](ctx context.Context, store Store, m Meta, streamType, streamID s
 		opt(&cmd)
 	}
 	out, err := store.Execute(ctx, cmd, func(history []eventstore.Event) (eventstore.Decision, error) {
-		changes, value, err := decide(Recorded(history))
-		d := eventstore.Decision{Events: changes, Result: value}
+		o, err := decide(Recorded(history))
+		d := eventstore.Decision{Events: o.Events, Result: o.Value, Writes: o.Writes}
 		if cmd.Snapshot != nil {
-			d.Snapshot = value
+			d.Snapshot = o.Value
 		}
 		return d, err
 	})
@@ -85,6 +104,14 @@ type Option func(*eventstore.Command)
 // record of a history.
 func Snapshots(schema int) Option {
 	return func(c *eventstore.Command) { c.Snapshot = &eventstore.Snapshotting{Schema: schema} }
+}
+
+// Prepared is for commands that decide from their context's own
+// write-side tables as well as their stream: prepare runs in the command's
+// transaction after its locks and before the decision, reading (and
+// locking) the rows the decision needs.
+func Prepared(prepare func(ctx context.Context, tx eventstore.Tx) error) Option {
+	return func(c *eventstore.Command) { c.Prepare = prepare }
 }
 
 // FiresTimer is for the command a durable timer issues: the store checks,

@@ -59,6 +59,12 @@ type Command struct {
 	// was moved, cancelled or fired meanwhile) and marked fired when the
 	// command commits, even when the decision appends nothing.
 	Fires *TimerRef
+	// Prepare, when set, runs in the command's transaction after its locks
+	// and before the decision: it reads (and may lock, FOR UPDATE) rows of
+	// the context's own write-side tables that the decision needs, which
+	// the decider sees through its closure. It is not run for a replayed
+	// idempotent request.
+	Prepare func(ctx context.Context, tx Tx) error
 	// Writes, when set, returns write-side statements (a budget, a table a
 	// hot path reads) to run in the command's transaction after its events,
 	// given the decision's result. They run only when the decision appends
@@ -83,6 +89,9 @@ type Decision struct {
 	// Snapshot is the write model's state after Events, saved on the stream
 	// head when the command uses snapshots (Command.Snapshot).
 	Snapshot any
+	// Writes change the context's own write-side tables in the command's
+	// transaction, with the events (nothing is written without events).
+	Writes []Write
 }
 
 // Decider gets the stream's history (empty for a new stream) and decides.
@@ -232,6 +241,9 @@ func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd C
 		// Another tenant's stream id is indistinguishable from a missing one.
 		return Outcome{}, errs.NotFound(cmd.StreamType)
 	}
+	if err := prepare(ctx, conn, cmd); err != nil {
+		return Outcome{}, err
+	}
 	decision, err := decide(history)
 	if err != nil {
 		return Outcome{}, err
@@ -284,6 +296,7 @@ func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd C
 	if err := queueTimers(batch, cmd, decision.Events); err != nil {
 		return Outcome{}, err
 	}
+	queueWrites(batch, decision.Writes)
 	if cmd.Writes != nil {
 		writes, err := cmd.Writes(decision.Result)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
@@ -56,8 +57,19 @@ type Action struct {
 	// SuccessStatus is the status of a successful answer (default 200).
 	SuccessStatus int `json:"-"`
 	// ReadModel names the projection a query reads, for read-your-writes.
-	ReadModel string      `json:"-"`
-	Handle    HandlerFunc `json:"-"`
+	// On a command it is the projection its answer waits for: the kernel
+	// answers once that projection has applied the command's position (up
+	// to projections.MaxWait; the answer is the command's either way), so a
+	// read right after the command sees it without X-Platform-Min-Position
+	// (a GET after a DELETE is a 404).
+	ReadModel string `json:"-"`
+	// Body, when set, is a request body that is not JSON input (body.go).
+	Body *RawBody `json:"-"`
+	// Produces, when set, is the media type of an answer written as
+	// Reply.Content: text/csv, or */* for stored files served with their
+	// own type. The output schema then describes that body.
+	Produces string      `json:"-"`
+	Handle   HandlerFunc `json:"-"`
 
 	input, output *jsonschema.Schema
 	inputType     reflect.Type // set by Command and Query
@@ -73,6 +85,11 @@ type Call struct {
 	Principal principal.Principal
 	Meta      commands.Meta
 	Request   *http.Request
+	// Body is the request body of an action with a RawBody (nil otherwise),
+	// bounded and with typed read errors; MediaType is its Content-Type
+	// without parameters.
+	Body      io.Reader
+	MediaType string
 }
 
 // Decode reads the (already schema-checked) input into v.
@@ -92,6 +109,11 @@ type Reply struct {
 	Position *eventstore.Position
 	Replayed bool
 	Header   http.Header
+	// Content, when set, writes the answer's body instead of Body (a CSV
+	// export, a stored file), as ContentType, after the kernel has set the
+	// headers; the status is written with its first byte (content.go).
+	Content     func(w io.Writer) error
+	ContentType string
 }
 
 // OK answers a query.

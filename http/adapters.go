@@ -100,6 +100,21 @@ func bind[In any](a Action, answer func(context.Context, *Call, In) (Reply, erro
 	return a
 }
 
+// Bytes binds an action whose body or answer is bytes, not one JSON value
+// (a file in, a file out): the input (path and query) is decoded into In,
+// and f reads the call's Body or answers a Reply.Content itself.
+func Bytes[In any](a Action, f func(ctx context.Context, c *Call, in In) (Reply, error)) Action {
+	a.Handle = func(ctx context.Context, c *Call) (Reply, error) {
+		var in In
+		if err := c.Decode(&in); err != nil {
+			return Reply{}, err
+		}
+		return f(ctx, c, in)
+	}
+	a.inputType = reflect.TypeFor[In]()
+	return a
+}
+
 // InputType is the Go type the action decodes its input into, when it is
 // bound with Command or Query (nil for a handler written by hand).
 func (a Action) InputType() reflect.Type { return a.inputType }

@@ -65,6 +65,10 @@ func AcceptsForms(h http.Handler) http.Handler { return formRoute{h} }
 
 type formRoute struct{ http.Handler }
 
+func (formRoute) accepts(mediaType string) bool {
+	return mediaType == "application/x-www-form-urlencoded"
+}
+
 // requireJSON is 415 for a mutating request with a body that does not say it
 // is JSON: the body is decoded as JSON whatever it claims, and a cross-site
 // HTML form (text/plain, urlencoded) must not reach a JSON route without a
@@ -78,20 +82,33 @@ func requireJSON(log *slog.Logger) mux.MiddlewareFunc {
 			}
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 			json := err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
-			form := false
+			other, accepted := false, "JSON (Content-Type: application/json or a +json type)"
 			if route := mux.CurrentRoute(r); route != nil {
-				_, forms := route.GetHandler().(formRoute)
-				form = forms && err == nil && mt == "application/x-www-form-urlencoded"
+				if m, ok := route.GetHandler().(mediaRoute); ok {
+					other = err == nil && m.accepts(mt)
+					if raw, isRaw := m.(rawRoute); isRaw {
+						// A file route takes what it declares, not JSON.
+						json, accepted = false, strings.Join(raw.types, " or ")
+					}
+				}
 			}
-			if !json && !form {
+			if !json && !other {
 				WriteError(w, r, log, &kernelProblem{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
-					message: "a request body must be JSON (Content-Type: application/json or a +json type)",
-					header:  http.Header{"Accept": {"application/json"}}})
+					message: "the request body must be " + accepted,
+					header:  http.Header{"Accept": {acceptHeader(accepted)}}})
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// acceptHeader is the Accept of a 415: the media types a route takes.
+func acceptHeader(accepted string) string {
+	if strings.HasPrefix(accepted, "JSON") {
+		return "application/json"
+	}
+	return strings.ReplaceAll(accepted, " or ", ", ")
 }
 
 // hasBody: ContentLength is -1 when the length is unknown (chunked), which

@@ -62,6 +62,7 @@ var statusOf = map[errs.Kind]int{
 	errs.KindPaymentRequired:        http.StatusPaymentRequired,
 	errs.KindBadGateway:             http.StatusBadGateway,
 	errs.KindGatewayTimeout:         http.StatusGatewayTimeout,
+	errs.KindTooLarge:               http.StatusRequestEntityTooLarge,
 }
 
 // StatusClientClosedRequest is the answer to a client that went away before
@@ -135,12 +136,28 @@ func problemFor(r *http.Request, log *slog.Logger, err error, header http.Header
 	if !ok {
 		status = http.StatusInternalServerError
 	}
+	if override, set := r.Context().Value(invalidInputStatusKey{}).(int); set && e.Kind == errs.KindInvalidInput {
+		status = override
+	}
 	if e.RetryAfterSeconds > 0 {
 		header.Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
 	} else if status == http.StatusServiceUnavailable {
 		header.Set("Retry-After", "1")
 	}
 	return status, newProblem(r, status, e.Code, e.Message, e.Fields, e.Extensions)
+}
+
+type invalidInputStatusKey struct{}
+
+// withInvalidInputStatus makes invalid input answer status (0: the
+// platform's 422) on every route of a service, kernel checks included.
+func withInvalidInputStatus(next http.Handler, status int) http.Handler {
+	if status == 0 || status == http.StatusUnprocessableEntity {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), invalidInputStatusKey{}, status)))
+	})
 }
 
 // newProblem is the one place a problem body is made.

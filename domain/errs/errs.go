@@ -29,6 +29,9 @@ const (
 	KindBadGateway
 	// KindGatewayTimeout: an upstream provider did not answer in time (504).
 	KindGatewayTimeout
+	// KindTooLarge is a body above a configured size (an attachment, an
+	// import file): nothing of it was kept (413).
+	KindTooLarge
 )
 
 // Field names one failing input member as a JSON pointer.
@@ -128,6 +131,11 @@ func Unavailable(message string, cause error) *Error {
 
 func RateLimited(retryAfterSeconds int) *Error {
 	return &Error{Kind: KindRateLimited, Code: "rate_limited", Message: "too many requests", RetryAfterSeconds: retryAfterSeconds}
+}
+
+// TooLarge is a body above a configured size; nothing of it was kept.
+func TooLarge(message string) *Error {
+	return &Error{Kind: KindTooLarge, Code: "payload_too_large", Message: message}
 }
 
 func IdempotencyMismatch() *Error {

@@ -28,6 +28,9 @@ const (
 	MaxPassword   = 256   // the password hasher's input bound (domain/identity checks 256 bytes)
 	MaxToken      = 300   // opaque tokens and one-time codes (a session token is under 100)
 	MaxDateTime   = 64    // RFC 3339 with nanoseconds and an offset is 35
+	MaxPhone      = 64    // a phone number as people write it (E.164 is 15 digits)
+	MaxTag        = 64    // one tag of a contact
+	MaxFilename   = 255   // a file name (most file systems' bound, in bytes)
 )
 
 // Patterns of the HTTP input schemas (Go and ECMA-262 regular expressions

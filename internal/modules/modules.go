@@ -5,6 +5,7 @@ package modules
 
 import (
 	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/modules/contacts"
 	"github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/internal/modules/ops"
@@ -18,6 +19,7 @@ func All() []module.Module {
 		identity.Module,
 		status.Module,
 		gateway.Module,
+		contacts.Module,
 		ops.Module,
 	}
 }

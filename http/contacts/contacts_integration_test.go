@@ -1,0 +1,193 @@
+package contacts_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/platform/backend/internal/apptest"
+)
+
+// TestContactLifecycle: create, read, update (PUT replaces), soft delete
+// (gone from reads, in the trash list), the seed's 400 for an invalid body
+// with the problem's pointers, 404 for an unknown or malformed id, 201s.
+func TestContactLifecycle(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	c := newClient(t, h, "")
+	ann := c.create(map[string]any{"firstName": "Ann", "lastName": "Lee", "email": "ann@example.com", "tags": []string{"vip", "VIP", " lead "}})
+	if ann.Revision != 1 || ann.StageID != "lead" || strings.Join(ann.Tags, ",") != "vip,lead" {
+		t.Fatalf("created %+v", ann)
+	}
+	got := c.get(ann.ContactID)
+	if got.Email != "ann@example.com" || got.NoteCount != 0 || got.PipelineID == "" {
+		t.Fatalf("read %+v", got)
+	}
+	var updated contact
+	c.do(http.MethodPut, "/api/contacts/"+ann.ContactID, map[string]any{"firstName": "Anne", "company": "ACME"}, http.StatusOK).JSON(t, &updated)
+	if updated.FirstName != "Anne" || updated.Email != "" || updated.Revision != 2 {
+		t.Fatalf("PUT replaces the editable members: %+v", updated)
+	}
+	for _, bad := range []struct {
+		body    map[string]any
+		pointer string
+	}{
+		{map[string]any{"email": "not an address"}, "/email"},
+		{map[string]any{"phone": "+1 555"}, "/firstName"},        // neither a name, an email nor a company
+		{map[string]any{"firstName": "A\u0000nn"}, "/firstName"}, // NUL
+		{map[string]any{"firstName": strings.Repeat("x", 201)}, "/firstName"},
+		{map[string]any{"firstName": "Ann", "stageId": "nowhere"}, "/stageId"},
+	} {
+		p := apptest.ExpectProblem(t, h.Do(t, "contacts", http.MethodPost, "/api/contacts", "", bad.body), http.StatusBadRequest, "invalid_input")
+		found := false
+		for _, e := range p.Errors {
+			found = found || e.Pointer == bad.pointer
+		}
+		if !found {
+			t.Errorf("%v: errors %+v lack pointer %q", bad.body, p.Errors, bad.pointer)
+		}
+	}
+	apptest.ExpectProblem(t, h.Do(t, "contacts", http.MethodPost, "/api/contacts", "", []byte(`[1]`)), http.StatusBadRequest, "invalid_input")
+	for _, id := range []string{"00000000-0000-7000-8000-000000000000", "not-a-uuid"} {
+		apptest.ExpectProblem(t, c.do(http.MethodGet, "/api/contacts/"+id, nil, http.StatusNotFound), http.StatusNotFound, "not_found")
+		apptest.ExpectProblem(t, c.do(http.MethodPut, "/api/contacts/"+id, map[string]any{"firstName": "X"}, http.StatusNotFound), http.StatusNotFound, "not_found")
+	}
+	var deleted contact
+	c.do(http.MethodDelete, "/api/contacts/"+ann.ContactID, nil, http.StatusOK).JSON(t, &deleted)
+	if !deleted.Deleted || deleted.Revision != 3 {
+		t.Fatalf("deleted %+v", deleted)
+	}
+	c.do(http.MethodGet, "/api/contacts/"+ann.ContactID, nil, http.StatusNotFound)
+	c.do(http.MethodDelete, "/api/contacts/"+ann.ContactID, nil, http.StatusNotFound)
+	if live, _ := c.list(""); len(live) != 0 {
+		t.Fatalf("a deleted contact is listed: %+v", live)
+	}
+	if trash, _ := c.list("deleted=true"); len(trash) != 1 || trash[0].ContactID != ann.ContactID || !trash[0].Deleted {
+		t.Fatalf("trash %+v", trash)
+	}
+	res := h.Do(t, "contacts", http.MethodGet, "/health", "-", nil)
+	apptest.Must(t, res, http.StatusOK, "health")
+	if !strings.Contains(string(res.Body), `"timestamp"`) {
+		t.Fatalf("health without a timestamp: %s", res.Body)
+	}
+	res = h.Do(t, "contacts", http.MethodGet, "/api", "-", nil)
+	apptest.Must(t, res, http.StatusOK, "api metadata")
+	if !strings.Contains(string(res.Body), `"version":"1.0.0"`) {
+		t.Fatalf("metadata %s", res.Body)
+	}
+	apptest.ExpectProblem(t, h.Do(t, "contacts", http.MethodGet, "/api/contacts", "-", nil), http.StatusUnauthorized, "authentication_required")
+}
+
+// TestNotes: add, list (newest first, paged), read, update, delete for
+// good; counted on the contact; a note through another contact is 404.
+func TestNotes(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	c := newClient(t, h, "")
+	ann := c.create(map[string]any{"firstName": "Ann"})
+	bob := c.create(map[string]any{"firstName": "Bob"})
+	var ids []string
+	for i := range 3 {
+		var n struct {
+			NoteID string `json:"note_id"`
+			Body   string `json:"body"`
+			Author struct {
+				ID, Type string
+			} `json:"author"`
+		}
+		c.do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": fmt.Sprintf("Call %d\nabout the offer", i)}, http.StatusCreated).JSON(t, &n)
+		if n.Author.ID == "" {
+			t.Fatalf("note without its author: %+v", n)
+		}
+		ids = append(ids, n.NoteID)
+	}
+	var page struct {
+		Notes []struct {
+			NoteID string `json:"note_id"`
+		} `json:"notes"`
+		NextCursor *string `json:"next_cursor"`
+	}
+	c.do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/notes?limit=2", nil, http.StatusOK).JSON(t, &page)
+	if len(page.Notes) != 2 || page.Notes[0].NoteID != ids[2] || page.NextCursor == nil {
+		t.Fatalf("first page %+v", page)
+	}
+	c.do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/notes?limit=2&cursor="+*page.NextCursor, nil, http.StatusOK).JSON(t, &page)
+	if len(page.Notes) != 1 || page.Notes[0].NoteID != ids[0] || page.NextCursor != nil {
+		t.Fatalf("second page %+v", page)
+	}
+	path := "/api/contacts/" + ann.ContactID + "/notes/" + ids[1]
+	c.do(http.MethodPut, path, map[string]any{"body": "Edited"}, http.StatusOK)
+	res := c.do(http.MethodGet, path, nil, http.StatusOK)
+	if !strings.Contains(string(res.Body), `"body":"Edited"`) {
+		t.Fatalf("note %s", res.Body)
+	}
+	c.do(http.MethodGet, "/api/contacts/"+bob.ContactID+"/notes/"+ids[1], nil, http.StatusNotFound)
+	c.do(http.MethodPut, "/api/contacts/"+bob.ContactID+"/notes/"+ids[1], map[string]any{"body": "x"}, http.StatusNotFound)
+	c.do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": ""}, http.StatusBadRequest)
+	if got := c.get(ann.ContactID); got.NoteCount != 3 {
+		t.Fatalf("note count %d", got.NoteCount)
+	}
+	c.do(http.MethodDelete, path, nil, http.StatusOK)
+	c.do(http.MethodGet, path, nil, http.StatusNotFound)
+	c.do(http.MethodDelete, path, nil, http.StatusNotFound)
+	if got := c.get(ann.ContactID); got.NoteCount != 2 {
+		t.Fatalf("note count after delete %d", got.NoteCount)
+	}
+}
+
+// TestSearch: full text with prefixes and without accents, trigrams for
+// parts of words (ann in joanna@example.com, acme in ACME Corp), ranked;
+// cursor pages of a search and of the plain list neither repeat nor skip.
+func TestSearch(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	c := newClient(t, h, "")
+	joanna := c.create(map[string]any{"firstName": "Jo", "lastName": "Smith", "email": "joanna@example.com"})
+	acme := c.create(map[string]any{"firstName": "Ravi", "company": "ACME Corp"})
+	jose := c.create(map[string]any{"firstName": "José", "lastName": "Núñez", "tags": []string{"partner"}})
+	for i := range 9 {
+		c.create(map[string]any{"firstName": fmt.Sprintf("Filler%d", i), "company": "Initech"})
+	}
+	cases := []struct {
+		q    string
+		want string
+	}{
+		{"ann", joanna.ContactID},
+		{"acme", acme.ContactID},
+		{"ACME corp", acme.ContactID},
+		{"jose nunez", jose.ContactID},
+		{"Núñ", jose.ContactID},
+		{"partn", jose.ContactID},
+		{"example.com", joanna.ContactID},
+	}
+	for _, tc := range cases {
+		found, _ := c.list("q=" + urlq(tc.q))
+		if len(found) == 0 || found[0].ContactID != tc.want {
+			t.Errorf("q=%q: first %+v, want %s", tc.q, found, tc.want)
+		}
+	}
+	if found, _ := c.list("q=zzzz"); len(found) != 0 {
+		t.Errorf("q=zzzz found %+v", found)
+	}
+	seen := map[string]bool{}
+	for _, x := range c.all("q=initech&limit=2") {
+		if seen[x.ContactID] {
+			t.Fatalf("%s on two pages of a search", x.ContactID)
+		}
+		seen[x.ContactID] = true
+	}
+	if len(seen) != 9 {
+		t.Fatalf("search pages found %d of 9", len(seen))
+	}
+	all := c.all("limit=5")
+	if len(all) != 12 {
+		t.Fatalf("list pages found %d of 12", len(all))
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].ContactID >= all[i-1].ContactID {
+			t.Fatalf("list not newest first at %d", i)
+		}
+	}
+	apptest.ExpectProblem(t, c.do(http.MethodGet, "/api/contacts?cursor=bm9wZQ", nil, http.StatusBadRequest), http.StatusBadRequest, "invalid_input")
+}
+
+func urlq(s string) string { return url.QueryEscape(s) }
