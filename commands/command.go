@@ -69,20 +69,30 @@ func Run[T any](ctx context.Context, store Store, m Meta, streamType, streamID s
 // write-side tables (Outcome.Writes); with Prepared, it reads them first.
 func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, streamID string,
 	decide func(history []event.Recorded) (Outcome[T], error), opts ...Option) (Result[T], error) {
-	cmd := eventstore.Command{
+	o := options{cmd: eventstore.Command{
 		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
 		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID, CausationID: m.CausationID,
-	}
+	}}
 	for _, opt := range opts {
-		opt(&cmd)
+		opt(&o)
 	}
-	out, err := store.Execute(ctx, cmd, func(history []eventstore.Event) (eventstore.Decision, error) {
-		o, err := decide(Recorded(history))
-		d := eventstore.Decision{Events: o.Events, Result: o.Value, Writes: o.Writes}
-		if cmd.Snapshot != nil {
-			d.Snapshot = o.Value
+	out, err := store.Execute(ctx, o.cmd, func(history []eventstore.Event) (eventstore.Decision, error) {
+		oc, err := decide(Recorded(history))
+		if err != nil {
+			return eventstore.Decision{}, err
 		}
-		return d, err
+		d := eventstore.Decision{Events: oc.Events, Result: oc.Value, Writes: oc.Writes}
+		if o.cmd.Snapshot != nil {
+			d.Snapshot = oc.Value
+		}
+		if o.also != nil && len(oc.Events) > 0 {
+			more, err := o.also(oc.Value)
+			if err != nil {
+				return eventstore.Decision{}, err
+			}
+			d.Writes = append(d.Writes, more...)
+		}
+		return d, nil
 	})
 	if err != nil {
 		return Result[T]{}, err
@@ -95,7 +105,14 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 }
 
 // Option adjusts how Run loads and saves a stream.
-type Option func(*eventstore.Command)
+type Option func(*options)
+
+// options are what the Options set: the event store's command, and the
+// writes Also derives from the answer.
+type options struct {
+	cmd  eventstore.Command
+	also func(answer any) ([]eventstore.Write, error)
+}
 
 // Snapshots is for commands whose answer is the write model's whole state
 // after the decision: Run saves that answer as the stream's snapshot, and
@@ -103,7 +120,7 @@ type Option func(*eventstore.Command)
 // model's loader must accept a snapshot (event.SnapshotType) as the first
 // record of a history.
 func Snapshots(schema int) Option {
-	return func(c *eventstore.Command) { c.Snapshot = &eventstore.Snapshotting{Schema: schema} }
+	return func(o *options) { o.cmd.Snapshot = &eventstore.Snapshotting{Schema: schema} }
 }
 
 // Prepared is for commands that decide from their context's own
@@ -111,7 +128,7 @@ func Snapshots(schema int) Option {
 // transaction after its locks and before the decision, reading (and
 // locking) the rows the decision needs.
 func Prepared(prepare func(ctx context.Context, tx eventstore.Tx) error) Option {
-	return func(c *eventstore.Command) { c.Prepare = prepare }
+	return func(o *options) { o.cmd.Prepare = prepare }
 }
 
 // FiresTimer is for the command a durable timer issues: the store checks,
@@ -119,7 +136,7 @@ func Prepared(prepare func(ctx context.Context, tx eventstore.Tx) error) Option 
 // ref names (eventstore.ErrTimerStale otherwise) and marks it fired when the
 // command commits.
 func FiresTimer(ref eventstore.TimerRef) Option {
-	return func(c *eventstore.Command) { c.Fires = &ref }
+	return func(o *options) { o.cmd.Fires = &ref }
 }
 
 // Also adds write-side statements to the command's transaction, computed
@@ -127,8 +144,8 @@ func FiresTimer(ref eventstore.TimerRef) Option {
 // instead of folding a stream (spend caps), or a counter the events are the
 // record of (budgets). They run only when the command appends events.
 func Also[T any](writes func(T) []eventstore.Write) Option {
-	return func(c *eventstore.Command) {
-		c.Writes = func(result any) ([]eventstore.Write, error) {
+	return func(o *options) {
+		o.also = func(result any) ([]eventstore.Write, error) {
 			v, ok := result.(T)
 			if !ok {
 				return nil, fmt.Errorf("commands.Also: answer is %T, not %T", result, v)

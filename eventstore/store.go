@@ -65,14 +65,9 @@ type Command struct {
 	// the decider sees through its closure. It is not run for a replayed
 	// idempotent request.
 	Prepare func(ctx context.Context, tx Tx) error
-	// Writes, when set, returns write-side statements (a budget, a table a
-	// hot path reads) to run in the command's transaction after its events,
-	// given the decision's result. They run only when the decision appends
-	// events, so a repeated or refused command writes nothing either.
-	Writes func(result any) ([]Write, error)
 }
 
-// Write is one write-side statement of a command (Command.Writes).
+// Write is one write-side statement of a command (Decision.Writes).
 type Write struct {
 	SQL  string
 	Args []any
@@ -297,15 +292,6 @@ func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd C
 		return Outcome{}, err
 	}
 	queueWrites(batch, decision.Writes)
-	if cmd.Writes != nil {
-		writes, err := cmd.Writes(decision.Result)
-		if err != nil {
-			return Outcome{}, err
-		}
-		for _, w := range writes {
-			batch.Queue(w.SQL, w.Args...)
-		}
-	}
 	pos := Position{StreamID: cmd.StreamID, Version: version}
 	if cmd.IdempotencyKey != "" {
 		batch.Queue(`INSERT INTO es_idempotency (scope, key, request_hash, result, stream_id, stream_version) VALUES ($1,$2,$3,$4,$5,$6)`,
