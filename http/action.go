@@ -44,6 +44,10 @@ type Action struct {
 	// Streams: the action may answer server-sent events (text/event-stream)
 	// instead of JSON (a streamed completion); the OpenAPI document says so.
 	Streams bool `json:"streams,omitempty"`
+	// Problems are statuses the action answers beyond the kernel's (402 of
+	// a spend cap, 502 and 504 of an upstream provider), for the OpenAPI
+	// document.
+	Problems []int `json:"-"`
 
 	// CredentialAttempt marks routes where each call tries a secret
 	// (password, one-time token, second factor): they take from the

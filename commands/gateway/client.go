@@ -17,7 +17,3 @@ func NewClient(h *Handlers, ai AIConnections) *Client { return &Client{h: h, ai:
 
 // Handlers are the client's commands (the metered path).
 func (c *Client) Handlers() *Handlers { return c.h }
-
-// AIConnections resolves the connection an organization's AI call uses.
-// (Defined fully with the AI area.)
-type AIConnections interface{}

@@ -106,6 +106,11 @@ func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.C
 	if a.Partial || a.Outcome == domain.OutcomeCut {
 		units, estimated = a.Units.Max(call.Estimate), true
 	}
+	if a.Outcome == domain.OutcomeOK && !estimated && price.Cost(units) == 0 && price.Cost(call.Estimate) > 0 {
+		// A success that reported nothing billable is not free: no
+		// operation passes the meter at $0.
+		units, estimated = a.Units.Max(call.Estimate), true
+	}
 	charge := domain.Rate(price, units, call.BYOK, fee)
 	rec := domain.UsageRecordedV1{RequestID: r.RequestID, PrincipalID: call.Caller.PrincipalID, PrincipalType: call.Caller.PrincipalType,
 		AppID: call.Caller.AppID, UseCase: call.Caller.UseCase, Action: call.Action, Provider: call.Provider, Model: call.Model,

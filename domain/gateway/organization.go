@@ -38,7 +38,7 @@ type OrganizationV1 struct {
 
 // Organization is the write model.
 type Organization struct {
-	State OrganizationV1 `json:"state"`
+	State OrganizationV1
 }
 
 // Provisioned reports whether the organization was provisioned.
@@ -49,8 +49,8 @@ func LoadOrganization(history []event.Recorded) (*Organization, error) {
 	o := &Organization{}
 	for _, r := range history {
 		switch r.Type {
-		case event.SnapshotType:
-			if err := json.Unmarshal(r.Payload, o); err != nil {
+		case event.SnapshotType: // the commands' answer: the organization
+			if err := json.Unmarshal(r.Payload, &o.State); err != nil {
 				return nil, err
 			}
 		case OrganizationProvisioned, OrganizationUpdated:

@@ -23,6 +23,7 @@ import (
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/module"
+	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
@@ -67,6 +68,8 @@ func Start(t testing.TB, opts Options) *Harness {
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
+	// AI calls go to the gateway's sandbox fakes (tests script their faults).
+	module.SectionOf[*gatewaymod.Config](cfg.Modules).Sandbox = true
 	// Every success answer the tests see is checked against its action's
 	// output schema (a mismatch is a 500 output_schema_violation).
 	cfg.HTTP.CheckOutput = true

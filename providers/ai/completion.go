@@ -1,6 +1,9 @@
 package ai
 
-import "encoding/json"
+import (
+	"encoding/base64"
+	"encoding/json"
+)
 
 // Role is who speaks a message.
 type Role string
@@ -48,6 +51,12 @@ type Part struct {
 type Image struct {
 	MIMEType string // image/png, image/jpeg, image/webp, image/gif
 	Data     []byte
+}
+
+// DataURL writes the image as a data: URL (how OpenAI-style APIs take
+// inline images).
+func (i Image) DataURL() string {
+	return "data:" + i.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(i.Data)
 }
 
 // Tool is a function the model may call. Parameters is a JSON Schema object.

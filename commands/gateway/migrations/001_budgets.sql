@@ -59,7 +59,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
     c        record;
     b        record;
-    reserved text[] := '{}';
+    held     text[] := '{}';
 BEGIN
     FOR c IN SELECT scope, cap_microcents FROM gateway_caps
              WHERE organization_id = p_org AND hard AND active AND scope = ANY (p_scopes) ORDER BY scope LOOP
@@ -74,10 +74,10 @@ BEGIN
                 DETAIL = json_build_object('scope', c.scope, 'cap', c.cap_microcents, 'settled', b.settled,
                                            'reserved', b.reserved, 'amount', p_amount)::text;
         END IF;
-        reserved := reserved || c.scope;
+        held := held || c.scope;
     END LOOP;
     INSERT INTO gateway_reservations (request_id, organization_id, amount, scopes, month, call, expires_at)
-        VALUES (p_request, p_org, p_amount, reserved, p_month, p_call, p_expires);
-    RETURN reserved;
+        VALUES (p_request, p_org, p_amount, held, p_month, p_call, p_expires);
+    RETURN held;
 END
 $$;

@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
 	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/providers/ai"
 )
 
 // Config is the gateway's section.
@@ -21,6 +23,11 @@ type Config struct {
 	// in-process fake providers, marked sandbox (GATEWAY_SANDBOX; make run
 	// sets it).
 	Sandbox bool
+	// Providers are the platform's own keys per AI provider
+	// (GATEWAY_AI_PROVIDER_<N>_KEY, GATEWAY_AI_PROVIDER_<N>_BASE_URL,
+	// GATEWAY_AI_PROVIDER_<N>_ACCOUNT for Workers AI): a provider with a key
+	// is served by the platform's connection.
+	Providers map[ai.ProviderID]ProviderConfig
 }
 
 var _ module.Section = (*Config)(nil)
@@ -34,6 +41,18 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.Int("GATEWAY_DEFAULT_MAX_TOKENS", &c.Metering.DefaultMaxTokens)
 	env.String("GATEWAY_DASHBOARD_URL", &c.DashboardURL)
 	env.Bool("GATEWAY_SANDBOX", &c.Sandbox)
+	for i, info := range ai.Providers() {
+		pc := c.Providers[info.ID]
+		env.String(fmt.Sprintf("GATEWAY_AI_PROVIDER_%d_KEY", i+1), &pc.Key)
+		env.String(fmt.Sprintf("GATEWAY_AI_PROVIDER_%d_BASE_URL", i+1), &pc.BaseURL)
+		env.String(fmt.Sprintf("GATEWAY_AI_PROVIDER_%d_ACCOUNT", i+1), &pc.Account)
+		if pc != (ProviderConfig{}) {
+			if c.Providers == nil {
+				c.Providers = map[ai.ProviderID]ProviderConfig{}
+			}
+			c.Providers[info.ID] = pc
+		}
+	}
 	return env.Err()
 }
 
@@ -44,6 +63,13 @@ func (c *Config) Validate() error {
 	if c.DashboardURL != "" {
 		if u, err := url.Parse(c.DashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			problems = append(problems, errors.New("gateway: GATEWAY_DASHBOARD_URL must be an absolute http(s) URL"))
+		}
+	}
+	for id, pc := range c.Providers {
+		if pc.BaseURL != "" {
+			if u, err := url.Parse(pc.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+				problems = append(problems, fmt.Errorf("gateway: the base URL of %s must be an absolute http(s) URL without credentials", id))
+			}
 		}
 	}
 	return errors.Join(problems...)

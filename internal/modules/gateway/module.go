@@ -45,11 +45,16 @@ var Module = module.Module{
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	cfg := module.SectionOf[*Config](p.Sections)
 	handlers := gatewaycmd.NewHandlers(p.Store, p.Pool, p.Now, cfg.Metering, p.Log)
-	client := gatewaycmd.NewClient(handlers, nil)
+	conns, sandbox, err := connections(cfg, p.Log)
+	if err != nil {
+		return module.Parts{}, err
+	}
+	client := gatewaycmd.NewClient(handlers, conns)
 	queries := gatewayview.NewQueries(p.Pool, p.Reader)
 	module.Provide(p, handlers)
 	module.Provide(p, client)
 	module.Provide(p, queries)
+	module.Provide(p, sandbox)
 	dashboard := cfg.DashboardURL
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]
@@ -61,6 +66,9 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
 			return gatewayhttp.Service(gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Now: p.Now}), nil
 		},
+	}
+	if len(sandbox.servers) > 0 {
+		parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-sandbox", Run: sandbox.closeOnDone})
 	}
 	if cfg.Metering.SweepInterval > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-sweeper", Run: func(ctx context.Context) error {

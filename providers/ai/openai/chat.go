@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"strings"
 
@@ -88,7 +87,7 @@ func message(m ai.Message) chatMessage {
 		parts := make([]contentPart, 0, len(m.Content))
 		for _, p := range m.Content {
 			if p.Image != nil {
-				parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: DataURL(*p.Image)}})
+				parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: p.Image.DataURL()}})
 			} else {
 				parts = append(parts, contentPart{Type: "text", Text: p.Text})
 			}
@@ -108,11 +107,6 @@ func message(m ai.Message) chatMessage {
 			Function: chatCallFunction{Name: tc.Name, Arguments: args}})
 	}
 	return out
-}
-
-// DataURL writes an inline image as a data: URL.
-func DataURL(img ai.Image) string {
-	return "data:" + img.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(img.Data)
 }
 
 func finishReason(s string) ai.FinishReason {
