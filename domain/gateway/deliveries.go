@@ -71,6 +71,7 @@ type DeliveryRequestedV1 struct {
 	ConnectionID string    `json:"connection_id"`
 	AppID        string    `json:"app_id"`
 	Recipients   int       `json:"recipients"`
+	Sandbox      bool      `json:"sandbox"`
 	RequestHash  string    `json:"request_hash"`
 	Round        int       `json:"round"`
 	At           time.Time `json:"at"`
@@ -121,6 +122,7 @@ type DeliveryState struct {
 	ConnectionID      string    `json:"connection_id"`
 	AppID             string    `json:"app_id"`
 	Recipients        int       `json:"recipients"`
+	Sandbox           bool      `json:"sandbox"`
 	MessageID         string    `json:"message_id"`
 	ProviderRequestID string    `json:"provider_request_id"`
 	RequestID         string    `json:"request_id"`
@@ -142,7 +144,7 @@ var deliveryFolds = map[string]func(d *DeliveryState, r event.Recorded) error{
 	DeliveryRequested: func(d *DeliveryState, r event.Recorded) error {
 		p, err := event.Decode[DeliveryRequestedV1](r)
 		*d = DeliveryState{DeliveryID: p.DeliveryID, Channel: p.Channel, Status: DeliveryStatusRequested, Provider: p.Provider,
-			ConnectionID: p.ConnectionID, AppID: p.AppID, Recipients: p.Recipients, Round: p.Round, RequestHash: p.RequestHash,
+			ConnectionID: p.ConnectionID, AppID: p.AppID, Recipients: p.Recipients, Sandbox: p.Sandbox, Round: p.Round, RequestHash: p.RequestHash,
 			UpdatedAt: p.At}
 		return err
 	},
