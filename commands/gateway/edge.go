@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/platform/backend/internal/outbound"
@@ -67,9 +69,36 @@ func NewEdge(h *Handlers, cfg EdgeConfig, platform PlatformLinks, ai AIConnectio
 		links: map[string]cachedLink{}}
 }
 
+// Log is the edge's logger.
+func (e *Edge) Log() *slog.Logger { return e.log }
+
 // Config is the edge's configuration, defaults applied.
 func (e *Edge) Config() EdgeConfig { return e.cfg }
 
 // Start is what runs once a process starts: the expiry scan's first timer
 // (once per deployment) and the canary's first run happen in workers.
 func (e *Edge) Start(ctx context.Context) error { return e.EnsureExpiryScan(ctx) }
+
+// PlatformConnection is one of the platform's own connections, as the
+// connection list shows it beside an organization's.
+type PlatformConnection struct {
+	ConnectionID string
+	Provider     string
+	Sandbox      bool
+}
+
+// PlatformConnections lists the platform's own connections (its keys, or
+// the sandbox's fakes), sorted by provider.
+func (e *Edge) PlatformConnections() []PlatformConnection {
+	out := make([]PlatformConnection, 0, len(e.platform))
+	for _, l := range e.platform {
+		out = append(out, PlatformConnection{ConnectionID: l.ConnectionID, Provider: l.Provider, Sandbox: l.Sandbox})
+	}
+	if static, ok := e.ai.(StaticAI); ok {
+		for id, c := range static {
+			out = append(out, PlatformConnection{ConnectionID: c.ID, Provider: string(id), Sandbox: c.Sandbox})
+		}
+	}
+	slices.SortFunc(out, func(a, b PlatformConnection) int { return strings.Compare(a.Provider, b.Provider) })
+	return out
+}

@@ -11,7 +11,8 @@ import (
 // and the credential canary.
 type EdgeConfig struct {
 	// Ring seals and opens credentials (GATEWAY_KEYRING,
-	// GATEWAY_KEYRING_ACTIVE).
+	// GATEWAY_KEYRING_ACTIVE). Without one, commands that store a
+	// credential answer 503 and nothing is stored.
 	Ring vault.Ring
 	// DeliveryAttempts is how many attempts one email or instant message
 	// gets when the provider fails or rate-limits (GATEWAY_DELIVERY_ATTEMPTS,
@@ -79,9 +80,6 @@ func (c EdgeConfig) Validate() error {
 	}
 	if c.ExpiryScanInterval < time.Second || c.WebhookTolerance <= 0 {
 		problems = append(problems, errors.New("gateway: the expiry scan interval must be at least 1s and the webhook tolerance positive"))
-	}
-	if c.Ring.Active() == "" {
-		problems = append(problems, errors.New("gateway: the credential key ring has no active key (GATEWAY_KEYRING)"))
 	}
 	return errors.Join(problems...)
 }

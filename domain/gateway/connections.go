@@ -196,7 +196,7 @@ func (c *Connection) Create(id, credentialID, keyID string, in ConnectionInput, 
 	cred := credentialStored(id, credentialID, keyID, 1, in.SecretMembers, now)
 	changes = append(changes, cred)
 	next.Credential = CredentialRef{CredentialID: credentialID, KeyID: keyID, Version: 1, Members: sortedCopy(in.SecretMembers),
-		State: CredentialActive, UpdatedAt: now}
+		State: CredentialActive, UpdatedAt: now, Reported: []string{}}
 	return append(changes, expiring(next, now)...), nil
 }
 
@@ -362,8 +362,9 @@ func cloneSettings(m map[string]string) map[string]string {
 	return out
 }
 
+// sortedCopy is a sorted copy, never nil (answers show [] rather than null).
 func sortedCopy(s []string) []string {
-	out := slices.Clone(s)
+	out := append([]string{}, s...)
 	slices.Sort(out)
 	return out
 }

@@ -99,12 +99,12 @@ func foldCredential(c *Connection, r event.Recorded) error {
 	switch r.Type {
 	case CredentialStored:
 		p, err := event.Decode[CredentialStoredV1](r)
-		*ref = CredentialRef{CredentialID: p.CredentialID, KeyID: p.KeyID, Version: p.Version, Members: p.Members, State: CredentialActive,
-			UpdatedAt: p.At}
+		*ref = CredentialRef{CredentialID: p.CredentialID, KeyID: p.KeyID, Version: p.Version, Members: sortedCopy(p.Members),
+			State: CredentialActive, UpdatedAt: p.At, Reported: []string{}}
 		return err
 	case CredentialRotated:
 		p, err := event.Decode[CredentialRotatedV1](r)
-		ref.KeyID, ref.Version, ref.UpdatedAt, ref.State, ref.Reported = p.KeyID, p.Version, p.At, CredentialActive, nil
+		ref.KeyID, ref.Version, ref.UpdatedAt, ref.State, ref.Reported = p.KeyID, p.Version, p.At, CredentialActive, []string{}
 		return err
 	case CredentialUndecryptable:
 		p, err := event.Decode[CredentialUndecryptableV1](r)
