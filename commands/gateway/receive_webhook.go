@@ -12,8 +12,8 @@ import (
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
-	"github.com/platform/backend/domain/text"
 	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/providers/message/whatsapp"
 )

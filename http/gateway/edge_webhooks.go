@@ -3,8 +3,8 @@ package gateway
 import (
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"io"
+	"log/slog"
 	"net/http"
 
 	"github.com/gorilla/mux"
