@@ -1,6 +1,8 @@
 // Package commands holds what every command handler shares: who asks
-// (Meta), and Run, the one way a handler loads a stream, decides and appends.
-// One package per bounded context below it holds one file per command.
+// (Meta), the event store it writes to (Store), and Run, the one way a
+// handler loads a stream, decides and appends (Execute for the usual shape
+// of it). One package per bounded context below it holds one file per
+// command.
 package commands
 
 import (
@@ -47,7 +49,7 @@ type Result[T any] struct {
 type Decide[T any] func(history []event.Recorded) ([]event.Change, T, error)
 
 // Run executes a command against one stream.
-func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
+func Run[T any](ctx context.Context, store Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
 	cmd := eventstore.Command{
 		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
 		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID, CausationID: m.CausationID,

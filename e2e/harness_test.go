@@ -241,6 +241,8 @@ func (s *Stack) NewServer(o ServerOptions) *Server {
 		"STATUS_MANUAL_POLL_INTERVAL=-1s",         // and back to back
 		"OUTBOUND_ALLOW_NETWORKS=127.0.0.0/8,::1", // their check targets are loopback fakes
 		"RATE_LIMIT_PER_SECOND=100000",
+		"GATEWAY_SANDBOX=true",             // AI calls go to the gateway's in-process fake providers
+		"PLATFORM_DATA_DIR="+s.t.TempDir(), // the local object store of this server
 	)
 	for _, svc := range o.Services {
 		srv.Addrs[svc] = freeAddr(s.t)

@@ -106,16 +106,6 @@ func FromResult[T any](res commands.Result[T], err error) (Reply, error) {
 	return Reply{Body: res.Value, Position: &pos, Replayed: res.Replayed}, nil
 }
 
-// NoStore marks an answer that shows a secret (a new API key's token, shown
-// once): no browser or proxy cache may keep it.
-func NoStore(r Reply, err error) (Reply, error) {
-	if r.Header == nil {
-		r.Header = http.Header{}
-	}
-	r.Header.Set("Cache-Control", "no-store")
-	return r, err
-}
-
 // withDefaults applies seed 000's rule: reads are auto and unconfirmed,
 // mutations need confirmation.
 func (a *Action) withDefaults() error {

@@ -56,6 +56,34 @@ func aiAttempt(ctx, callCtx context.Context, err error, usage ai.Usage, requestI
 	return a
 }
 
+// meterAI runs one AI call through the metered path: do calls the
+// provider, usage reads what its answer consumed and the provider's request
+// id. A successful per-call operation counts the calls its estimate names.
+// The answer comes back with the attempt's problem (nil on success).
+func meterAI[R any](ctx context.Context, c *Client, call Call, do func(ctx context.Context) (*R, error),
+	usage func(*R) (ai.Usage, string)) (Receipt, *R, error) {
+	var resp *R
+	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
+		var err error
+		resp, err = do(ctx)
+		u, id := ai.Usage{}, ""
+		if resp != nil {
+			u, id = usage(resp)
+		}
+		a := aiAttempt(ctx, ctx, err, u, id)
+		if err == nil {
+			a.Units.Calls = call.Estimate.Calls
+		}
+		return a
+	})
+	if err != nil {
+		return Receipt{}, nil, err
+	}
+	return receipt, resp, Problem(receipt, a)
+}
+
+func completionUsage(r *ai.CompletionResponse) (ai.Usage, string) { return r.Usage, r.RequestID }
+
 // unitsOf reads a provider's usage as raw units.
 func unitsOf(u ai.Usage) prices.Units {
 	return prices.Units{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, Characters: u.InputCharacters,

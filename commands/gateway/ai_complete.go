@@ -104,19 +104,10 @@ func (c *Client) Complete(ctx context.Context, caller Caller, in CompletionInput
 	if err != nil {
 		return Completion{}, err
 	}
-	var resp *ai.CompletionResponse
-	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
-		var err error
-		resp, err = conn.Provider.Complete(ctx, req)
-		if resp == nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
-		}
-		return aiAttempt(ctx, ctx, err, resp.Usage, resp.RequestID)
-	})
+	receipt, resp, err := meterAI(ctx, c, call, func(ctx context.Context) (*ai.CompletionResponse, error) {
+		return conn.Provider.Complete(ctx, req)
+	}, completionUsage)
 	if err != nil {
-		return Completion{}, err
-	}
-	if err := Problem(receipt, a); err != nil {
 		return Completion{}, err
 	}
 	return completionOf(receipt, conn, resp), nil
@@ -263,7 +254,11 @@ func completionRequest(in CompletionInput, defaultMax int) (ai.CompletionRequest
 		req.Tools = append(req.Tools, ai.Tool{Name: t.Function.Name, Description: t.Function.Description, Parameters: t.Function.Parameters})
 	}
 	if rf := in.ResponseFormat; rf != nil {
-		req.ResponseFormat = &ai.ResponseFormat{Name: rf.JSONSchema.Name, Schema: rf.JSONSchema.Schema, Strict: rf.JSONSchema.Strict}
+		schema := rf.JSONSchema.Schema
+		if len(schema) == 0 || string(schema) == "null" {
+			schema = json.RawMessage(`{"type":"object"}`) // seed 001: the schema is optional; any object then
+		}
+		req.ResponseFormat = &ai.ResponseFormat{Name: rf.JSONSchema.Name, Schema: schema, Strict: rf.JSONSchema.Strict}
 	}
 	if len(fields) > 0 {
 		return req, errs.Invalid(fields...)

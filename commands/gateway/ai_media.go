@@ -43,19 +43,10 @@ func (c *Client) Embed(ctx context.Context, caller Caller, in EmbeddingInput) (E
 	}
 	model := ai.Pick(in.Model, conn.Info.Models.Embedding)
 	call := c.aiCall(withDefaults(caller, in.AppID, "embedding"), conn, "ai.embeddings", model, prices.OpEmbedding, textsEstimate(in.Input))
-	var resp *ai.EmbeddingResponse
-	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
-		var err error
-		resp, err = conn.Provider.Embed(ctx, ai.EmbeddingRequest{Model: model, Input: in.Input})
-		if resp == nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
-		}
-		return aiAttempt(ctx, ctx, err, resp.Usage, resp.RequestID)
-	})
+	receipt, resp, err := meterAI(ctx, c, call, func(ctx context.Context) (*ai.EmbeddingResponse, error) {
+		return conn.Provider.Embed(ctx, ai.EmbeddingRequest{Model: model, Input: in.Input})
+	}, func(r *ai.EmbeddingResponse) (ai.Usage, string) { return r.Usage, r.RequestID })
 	if err != nil {
-		return Embeddings{}, err
-	}
-	if err := Problem(receipt, a); err != nil {
 		return Embeddings{}, err
 	}
 	return Embeddings{Receipt: receipt, Embeddings: resp.Vectors, ConnectionID: conn.ID, Sandbox: conn.Sandbox}, nil
@@ -93,21 +84,10 @@ func (c *Client) ConvertToMarkdown(ctx context.Context, caller Caller, in Markdo
 	}
 	mime := firstOf(in.MIMEType, sniff(data))
 	call := c.aiCall(withDefaults(caller, in.AppID, "other"), conn, "ai.markdown", prices.AnyModel, prices.OpMarkdown, prices.Units{Calls: 1})
-	var resp *ai.MarkdownResponse
-	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
-		var err error
-		resp, err = conn.Provider.ConvertToMarkdown(ctx, ai.MarkdownRequest{Files: []ai.File{{Name: in.Filename, MIMEType: mime, Data: data}}})
-		if resp == nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
-		}
-		a := aiAttempt(ctx, ctx, err, resp.Usage, resp.RequestID)
-		a.Units.Calls = 1
-		return a
-	})
+	receipt, resp, err := meterAI(ctx, c, call, func(ctx context.Context) (*ai.MarkdownResponse, error) {
+		return conn.Provider.ConvertToMarkdown(ctx, ai.MarkdownRequest{Files: []ai.File{{Name: in.Filename, MIMEType: mime, Data: data}}})
+	}, func(r *ai.MarkdownResponse) (ai.Usage, string) { return r.Usage, r.RequestID })
 	if err != nil {
-		return Markdown{}, err
-	}
-	if err := Problem(receipt, a); err != nil {
 		return Markdown{}, err
 	}
 	out := Markdown{Receipt: receipt, Filename: in.Filename, MIMEType: mime, ConnectionID: conn.ID, Sandbox: conn.Sandbox}
@@ -165,22 +145,13 @@ func (c *Client) DescribeImage(ctx context.Context, caller Caller, in ImageDescr
 		MaxTokens: firstInt(in.MaxTokens, DefaultDescribeMaxTokens)})
 	req.Model = conn.Info.Models.ForCompletion(req)
 	call := c.aiCall(withDefaults(caller, in.AppID, "image"), conn, "ai.image.describe", req.Model, prices.OpChat, completionEstimate(req))
-	var resp *ai.CompletionResponse
-	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
+	receipt, resp, err := meterAI(ctx, c, call, func(ctx context.Context) (*ai.CompletionResponse, error) {
 		if err := ai.Require(conn.Provider.Protocol(), conn.Provider.Capabilities(), ai.CapVision); err != nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
+			return nil, err
 		}
-		var err error
-		resp, err = conn.Provider.Complete(ctx, req)
-		if resp == nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
-		}
-		return aiAttempt(ctx, ctx, err, resp.Usage, resp.RequestID)
-	})
+		return conn.Provider.Complete(ctx, req)
+	}, completionUsage)
 	if err != nil {
-		return ImageDescription{}, err
-	}
-	if err := Problem(receipt, a); err != nil {
 		return ImageDescription{}, err
 	}
 	return ImageDescription{Receipt: receipt, Description: resp.Text, ConnectionID: conn.ID, Sandbox: conn.Sandbox}, nil
@@ -230,21 +201,10 @@ func (c *Client) SearchRAG(ctx context.Context, caller Caller, in RAGSearchInput
 		req.ScoreThreshold = in.RankingOptions.ScoreThreshold
 	}
 	call := c.aiCall(withDefaults(caller, in.AppID, "other"), conn, "ai.autorag.search", prices.AnyModel, prices.OpRAGSearch, prices.Units{Calls: 1})
-	var resp *ai.RAGSearchResponse
-	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
-		var err error
-		resp, err = conn.Provider.SearchRAG(ctx, req)
-		if resp == nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
-		}
-		a := aiAttempt(ctx, ctx, err, resp.Usage, resp.RequestID)
-		a.Units.Calls = 1
-		return a
-	})
+	receipt, resp, err := meterAI(ctx, c, call, func(ctx context.Context) (*ai.RAGSearchResponse, error) {
+		return conn.Provider.SearchRAG(ctx, req)
+	}, func(r *ai.RAGSearchResponse) (ai.Usage, string) { return r.Usage, r.RequestID })
 	if err != nil {
-		return RAGSearch{}, err
-	}
-	if err := Problem(receipt, a); err != nil {
 		return RAGSearch{}, err
 	}
 	out := RAGSearch{Receipt: receipt, SearchQuery: resp.SearchQuery, Results: []RAGHit{}, HasMore: resp.HasMore, ConnectionID: conn.ID,
@@ -304,24 +264,17 @@ func (c *Client) Transcribe(ctx context.Context, caller Caller, in Transcription
 	}
 	call := c.aiCall(withDefaults(caller, in.AppID, "other"), conn, "ai.transcriptions", model, prices.OpTranscription,
 		prices.Units{AudioMS: max(boundMS, 1000)})
-	var resp *ai.TranscriptionResponse
-	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
-		var err error
-		resp, err = conn.Provider.Transcribe(ctx, ai.TranscriptionRequest{Model: model, Audio: audio, MIMEType: mime, Language: in.Language,
+	receipt, resp, err := meterAI(ctx, c, call, func(ctx context.Context) (*ai.TranscriptionResponse, error) {
+		return conn.Provider.Transcribe(ctx, ai.TranscriptionRequest{Model: model, Audio: audio, MIMEType: mime, Language: in.Language,
 			Prompt: in.InitialPrompt})
-		if resp == nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
+	}, func(r *ai.TranscriptionResponse) (ai.Usage, string) {
+		u := r.Usage
+		if u.AudioSeconds == 0 && in.DurationMS != nil {
+			u.AudioSeconds = float64(*in.DurationMS) / 1000 // the provider did not say; the caller did
 		}
-		a := aiAttempt(ctx, ctx, err, resp.Usage, resp.RequestID)
-		if a.Units.AudioMS == 0 && in.DurationMS != nil {
-			a.Units.AudioMS = *in.DurationMS // the provider did not say; the caller did
-		}
-		return a
+		return u, r.RequestID
 	})
 	if err != nil {
-		return Transcription{}, err
-	}
-	if err := Problem(receipt, a); err != nil {
 		return Transcription{}, err
 	}
 	return Transcription{Receipt: receipt, Text: resp.Text, Language: resp.Language, ConnectionID: conn.ID, Sandbox: conn.Sandbox}, nil

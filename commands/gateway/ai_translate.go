@@ -50,19 +50,15 @@ func (c *Client) Translate(ctx context.Context, caller Caller, in TranslationInp
 	req.Model = conn.Info.Models.ForCompletion(creq)
 	creq.Model = req.Model
 	call := c.aiCall(withDefaults(caller, in.AppID, "completion"), conn, "ai.translations", req.Model, prices.OpChat, completionEstimate(creq))
-	var res *ai.TranslationResult
-	receipt, a, err := c.h.Metered(ctx, call, func(ctx context.Context) Attempt {
-		var err error
-		res, err = ai.Translate(ctx, conn.Provider, req)
-		if res == nil || res.Response == nil {
-			return aiAttempt(ctx, ctx, err, ai.Usage{}, "")
+	receipt, res, err := meterAI(ctx, c, call, func(ctx context.Context) (*ai.TranslationResult, error) {
+		return ai.Translate(ctx, conn.Provider, req)
+	}, func(r *ai.TranslationResult) (ai.Usage, string) {
+		if r.Response == nil {
+			return ai.Usage{}, ""
 		}
-		return aiAttempt(ctx, ctx, err, res.Response.Usage, res.Response.RequestID)
+		return completionUsage(r.Response)
 	})
 	if err != nil {
-		return Translation{}, err
-	}
-	if err := Problem(receipt, a); err != nil {
 		return Translation{}, err
 	}
 	publish := in.AutoPublish == nil || *in.AutoPublish

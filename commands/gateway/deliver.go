@@ -193,8 +193,8 @@ func deliveryAttempt(r delivery.Receipt, err error) (Attempt, *delivery.Error) {
 // deliveryCommand runs one command on a delivery stream.
 func (e *Edge) deliveryCommand(ctx context.Context, m commands.Meta, id string, act func(*domain.Delivery) ([]event.Change, error),
 	opts ...commands.Option) (commands.Result[domain.DeliveryState], error) {
-	return commands.Run(ctx, e.h.store, m, domain.StreamDelivery, domain.DeliveryStreamID(id), decide(domain.LoadDelivery, act,
-		func(d *domain.Delivery) domain.DeliveryState { return d.State }), opts...)
+	return commands.Execute(ctx, e.h.store, m, domain.StreamDelivery, domain.DeliveryStreamID(id), domain.LoadDelivery, act,
+		func(d *domain.Delivery) domain.DeliveryState { return d.State }, opts...)
 }
 
 // replayDelivery answers a delivered request again from its stream.

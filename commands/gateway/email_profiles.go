@@ -86,14 +86,14 @@ func (e *Edge) DeleteEmailProfile(ctx context.Context, m commands.Meta, in Delet
 // answers with the profile it names (no snapshot: the answer is not the
 // whole model).
 func (e *Edge) profiles(ctx context.Context, m commands.Meta, id string, act func(*domain.EmailProfiles) ([]event.Change, error)) (commands.Result[EmailProfileAnswer], error) {
-	return commands.Run(ctx, e.h.store, m, domain.StreamEmailProfiles, domain.EmailProfilesStreamID(m.OrganizationID), decide(domain.LoadEmailProfiles, act,
-		func(p *domain.EmailProfiles) EmailProfileAnswer {
+	return commands.Execute(ctx, e.h.store, m, domain.StreamEmailProfiles, domain.EmailProfilesStreamID(m.OrganizationID),
+		domain.LoadEmailProfiles, act, func(p *domain.EmailProfiles) EmailProfileAnswer {
 			out := EmailProfileAnswer{Profiles: len(p.Profiles)}
 			if x, ok := p.Profile(id); ok {
 				out.Profile = &x
 			}
 			return out
-		}))
+		})
 }
 
 // checkEmailConnection: a profile sends through one of the

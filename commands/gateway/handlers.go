@@ -34,7 +34,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 
 // Handlers executes the gateway's commands.
 type Handlers struct {
-	store *eventstore.Store
+	store commands.Store
 	pool  *pgxpool.Pool
 	now   func() time.Time
 	cfg   Config
@@ -57,37 +57,12 @@ func NewHandlers(store *eventstore.Store, pool *pgxpool.Pool, now func() time.Ti
 // Config is the handlers' configuration, defaults applied.
 func (h *Handlers) Config() Config { return h.cfg }
 
-// decide is the shape of most gateway commands: load the write model, let
-// it decide, answer with the state the new events produce (so a replayed
-// idempotent request answers exactly as the first did).
-func decide[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) commands.Decide[S] {
-	return func(history []event.Recorded) ([]event.Change, S, error) {
-		var zero S
-		model, err := load(history)
-		if err != nil {
-			return nil, zero, err
-		}
-		changes, err := act(model)
-		if err != nil {
-			return nil, zero, err
-		}
-		all, err := event.Append(history, changes)
-		if err != nil {
-			return nil, zero, err
-		}
-		if model, err = load(all); err != nil {
-			return nil, zero, err
-		}
-		return changes, state(model), nil
-	}
-}
-
 // run executes a gateway command whose answer is its write model's state,
 // saved as the stream's snapshot.
 func run[A any, S any](ctx context.Context, h *Handlers, m commands.Meta, streamType, streamID string,
 	load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S, opts ...commands.Option) (commands.Result[S], error) {
 	opts = append([]commands.Option{commands.Snapshots(domain.SnapshotSchema)}, opts...)
-	return commands.Run(ctx, h.store, m, streamType, streamID, decide(load, act, state), opts...)
+	return commands.Execute(ctx, h.store, m, streamType, streamID, load, act, state, opts...)
 }
 
 // dbError: an unreachable database is 503 (fail closed); any other error

@@ -81,8 +81,10 @@ type Receipt struct {
 func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.Context) Attempt) (Receipt, Attempt, error) {
 	price, err := prices.Current.Lookup(call.Provider, call.Model, call.Operation)
 	if err != nil {
-		return Receipt{}, Attempt{}, errs.InvalidField("/model", "the model "+call.Model+" has no price for "+call.Operation+
-			" on "+call.Provider+"; priced models: "+joinModels(call.Provider, call.Operation))
+		e := errs.InvalidField("/model", UnpricedModel)
+		e.Message = "the model " + call.Model + " has no price for " + call.Operation + " on " + call.Provider +
+			" in price table " + prices.Current.Version + "; priced models: " + joinModels(call.Provider, call.Operation)
+		return Receipt{}, Attempt{}, e
 	}
 	fee := 0.0
 	if call.BYOK {
@@ -147,6 +149,13 @@ func (h *Handlers) settleWithRetries(ctx context.Context, m commands.Meta, rec d
 	return err
 }
 
+// Details of the 422s whose rule is data, not schema (the fuzzing gate's
+// known rules name them): the price table, the provider's own rules.
+const (
+	UnpricedModel     = "the model has no price in the current price table"
+	RefusedByProvider = "refused by the provider"
+)
+
 // Problem is the error a failed attempt answers with: the provider's fault
 // 502 provider_error (naming the provider and its request id, never its
 // body), its timeout 504, its 429 with its Retry-After, input it refused 422.
@@ -170,7 +179,7 @@ func Problem(r Receipt, a Attempt) error {
 			RetryAfterSeconds: max(1, int((a.RetryAfter+time.Second-1)/time.Second))}
 	case domain.OutcomeInvalidRequest:
 		e = &errs.Error{Kind: errs.KindInvalidInput, Code: "invalid_input", Message: "the provider " + r.Provider + " refused the request: " + why,
-			Fields: []errs.Field{{Pointer: "", Detail: "refused by the provider: " + why}}}
+			Fields: []errs.Field{{Pointer: "", Detail: RefusedByProvider}}}
 	case domain.OutcomeUnauthorized:
 		e = errs.BadGateway("provider_unauthorized", "the provider "+r.Provider+" refused the connection's credentials", nil)
 	case domain.OutcomeCallerCanceled:

@@ -32,10 +32,35 @@ func (r Meters) React(ctx context.Context, e eventstore.Event) error {
 	if err != nil {
 		return err
 	}
-	billing, err := r.h.Billing(ctx, e.OrganizationID)
+	// Most organizations have no meter and no soft cap: one read of the two
+	// stream heads tells, and nothing else is done for them.
+	heads, err := r.h.store.Heads(ctx, domain.MetersStreamID(e.OrganizationID), domain.BillingStreamID(e.OrganizationID))
 	if err != nil {
-		return err
+		return dbError(err)
+	}
+	_, meters := heads[domain.MetersStreamID(e.OrganizationID)]
+	_, billed := heads[domain.BillingStreamID(e.OrganizationID)]
+	if !meters && !billed {
+		return nil
+	}
+	billing := domain.BillingState{}
+	if billed {
+		if billing, err = r.h.Billing(ctx, e.OrganizationID); err != nil {
+			return err
+		}
+	}
+	if !meters && !hasSoftThresholds(billing.Caps) {
+		return nil
 	}
 	_, err = r.h.ConsumeMeters(ctx, reactor.Meta(MetersReactor, e, "consume"), e.ID.String(), rec, billing.Caps)
 	return err
+}
+
+func hasSoftThresholds(caps []domain.SpendCap) bool {
+	for _, c := range caps {
+		if c.IsActive && c.CapMode == domain.CapSoft && len(c.NotifyThresholds) > 0 {
+			return true
+		}
+	}
+	return false
 }

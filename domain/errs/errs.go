@@ -77,6 +77,18 @@ func As(err error) (*Error, bool) {
 	return e, ok
 }
 
+// CodeOf is the code a client is answered for err: "" for no error,
+// "internal_error" for an untyped one (as the HTTP layer answers it).
+func CodeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	if e, ok := As(err); ok {
+		return e.Code
+	}
+	return "internal_error"
+}
+
 // KindOf is KindInternal for untyped errors.
 func KindOf(err error) Kind {
 	if e, ok := As(err); ok {

@@ -195,7 +195,7 @@ func (b *Billing) UpsertCap(org string, in CapInput, now time.Time) ([]event.Cha
 			fields = append(fields, errs.Field{Pointer: "/scopeValue", Detail: "must be null for an organization cap"})
 		}
 	case ScopeUser:
-		if in.ScopeValue == nil || strings.TrimSpace(*in.ScopeValue) == "" {
+		if in.ScopeValue == nil || *in.ScopeValue == "" {
 			fields = append(fields, errs.Field{Pointer: "/scopeValue", Detail: "must name the user of a user cap"})
 		} else {
 			fields = text.Line(fields, "/scopeValue", *in.ScopeValue, text.MaxID)

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -77,7 +76,7 @@ type ProvisionInput struct {
 func (o *Organization) Provision(in ProvisionInput, now time.Time) ([]event.Change, error) {
 	var fields []errs.Field
 	for _, f := range []struct{ ptr, v string }{{"/organization_id", in.OrganizationID}, {"/name", in.Name}, {"/slug", in.Slug}} {
-		if strings.TrimSpace(f.v) == "" {
+		if f.v == "" {
 			fields = append(fields, errs.Field{Pointer: f.ptr, Detail: "must not be empty"})
 		}
 	}

@@ -26,6 +26,9 @@ var (
 	filename     = httpapi.LineSchema(1, 255)
 )
 
+// base64Body is standard base64 of at least one byte, to the end.
+const base64Body = `(?:(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?|[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$`
+
 const (
 	maxContent = 200_000
 	maxBase64  = 1_400_000 // a 1 MiB body holds about this much base64
@@ -38,13 +41,13 @@ var messageSchema = `{"type":"object","additionalProperties":false,"required":["
 		{"type":"object","additionalProperties":false,"required":["type","text"],"properties":{"type":{"const":"text"},"text":` + contentText + `}},
 		{"type":"object","additionalProperties":false,"required":["type","image_url"],"properties":{"type":{"const":"image_url"},
 			"image_url":{"type":"object","additionalProperties":false,"required":["url"],"properties":{
-				"url":` + httpapi.StringSchema(16, maxBase64, `^data:image/[a-z0-9.+-]+;base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`, nil) + `}}}}]}},
+				"url":` + httpapi.StringSchema(16, maxBase64, `^data:image/[a-z0-9.+-]+;base64,`+base64Body, nil) + `}}}}]}},
 		{"type":"null"}]},
 	"tool_call_id":` + httpapi.LineSchema(1, text.MaxID) + `,
 	"tool_calls":{"type":"array","maxItems":64,"items":{"type":"object","additionalProperties":false,"required":["id","type","function"],"properties":{
 		"id":` + httpapi.LineSchema(1, text.MaxID) + `,"type":{"const":"function"},
 		"function":{"type":"object","additionalProperties":false,"required":["name"],"properties":{
-			"name":` + toolName + `,"arguments":` + httpapi.StringSchema(0, maxContent, `^\s*\{[\s\S]*\}\s*$`, nil) + `}}}}},
+			"name":` + toolName + `,"arguments":` + httpapi.StringSchema(0, maxContent, `^[\t\n\r ]*\{[^\x00]*\}[\t\n\r ]*$`, nil) + `}}}}},
 	"name":` + httpapi.LineSchema(1, text.MaxID) + `},
 	"if":{"properties":{"role":{"const":"tool"}}},"then":{"required":["tool_call_id"]}}`
 
@@ -100,7 +103,7 @@ var describeSchema = httpapi.Object([]string{"filename", "data_base64"}, map[str
 })
 
 var autoragSchema = httpapi.Object([]string{"instance", "query"}, map[string]string{
-	"instance": httpapi.LineSchema(1, text.MaxID), "query": httpapi.TextSchema(1, 4000),
+	"instance": httpapi.PatternSchema(64, `^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`), "query": httpapi.TextSchema(1, 4000),
 	"max_num_results": `{"type":"integer","minimum":1,"maximum":20}`, "rewrite_query": booleanSchema,
 	"ranking_options": `{"type":"object","additionalProperties":false,"properties":{"score_threshold":{"type":"number","minimum":0,"maximum":1}}}`,
 	"app_id":          appIDSchema,
@@ -109,7 +112,7 @@ var autoragSchema = httpapi.Object([]string{"instance", "query"}, map[string]str
 // transcriptionSchema: none required (seed 001), but the audio comes one
 // way or the other.
 var transcriptionSchema = withAnyOf(httpapi.Object(nil, map[string]string{
-	"audioDataUrl": httpapi.StringSchema(16, maxBase64, `^data:[a-z0-9.+/-]+;base64,(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$`, nil),
+	"audioDataUrl": httpapi.StringSchema(16, maxBase64, `^data:[a-z0-9.+/-]+;base64,`+base64Body, nil),
 	"audioBase64":  base64Schema, "mime_type": mimeSchema, "language": httpapi.PatternSchema(8, `^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,4})?$`),
 	"initial_prompt": httpapi.TextSchema(0, 400), "duration_ms": `{"type":"integer","minimum":0,"maximum":86400000}`,
 	"model": modelSchema, "provider": provider5, "app_id": appIDSchema,
@@ -127,15 +130,23 @@ type EmbeddingRequest struct {
 	AppID    string          `json:"app_id"`
 }
 
+// aiAction binds an AI action to a client method: the caller is the
+// credential's principal, every action answers the same problems.
+func aiAction[In, Out any](name, path, permission, summary string, out, in json.RawMessage,
+	call func(context.Context, gatewaycmd.Caller, In) (Out, error)) httpapi.Action {
+	return httpapi.Query(httpapi.Action{Name: name, Method: http.MethodPost, Path: path, Permission: permission, Summary: summary,
+		Problems: aiProblems, OutputSchema: out, InputSchema: in},
+		func(ctx context.Context, p principal.Principal, input In) (Out, error) {
+			return call(ctx, callerOf(ctx, p), input)
+		})
+}
+
 func aiArea(d Deps) Area {
-	completions := httpapi.Query(httpapi.Action{
-		Name: "ai.completions.create", Method: http.MethodPost, Path: "/api/ai/completions", Permission: "ai:invoke", Streams: true,
-		Summary: "A chat completion through the metered path; stream: true answers server-sent events (delta events as they arrive, " +
-			"a usage event, data: [DONE]; an error event if the stream breaks)", Problems: aiProblems,
-		OutputSchema: open(gatewaycmd.Completion{}), InputSchema: completionSchema,
-	}, func(ctx context.Context, p principal.Principal, in gatewaycmd.CompletionInput) (gatewaycmd.Completion, error) {
-		return d.Client.Complete(ctx, callerOf(ctx, p), in)
-	})
+	completions := aiAction("ai.completions.create", "/api/ai/completions", "ai:invoke",
+		"A chat completion through the metered path; stream: true answers server-sent events (delta events as they arrive, "+
+			"a usage event, data: [DONE]; an error event if the stream breaks)",
+		open(gatewaycmd.Completion{}), completionSchema, d.Client.Complete)
+	completions.Streams = true
 	complete := completions.Handle
 	completions.Handle = func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
 		var in gatewaycmd.CompletionInput
@@ -149,52 +160,26 @@ func aiArea(d Deps) Area {
 	}
 	return Area{Actions: []httpapi.Action{
 		completions,
-		httpapi.Query(httpapi.Action{
-			Name: "ai.translations.create", Method: http.MethodPost, Path: "/api/ai/translations", Permission: "ai:translate",
-			Summary: "Translate texts (key -> text) to a locale: one completion with a structured output", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.Translation{}), InputSchema: translationSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.TranslationInput) (gatewaycmd.Translation, error) {
-			return d.Client.Translate(ctx, callerOf(ctx, p), in)
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.embeddings.create", Method: http.MethodPost, Path: "/api/ai/embeddings", Permission: "ai:invoke",
-			Summary: "Embed a text or up to 64 texts (ai_provider_5)", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.Embeddings{}), InputSchema: embeddingSchema,
-		}, func(ctx context.Context, p principal.Principal, in EmbeddingRequest) (gatewaycmd.Embeddings, error) {
-			texts, err := textsOf(in.Input)
-			if err != nil {
-				return gatewaycmd.Embeddings{}, err
-			}
-			return d.Client.Embed(ctx, callerOf(ctx, p), gatewaycmd.EmbeddingInput{Input: texts, Provider: in.Provider, Model: in.Model, AppID: in.AppID})
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.markdown.create", Method: http.MethodPost, Path: "/api/ai/markdown", Permission: "ai:invoke",
-			Summary: "Convert a document (base64) to markdown (ai_provider_5)", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.Markdown{}), InputSchema: markdownSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.MarkdownInput) (gatewaycmd.Markdown, error) {
-			return d.Client.ConvertToMarkdown(ctx, callerOf(ctx, p), in)
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.image.describe", Method: http.MethodPost, Path: "/api/ai/image/describe", Permission: "ai:invoke",
-			Summary: "Describe an image (base64): a completion with the image and a prompt", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.ImageDescription{}), InputSchema: describeSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.ImageDescriptionInput) (gatewaycmd.ImageDescription, error) {
-			return d.Client.DescribeImage(ctx, callerOf(ctx, p), in)
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.autorag.search", Method: http.MethodPost, Path: "/api/ai/autorag/search", Permission: "ai:invoke",
-			Summary: "Search a managed retrieval instance (ai_provider_5's AutoRAG)", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.RAGSearch{}, httpapi.OpenObject("results[].attributes")), InputSchema: autoragSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.RAGSearchInput) (gatewaycmd.RAGSearch, error) {
-			return d.Client.SearchRAG(ctx, callerOf(ctx, p), in)
-		}),
-		httpapi.Query(httpapi.Action{
-			Name: "ai.transcriptions.create", Method: http.MethodPost, Path: "/api/ai/transcriptions", Permission: "ai:invoke",
-			Summary: "Transcribe audio (a data URL or base64; ai_provider_5)", Problems: aiProblems,
-			OutputSchema: open(gatewaycmd.Transcription{}), InputSchema: transcriptionSchema,
-		}, func(ctx context.Context, p principal.Principal, in gatewaycmd.TranscriptionInput) (gatewaycmd.Transcription, error) {
-			return d.Client.Transcribe(ctx, callerOf(ctx, p), in)
-		}),
+		aiAction("ai.translations.create", "/api/ai/translations", "ai:translate",
+			"Translate texts (key -> text) to a locale: one completion with a structured output",
+			open(gatewaycmd.Translation{}), translationSchema, d.Client.Translate),
+		aiAction("ai.embeddings.create", "/api/ai/embeddings", "ai:invoke", "Embed a text or up to 64 texts (ai_provider_5)",
+			open(gatewaycmd.Embeddings{}), embeddingSchema, func(ctx context.Context, caller gatewaycmd.Caller, in EmbeddingRequest) (gatewaycmd.Embeddings, error) {
+				texts, err := textsOf(in.Input)
+				if err != nil {
+					return gatewaycmd.Embeddings{}, err
+				}
+				return d.Client.Embed(ctx, caller, gatewaycmd.EmbeddingInput{Input: texts, Provider: in.Provider, Model: in.Model, AppID: in.AppID})
+			}),
+		aiAction("ai.markdown.create", "/api/ai/markdown", "ai:invoke", "Convert a document (base64) to markdown (ai_provider_5)",
+			open(gatewaycmd.Markdown{}), markdownSchema, d.Client.ConvertToMarkdown),
+		aiAction("ai.image.describe", "/api/ai/image/describe", "ai:invoke",
+			"Describe an image (base64): a completion with the image and a prompt",
+			open(gatewaycmd.ImageDescription{}), describeSchema, d.Client.DescribeImage),
+		aiAction("ai.autorag.search", "/api/ai/autorag/search", "ai:invoke", "Search a managed retrieval instance (ai_provider_5's AutoRAG)",
+			open(gatewaycmd.RAGSearch{}, httpapi.OpenObject("results[].attributes")), autoragSchema, d.Client.SearchRAG),
+		aiAction("ai.transcriptions.create", "/api/ai/transcriptions", "ai:invoke", "Transcribe audio (a data URL or base64; ai_provider_5)",
+			open(gatewaycmd.Transcription{}), transcriptionSchema, d.Client.Transcribe),
 	}}
 }
 
@@ -252,6 +237,19 @@ func textsOf(raw json.RawMessage) ([]string, error) {
 		return nil, errsInvalid("/input", "must be a string or an array of strings")
 	}
 	return many, nil
+}
+
+// withAllOf adds conditions (JSON Schema objects) an object must meet.
+func withAllOf(schema json.RawMessage, conditions ...string) json.RawMessage {
+	var s map[string]any
+	_ = json.Unmarshal(schema, &s)
+	var all []json.RawMessage
+	for _, c := range conditions {
+		all = append(all, json.RawMessage(c))
+	}
+	s["allOf"] = all
+	out, _ := json.Marshal(s)
+	return out
 }
 
 // withAnyOf adds "one of these member sets is required" to an object schema.

@@ -70,10 +70,15 @@ func billingArea(d Deps) Area {
 			Summary: "Set the spend cap of a scope (organization, or a user): a hard cap refuses calls that would pass it (402 " +
 				"spend_cap_exceeded), a soft cap notifies at its notifyThresholds (percent). One cap per scope; answers every cap",
 			OutputSchema: billingStateOut,
-			InputSchema: httpapi.Object([]string{"scopeType", "monthlyCapCents"}, map[string]string{
+			InputSchema: withAllOf(httpapi.Object([]string{"scopeType", "monthlyCapCents"}, map[string]string{
 				"scopeType": scopeTypeSchema, "scopeValue": httpapi.NullableLine(text.MaxID),
 				"monthlyCapCents": `{"type":"number","minimum":0,"maximum":1e12}`, "capMode": capModeSchema, "isActive": booleanSchema,
 				"notifyThresholds": `{"type":"array","maxItems":10,"items":{"type":"number","exclusiveMinimum":0,"maximum":1000}}`}),
+				// A user cap names its user; an organization cap names nobody.
+				`{"if":{"required":["scopeType"],"properties":{"scopeType":{"const":"user"}}},
+					"then":{"required":["scopeValue"],"properties":{"scopeValue":{"not":{"type":"null"},"minLength":1}}}}`,
+				`{"if":{"required":["scopeType"],"properties":{"scopeType":{"const":"organization"}}},
+					"then":{"properties":{"scopeValue":{"type":"null"}}}}`),
 		}, d.Commands.UpsertSpendCap),
 		httpapi.Command(httpapi.Action{
 			Name: "billing.spend_caps.delete", Method: http.MethodDelete, Path: "/api/billing/spend-caps/{id}", Permission: "billing:write",

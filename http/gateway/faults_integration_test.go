@@ -99,3 +99,34 @@ func TestProviderFaultsAreClassifiedMeteredAndAnswered(t *testing.T) {
 		return len(health.Keys) == 1 && health.Keys[0].Status == "degraded" && health.Keys[0].Failures == 7
 	})
 }
+
+// TestStreamFaults: a stream the provider never starts (a hang past the
+// timeout, a 503 before any delta) is an ordinary problem answer, metered;
+// the hang is the provider's timeout (504) and degrades its health.
+func TestStreamFaults(t *testing.T) {
+	h := start(t, func(c *gatewaymod.Config) { c.Metering.CallTimeout = 700 * time.Millisecond })
+	kit := fake(t, h, ai.Provider2)
+	for _, s := range []struct {
+		fault   fakekit.Fault
+		status  int
+		code    string
+		outcome string
+	}{
+		{fakekit.Hang(), http.StatusGatewayTimeout, "provider_timeout", "timeout"},
+		{fakekit.Status(503), http.StatusBadGateway, "provider_error", "provider_error"},
+	} {
+		kit.Next(s.fault)
+		res, _ := openStream(t, h, "", map[string]any{"provider": "ai_provider_2", "prompt": "hello"})
+		body := readAll(t, res.Body)
+		if res.StatusCode != s.status || !contains(body, `"code":"`+s.code+`"`) {
+			t.Fatalf("%v: %d %s", s.fault, res.StatusCode, body)
+		}
+	}
+	events := usageEvents(t, h, "", 2)
+	if events[0]["outcome"] != "provider_error" || events[1]["outcome"] != "timeout" {
+		t.Fatalf("outcomes %v, %v", events[1]["outcome"], events[0]["outcome"])
+	}
+	if n := h.Count(t, `SELECT count(*) FROM es_events WHERE organization_id = $1 AND event_type = 'gateway.provider.degraded'`, h.OrgID); n != 1 {
+		t.Fatalf("%d degraded events, want 1", n)
+	}
+}

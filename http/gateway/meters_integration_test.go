@@ -28,8 +28,8 @@ func TestThresholdsExactlyOnce(t *testing.T) {
 	apptest.Must(t, h.Do(t, "gateway", http.MethodPut, "/api/billing/meters/tokens", "", map[string]any{"meter_key": "ai.tokens",
 		"included_units": 200, "thresholds": []int{25, 50, 75, 100}}), http.StatusOK, "meter")
 	// A soft cap's thresholds take the same path.
-	apptest.Must(t, post(t, h, "/api/billing/spend-caps", "", map[string]any{"scopeType": "organization", "monthlyCapCents": 0.5,
-		"capMode": "soft", "notifyThresholds": []float64{1, 2}}), http.StatusOK, "soft cap")
+	apptest.Must(t, post(t, h, "/api/billing/spend-caps", "", map[string]any{"scopeType": "organization", "monthlyCapCents": 1,
+		"capMode": "soft", "notifyThresholds": []float64{1, 1.5}}), http.StatusOK, "soft cap")
 	const calls = 40
 	var wg sync.WaitGroup
 	for i := range calls {

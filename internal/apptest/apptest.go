@@ -62,6 +62,7 @@ func Start(t testing.TB, opts Options) *Harness {
 	cfg.DatabaseURL = testenv.NewDatabase(t)
 	cfg.Kafka = eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName("t")}}
 	cfg.Relay = eventstore.RelayConfig{PollInterval: 50 * time.Millisecond}
+	cfg.Objects.DataDir = t.TempDir() // objects of this platform only
 	cfg.Projections.PollInterval = 200 * time.Millisecond
 	cfg.RateLimit.PerSecond = 100000
 	cfg.RateLimit.AttemptsPerMinute = 6_000_000 // tests sign in often; TestCredentialAttemptLimit sets its own
@@ -78,6 +79,23 @@ func Start(t testing.TB, opts Options) *Harness {
 	cfg.HTTP.CheckOutput = true
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
+	}
+	// The listeners exist before the platform, so that what it is built with
+	// (the object store's signed URLs) can name their addresses; each serves
+	// its service once the platform is built.
+	servers := map[string]*httptest.Server{}
+	handlers := map[string]http.Handler{}
+	for _, s := range app.Services() {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			handlers[s].ServeHTTP(w, r)
+		}))
+		servers[s] = srv
+	}
+	if len(cfg.Services) == 0 {
+		cfg.Services = app.Services()
+	}
+	if cfg.Objects.PublicURL == "" {
+		cfg.Objects.PublicURL = "http://" + servers[cfg.Services[0]].Listener.Addr().String() + "/objects"
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -103,11 +121,17 @@ func Start(t testing.TB, opts Options) *Harness {
 	for _, s := range cfg.Services {
 		// The listeners' bounds of platformd (timeouts, header limit), so tests
 		// meet what clients meet.
-		srv := httptest.NewUnstartedServer(a.Handler(s))
+		handlers[s] = a.Handler(s)
+		srv := servers[s]
 		cfg.HTTP.Configure(srv.Config)
 		srv.Start()
 		t.Cleanup(srv.Close)
 		h.URLs[s] = srv.URL
+	}
+	for s, srv := range servers {
+		if handlers[s] == nil {
+			srv.Listener.Close() // a service this harness does not serve
+		}
 	}
 	if !opts.NoWorkers {
 		go func() { h.done <- a.Run(ctx, false) }()

@@ -55,7 +55,7 @@ func (c Capability) String() string {
 	return strings.Join(names, "|")
 }
 
-// Has reports whether every capability of c is in the set.
+// Has reports whether the set c holds every capability of want.
 func (c Capability) Has(want Capability) bool { return want != 0 && c&want == want }
 
 // List returns the single capabilities of the set, in a stable order.

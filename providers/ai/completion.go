@@ -72,6 +72,10 @@ type ToolCall struct {
 	ID        string
 	Name      string
 	Arguments json.RawMessage
+	// Signature is opaque protocol state the provider wants back with the
+	// call in the next turn (Gemini's thoughtSignature, without which
+	// thinking models refuse the follow-up). Pass it back untouched.
+	Signature string
 }
 
 // ResponseFormat asks for structured output: a JSON value matching Schema
@@ -143,6 +147,7 @@ type ToolCallDelta struct {
 	ID        string
 	Name      string
 	Arguments string
+	Signature string // see ToolCall.Signature
 }
 
 // StreamSummary is what a stream leaves once it ends: never the text (that

@@ -17,10 +17,12 @@ type Provider interface {
 	// Complete runs a chat completion and returns the whole answer.
 	Complete(ctx context.Context, req CompletionRequest) (*CompletionResponse, error)
 	// Stream runs a chat completion and hands each delta to onDelta as it
-	// arrives. The summary is non-nil whenever the provider answered, even
-	// with an error (cut stream, missing usage), so the caller can settle
-	// with what is known. An error returned by onDelta stops the stream; it
-	// comes back as a KindCanceled *Error wrapping it.
+	// arrives. Once the stream opened (a 2xx answer) the summary is never
+	// nil, even with an error (cut stream, missing usage, caller cancel),
+	// so the caller can settle with what is known; an error before that
+	// (429, 5xx, refused input) comes with a nil summary. An error returned
+	// by onDelta stops the stream; it comes back as a KindCanceled *Error
+	// wrapping it.
 	Stream(ctx context.Context, req CompletionRequest, onDelta func(Delta) error) (*StreamSummary, error)
 	// Embed turns texts into vectors.
 	Embed(ctx context.Context, req EmbeddingRequest) (*EmbeddingResponse, error)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"time"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
 	"github.com/platform/backend/internal/module"
@@ -23,6 +24,10 @@ type Config struct {
 	// in-process fake providers, marked sandbox (GATEWAY_SANDBOX; make run
 	// sets it).
 	Sandbox bool
+	// SandboxDelay paces the sandbox's streams: the time between two deltas
+	// (GATEWAY_SANDBOX_DELAY, default 0: as fast as they go), so a demo or a
+	// crash test sees a stream in flight.
+	SandboxDelay time.Duration
 	// Providers are the platform's own keys per AI provider
 	// (GATEWAY_AI_PROVIDER_<N>_KEY, GATEWAY_AI_PROVIDER_<N>_BASE_URL,
 	// GATEWAY_AI_PROVIDER_<N>_ACCOUNT for Workers AI): a provider with a key
@@ -44,6 +49,7 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.Int("GATEWAY_DEFAULT_MAX_TOKENS", &c.Metering.DefaultMaxTokens)
 	env.String("GATEWAY_DASHBOARD_URL", &c.DashboardURL)
 	env.Bool("GATEWAY_SANDBOX", &c.Sandbox)
+	env.Duration("GATEWAY_SANDBOX_DELAY", &c.SandboxDelay)
 	for i, info := range ai.Providers() {
 		pc := c.Providers[info.ID]
 		env.String(fmt.Sprintf("GATEWAY_AI_PROVIDER_%d_KEY", i+1), &pc.Key)

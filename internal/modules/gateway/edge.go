@@ -12,6 +12,7 @@ import (
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/retry"
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/ai/catalog"
 	postmarkfake "github.com/platform/backend/providers/email/postmark/fake"
 	resendfake "github.com/platform/backend/providers/email/resend/fake"
 	whatsappfake "github.com/platform/backend/providers/message/whatsapp/fake"
@@ -132,20 +133,16 @@ func (s *EdgeSandbox) closeOnDone(ctx context.Context) error {
 	return nil
 }
 
-// ownAI builds an AI adapter for an organization's own key (BYOK), with
-// the protocol's adapter and the operator's base URL of the provider.
+// ownAI builds an AI adapter for an organization's own key (BYOK) from
+// the AI catalog, against the operator's base URL of the provider.
 func ownAI(cfg *Config, log *slog.Logger) gatewaycmd.AIFactory {
 	return func(provider, key string, settings map[string]string) (gatewaycmd.AIConnection, error) {
 		for _, info := range ai.Providers() {
 			if string(info.ID) != provider {
 				continue
 			}
-			proto, ok := protocols[info.Protocol]
-			if !ok {
-				return gatewaycmd.AIConnection{}, fmt.Errorf("no adapter for %s", info.Protocol)
-			}
-			p, err := proto.adapter(adapterConfig{BaseURL: firstNonEmpty(cfg.Providers[info.ID].BaseURL, info.BaseURL), Key: key,
-				Account: settings["account_id"], Timeout: cfg.Metering.CallTimeout, Info: info})
+			p, err := catalog.New(info.ID, catalog.Connection{APIKey: key, BaseURL: cfg.Providers[info.ID].BaseURL,
+				AccountID: settings["account_id"], Timeout: cfg.Metering.CallTimeout})
 			if err != nil {
 				log.Warn("gateway: an organization's AI key is not usable", "provider", provider)
 				return gatewaycmd.AIConnection{}, err

@@ -46,7 +46,7 @@ var Module = module.Module{
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	cfg := module.SectionOf[*Config](p.Sections)
 	handlers := gatewaycmd.NewHandlers(p.Store, p.Pool, p.Now, cfg.Metering, p.Log)
-	conns, sandbox, err := connections(cfg, p.Log)
+	conns, sandbox, err := connections(cfg)
 	if err != nil {
 		return module.Parts{}, err
 	}
@@ -78,7 +78,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		},
 	}
 	parts.Workers = append(parts.Workers, edgeWorkers(p, edge, edgeSandbox)...)
-	if len(sandbox.servers) > 0 {
+	if len(sandbox.fakes) > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-sandbox", Run: sandbox.closeOnDone})
 	}
 	if cfg.Metering.SweepInterval > 0 {

@@ -30,7 +30,8 @@ func (g *Gate) Open() {
 	}
 }
 
-// Sent counts the deltas written so far (all streams).
+// Sent counts the deltas written so far (all streams), a delta counting
+// from the moment its write starts.
 func (g *Gate) Sent() int { return int(g.sent.Load()) }
 
 func (g *Gate) wait(done <-chan struct{}) bool {
@@ -108,6 +109,13 @@ func (e *Events) write(name string, v any, delta bool) bool {
 			return false
 		}
 	}
+	if delta {
+		// Counted before the write: a client may hand the delta on before
+		// the write call returns.
+		if _, gate := e.c.kit.pacing(); gate != nil {
+			gate.sent.Add(1)
+		}
+	}
 	if f.Kind == KindMalformed {
 		data = data[:len(data)/2] // framing intact, JSON broken
 		e.ended = true
@@ -125,9 +133,6 @@ func (e *Events) write(name string, v any, delta bool) bool {
 	e.flush()
 	if delta {
 		e.deltas++
-		if _, gate := e.c.kit.pacing(); gate != nil {
-			gate.sent.Add(1)
-		}
 	}
 	return !e.ended
 }

@@ -19,7 +19,7 @@ type Config struct {
 	BaseURL      string        // default DefaultBaseURL
 	APIKey       string        // sent as x-goog-api-key (never in the URL, where logs keep it)
 	Timeout      time.Duration // a whole call, or a stream's silences; default 60s
-	HTTPClient   *http.Client  // default a new client on http.DefaultTransport
+	HTTPClient   *http.Client  // default a client on http.DefaultTransport that follows no redirects
 	Capabilities ai.Capability // default AllCapabilities
 	Models       ai.Models     // used when a request names no model
 }

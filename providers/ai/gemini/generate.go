@@ -32,7 +32,9 @@ func (c *Client) Complete(ctx context.Context, req ai.CompletionRequest) (*ai.Co
 		for i, p := range cand.Content.Parts {
 			switch {
 			case p.FunctionCall != nil:
-				out.ToolCalls = append(out.ToolCalls, toolCall(*p.FunctionCall, i))
+				tc := toolCall(*p.FunctionCall, i)
+				tc.Signature = p.ThoughtSignature
+				out.ToolCalls = append(out.ToolCalls, tc)
 			case !p.Thought:
 				out.Text += p.Text
 			}
@@ -139,7 +141,7 @@ func contentParts(m ai.Message) []part {
 		}
 	}
 	for _, tc := range m.ToolCalls {
-		out = append(out, part{FunctionCall: &functionCall{Name: tc.Name, Args: tc.Arguments}})
+		out = append(out, part{FunctionCall: &functionCall{Name: tc.Name, Args: tc.Arguments}, ThoughtSignature: tc.Signature})
 	}
 	return out
 }

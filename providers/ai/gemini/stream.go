@@ -72,7 +72,8 @@ func (c *Client) Stream(ctx context.Context, req ai.CompletionRequest, onDelta f
 				switch {
 				case p.FunctionCall != nil:
 					tc := toolCall(*p.FunctionCall, tools)
-					d.ToolCall = &ai.ToolCallDelta{Index: tools, ID: tc.ID, Name: tc.Name, Arguments: string(tc.Arguments)}
+					d.ToolCall = &ai.ToolCallDelta{Index: tools, ID: tc.ID, Name: tc.Name, Arguments: string(tc.Arguments),
+						Signature: p.ThoughtSignature}
 					tools++
 				case !p.Thought && p.Text != "":
 					d.Text = p.Text

@@ -24,6 +24,7 @@ type content struct {
 
 type part struct {
 	Text             string            `json:"text,omitempty"`
+	ThoughtSignature string            `json:"thoughtSignature,omitempty"`
 	InlineData       *inlineData       `json:"inline_data,omitempty"`
 	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
 	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
@@ -91,7 +92,8 @@ type responsePart struct {
 		MIMEType string `json:"mimeType"`
 		Data     string `json:"data"`
 	} `json:"inlineData"`
-	FunctionCall *functionCall `json:"functionCall"`
+	FunctionCall     *functionCall `json:"functionCall"`
+	ThoughtSignature string        `json:"thoughtSignature"`
 }
 
 type usageMetadata struct {

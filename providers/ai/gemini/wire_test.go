@@ -7,6 +7,7 @@ import (
 
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/gemini"
+	"github.com/platform/backend/providers/ai/gemini/fake"
 	"github.com/platform/backend/providers/ai/internal/conformance"
 )
 
@@ -65,6 +66,37 @@ func TestGenerateContentOnTheWire(t *testing.T) {
 	}
 	if gc := body.GenerationConfig; gc["maxOutputTokens"] != float64(100) || gc["temperature"] != 0.3 {
 		t.Fatalf("generationConfig %v", gc)
+	}
+}
+
+func TestThoughtSignatureGoesBackWithTheCall(t *testing.T) {
+	c, srv := start(t, gemini.Config{})
+	req := conformance.ChatRequest()
+	req.Tools = []ai.Tool{conformance.WeatherTool}
+	resp, err := c.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Signature != fake.Signature {
+		t.Fatalf("%+v", resp.ToolCalls)
+	}
+	req.Messages = append(req.Messages, ai.Message{Role: ai.RoleAssistant, ToolCalls: resp.ToolCalls},
+		ai.Message{Role: ai.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: []ai.Part{{Text: `{"temp":3}`}}})
+	if _, err := c.Complete(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Contents []struct {
+			Parts []map[string]any
+		}
+	}
+	if err := json.Unmarshal(srv.Last().Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	call := body.Contents[1].Parts[0]
+	result := body.Contents[2].Parts[0]["functionResponse"].(map[string]any)
+	if call["thoughtSignature"] != fake.Signature || result["response"].(map[string]any)["temp"] != float64(3) {
+		t.Fatalf("%v %v", call, result)
 	}
 }
 

@@ -22,7 +22,7 @@ type Config struct {
 	BaseURL      string        // default DefaultBaseURL
 	APIKey       string        // sent as Authorization: Bearer
 	Timeout      time.Duration // a whole call, or a stream's silences; default 60s
-	HTTPClient   *http.Client  // default a new client on http.DefaultTransport
+	HTTPClient   *http.Client  // default a client on http.DefaultTransport that follows no redirects
 	Capabilities ai.Capability // default AllCapabilities
 	Models       ai.Models     // used when a request names no model
 	// LegacyMaxTokens sends max_tokens instead of max_completion_tokens

@@ -36,7 +36,7 @@ func (c *Client) Stream(ctx context.Context, req ai.CompletionRequest, onDelta f
 		return nil, err
 	}
 	defer s.Close()
-	sum := &ai.StreamSummary{Model: model, RequestID: s.Meta.RequestID, FinishReason: ai.FinishStop}
+	sum := &ai.StreamSummary{Model: model, RequestID: s.Meta.RequestID}
 	usageSeen, tools := false, 0
 	for {
 		ev, err := s.Next()
@@ -48,7 +48,11 @@ func (c *Client) Stream(ctx context.Context, req ai.CompletionRequest, onDelta f
 			sum.UsageMissing = !usageSeen
 			return sum, err
 		}
-		if string(ev.Data) == "[DONE]" {
+		if string(ev.Data) == "[DONE]" { // the API reports no finish reason: told from what came
+			sum.FinishReason = ai.FinishStop
+			if tools > 0 {
+				sum.FinishReason = ai.FinishToolCalls
+			}
 			break
 		}
 		var ch streamChunk
@@ -67,7 +71,6 @@ func (c *Client) Stream(ctx context.Context, req ai.CompletionRequest, onDelta f
 			call := tc.normalize(tools)
 			deltas = append(deltas, ai.Delta{ToolCall: &ai.ToolCallDelta{Index: tools, ID: call.ID, Name: call.Name, Arguments: string(call.Arguments)}})
 			tools++
-			sum.FinishReason = ai.FinishToolCalls
 		}
 		for _, d := range deltas {
 			if err := onDelta(d); err != nil {

@@ -162,7 +162,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	}
 	if !stream {
 		if tc := ans.ToolCall; tc != nil {
-			call.JSON(answer([]any{map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": tc.Arguments}}}, "STOP", true))
+			call.JSON(answer([]any{functionCall(tc)}, "STOP", true))
 		} else {
 			call.JSON(answer([]any{map[string]any{"text": ans.Text}}, "STOP", true))
 		}
@@ -170,7 +170,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 	}
 	ev := call.Events()
 	if tc := ans.ToolCall; tc != nil {
-		ev.Delta("", answer([]any{map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": tc.Arguments}}}, "STOP", true))
+		ev.Delta("", answer([]any{functionCall(tc)}, "STOP", true))
 		return
 	}
 	pieces := fakekit.Pieces(ans.Text)
@@ -202,4 +202,12 @@ func (s *Server) image(call *fakekit.Call, version string, c fakekit.Chat) {
 			"totalTokenCount": in + fakekit.ImageOutputTokens}
 	}
 	call.JSON(body)
+}
+
+// Signature is the thoughtSignature the fake puts on its function calls,
+// as thinking models do; clients must send it back with the call.
+const Signature = "fake-thought-signature"
+
+func functionCall(tc *fakekit.ToolCall) map[string]any {
+	return map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": tc.Arguments}, "thoughtSignature": Signature}
 }

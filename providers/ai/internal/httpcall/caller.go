@@ -73,7 +73,7 @@ type Meta struct {
 func (c *Caller) Do(ctx context.Context, req Request, out any) (Meta, error) {
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := time.AfterFunc(c.Timeout, func() { cancel(errProviderTimeout) })
+	timer := time.AfterFunc(c.timeout(), func() { cancel(errProviderTimeout) })
 	defer timer.Stop()
 
 	resp, meta, err := c.send(ctx, callCtx, req)
@@ -125,6 +125,13 @@ func (c *Caller) send(ctx, callCtx context.Context, req Request) (*http.Response
 		return nil, meta, c.statusError(req.Capability, meta, errBody)
 	}
 	return resp, meta, nil
+}
+
+func (c *Caller) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return DefaultTimeout
+	}
+	return c.Timeout
 }
 
 func (c *Caller) requestID(h http.Header) string {

@@ -32,7 +32,10 @@ func (c Connection) WithDefaults(baseURL string, all ai.Capability) Connection {
 		c.Timeout = DefaultTimeout
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{}
+		// No redirects: a provider API does not redirect, and Go forwards
+		// custom key headers (x-api-key, x-goog-api-key) to wherever a
+		// redirect points. A 3xx is reported as a provider fault.
+		c.HTTPClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if c.Capabilities == 0 {
 		c.Capabilities = all

@@ -28,7 +28,7 @@ type Stream struct {
 // Stream sends req and opens its event stream. The caller must Close it.
 func (c *Caller) Stream(ctx context.Context, req Request) (*Stream, error) {
 	callCtx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(c.Timeout, func() { cancel(errProviderTimeout) })
+	timer := time.AfterFunc(c.timeout(), func() { cancel(errProviderTimeout) })
 	resp, meta, err := c.send(ctx, callCtx, req)
 	if err != nil {
 		timer.Stop()
@@ -52,7 +52,7 @@ func (s *Stream) Next() (sse.Event, error) {
 	ev, err := s.events.Next()
 	switch {
 	case err == nil:
-		s.timer.Reset(s.c.Timeout)
+		s.timer.Reset(s.c.timeout())
 		return ev, nil
 	case err == io.EOF:
 		return sse.Event{}, io.EOF
