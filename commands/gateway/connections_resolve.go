@@ -208,6 +208,10 @@ func (e *Edge) aiLink(r connectionRow) (AIConnection, error) {
 		return AIConnection{}, errs.Conflict("connection_misconfigured", "the connection's credential is not usable by "+r.Provider)
 	}
 	c.ID, c.BYOK, c.Sandbox = r.ID, true, false
+	link := Link{ConnectionID: r.ID, OrganizationID: r.Org, Provider: r.Provider, BYOK: true}
+	c.Provider = refusedWatch{Provider: c.Provider, refused: func() {
+		e.deauthorizeRefused(context.Background(), link, "")
+	}}
 	e.mu.Lock()
 	e.links[r.ID] = cachedLink{version: r.Credential.Version, ai: c, hasAI: true}
 	e.mu.Unlock()

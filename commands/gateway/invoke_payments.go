@@ -133,7 +133,8 @@ func paymentsProblem(r Receipt, a Attempt, e *stripe.Error) error {
 	var out *errs.Error
 	switch {
 	case e.Kind == stripe.Invalid:
-		out = errs.InvalidField("/params", e.Reason)
+		out = errs.InvalidField("/params", ParamsRefused)
+		out.Message = "the params do not fit the operation: " + e.Reason
 	case e.Kind == stripe.IdempotencyConflict && e.Status == http.StatusConflict:
 		out = errs.Conflict("idempotency_request_in_progress", "a request with this Idempotency-Key is still being processed by the provider; retry later for its result")
 		out.RetryAfterSeconds = 1
@@ -154,6 +155,11 @@ func paymentsProblem(r Receipt, a Attempt, e *stripe.Error) error {
 	}
 	return out
 }
+
+// ParamsRefused is the detail of params the adapter refuses before any
+// call (a path id that is no Stripe id, a connected account where the
+// operation takes none): a rule of the operation table, not of a schema.
+const ParamsRefused = "the params do not fit the operation"
 
 // paramPointer turns Stripe's param (line_items[0][price]) into a JSON
 // pointer under params.

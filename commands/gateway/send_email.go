@@ -104,6 +104,10 @@ func (e *Edge) emailProfile(ctx context.Context, org string, id *string) (*domai
 	return &p, nil
 }
 
+// ProfileCannotSend is the detail of a profile whose connection is gone,
+// disconnected or of another kind: data, not the request's shape.
+const ProfileCannotSend = "the profile's connection cannot send"
+
 // emailLink is the connection of an email: the profile's, else the
 // organization's own of the provider, else the platform's.
 func (e *Edge) emailLink(ctx context.Context, org, provider string, p *domain.EmailProfile) (Link, error) {
@@ -117,7 +121,9 @@ func (e *Edge) emailLink(ctx context.Context, org, provider string, p *domain.Em
 	l, err := e.Resolve(ctx, org, provider, connection)
 	if err != nil {
 		if connection != "" {
-			return l, errs.InvalidField("/profile_id", "the profile's connection cannot send: "+typedMessage(err))
+			e := errs.InvalidField("/profile_id", ProfileCannotSend)
+			e.Message = "the profile's connection cannot send: " + typedMessage(err)
+			return l, e
 		}
 		return l, err
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/platform/backend/commands"
@@ -23,14 +24,26 @@ type InboundWebhooks struct {
 	Webhooks []gatewayview.InboundWebhook `json:"webhooks"`
 }
 
-var sendMessageSchema = httpapi.Object([]string{"to"}, map[string]string{
+// sendMessageSchema is instant_message.send's input (seed 001); a
+// template message names its template, a text message (the default) its text.
+var sendMessageSchema = withTypeRule(httpapi.Object([]string{"to"}, map[string]string{
 	"to": httpapi.LineSchema(5, 40), "connection_id": connectionIDSchema, "phone_number_id": httpapi.PatternSchema(32, `^[0-9]{1,32}$`),
 	"app_id": appIDSchema, "type": `{"type":"string","enum":["text","template"]}`, "text": httpapi.TextSchema(1, 4096),
 	"preview_url": booleanSchema,
 	"template": `{"type":"object","additionalProperties":false,"required":["name","language"],"properties":{
 		"name":` + httpapi.LineSchema(1, 512) + `,"language":` + httpapi.LineSchema(2, 20) + `,
 		"components":{"type":"array","maxItems":20,"items":{"type":"object"}}}}`,
-})
+}))
+
+func withTypeRule(schema json.RawMessage) json.RawMessage {
+	var s map[string]any
+	_ = json.Unmarshal(schema, &s)
+	s["if"] = map[string]any{"required": []string{"type"}, "properties": map[string]any{"type": map[string]any{"const": "template"}}}
+	s["then"] = map[string]any{"required": []string{"template"}}
+	s["else"] = map[string]any{"required": []string{"text"}}
+	out, _ := json.Marshal(s)
+	return out
+}
 
 var paymentsSchema = httpapi.Object([]string{"operation", "params"}, map[string]string{
 	"operation": mustEnum(stripeOperations()), "params": `{"type":"object"}`,

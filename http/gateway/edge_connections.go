@@ -79,9 +79,9 @@ func connectionsArea(e *gatewaycmd.Edge, q *gatewayview.Queries) Area {
 				"sealed (AES-256-GCM) at once and never answered; webhook_url receives the provider's verified webhooks; a token_expires_at " +
 				"within seven days notifies gateway.provider.connection_expiring",
 			OutputSchema: connectionOut,
-			InputSchema: httpapi.Object([]string{"provider", "name", "credentials"}, map[string]string{"provider": connectionProvider,
+			InputSchema: perProvider(httpapi.Object([]string{"provider", "name", "credentials"}, map[string]string{"provider": connectionProvider,
 				"name": httpapi.LineSchema(1, text.MaxTitle), "app_id": httpapi.NullableLine(text.MaxID), "webhook_url": webhookURLSchema,
-				"token_expires_at": expirySchema, "settings": settingsSchema, "credentials": credentialsSchema}),
+				"token_expires_at": expirySchema, "settings": settingsSchema, "credentials": credentialsSchema})),
 		}, e.CreateConnection),
 		httpapi.Command(httpapi.Action{
 			Name: "connections.update", Method: http.MethodPatch, Path: "/api/connections/{connectionId}", Permission: "connections:write",
@@ -132,6 +132,46 @@ func settingSchema() string {
 		props[m] = httpapi.PatternSchema(64, `^[A-Za-z0-9_-]{1,64}$`)
 	}
 	return string(httpapi.Object(nil, props))
+}
+
+// perProvider states in the create schema which credential members and
+// settings each provider takes (one branch per provider), so the schema
+// admits what the command accepts.
+func perProvider(schema json.RawMessage) json.RawMessage {
+	var s map[string]any
+	_ = json.Unmarshal(schema, &s)
+	var branches []any
+	for _, id := range gateway.ConnectionProviderIDs() {
+		spec := gateway.ConnectionProviders[id]
+		secrets := map[string]json.RawMessage{}
+		for _, m := range append(append([]string{}, spec.Secrets...), spec.Optional...) {
+			secrets[m] = json.RawMessage(httpapi.StringSchema(1, gateway.MaxSecretLength, "", nil))
+		}
+		settings := map[string]json.RawMessage{}
+		for k, pattern := range spec.Settings {
+			settings[k] = json.RawMessage(httpapi.PatternSchema(64, pattern.String()))
+		}
+		branch := map[string]any{"properties": map[string]any{
+			"provider":    map[string]any{"const": id},
+			"credentials": map[string]any{"type": "object", "additionalProperties": false, "required": spec.Secrets, "properties": secrets},
+			"settings": map[string]any{"type": "object", "additionalProperties": false, "required": nonNil(spec.RequiredSettings),
+				"properties": settings},
+		}}
+		if len(spec.RequiredSettings) > 0 {
+			branch["required"] = []string{"settings"}
+		}
+		branches = append(branches, branch)
+	}
+	s["oneOf"] = branches
+	out, _ := json.Marshal(s)
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 func withMinProperties(schema json.RawMessage, n int) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
@@ -57,8 +58,17 @@ func (s *EdgeSandbox) Close() {
 // instant-message and payments providers (a configured key, else the
 // sandbox's fakes when the sandbox is on), organizations' own AI keys
 // through the AI protocols, and the outbound client for relays.
-func buildEdge(p *module.Platform, cfg *Config, h *gatewaycmd.Handlers, platformAI gatewaycmd.AIConnections) (*gatewaycmd.Edge, *EdgeSandbox, error) {
+//
+// With the sandbox on, organizations' own connections of a provider the
+// sandbox serves reach its fake too (unless the operator set the
+// provider's base URL): nothing of a sandbox leaves the machine, and a key
+// the fake does not know is refused like a wrong one.
+func buildEdge(p *module.Platform, cfg *Config, h *gatewaycmd.Handlers, platformAI gatewaycmd.AIConnections, aiSandbox *Sandbox) (*gatewaycmd.Edge, *EdgeSandbox, error) {
 	e := cfg.Edge
+	e.BaseURLs = maps.Clone(e.BaseURLs)
+	if e.BaseURLs == nil {
+		e.BaseURLs = map[string]string{}
+	}
 	if e.sandboxRing {
 		p.Log.Warn("gateway: credentials are sealed with the sandbox's fixed key (no GATEWAY_KEYRING): not for real secrets")
 	}
@@ -80,6 +90,9 @@ func buildEdge(p *module.Platform, cfg *Config, h *gatewaycmd.Handlers, platform
 			links[provider] = l
 		case cfg.Sandbox:
 			base, secret := sandbox.start(provider)
+			if e.BaseURLs[provider] == "" {
+				e.BaseURLs[provider] = base
+			}
 			l, err := build(base, platformSecrets(provider, secret), map[string]string{"phone_number_id": whatsappfake.DefaultPhoneNumberID},
 				cfg.Metering.CallTimeout)
 			if err != nil {
@@ -94,7 +107,7 @@ func buildEdge(p *module.Platform, cfg *Config, h *gatewaycmd.Handlers, platform
 		sandbox.Close()
 		return nil, nil, err
 	}
-	edge := gatewaycmd.NewEdge(h, e.EdgeConfig, links, platformAI, ownAI(cfg, p.Log), p.Outbound)
+	edge := gatewaycmd.NewEdge(h, e.EdgeConfig, links, platformAI, ownAI(cfg, aiSandbox, p.Log), p.Outbound)
 	return edge, sandbox, nil
 }
 
@@ -135,13 +148,17 @@ func (s *EdgeSandbox) closeOnDone(ctx context.Context) error {
 
 // ownAI builds an AI adapter for an organization's own key (BYOK) from
 // the AI catalog, against the operator's base URL of the provider.
-func ownAI(cfg *Config, log *slog.Logger) gatewaycmd.AIFactory {
+func ownAI(cfg *Config, sandbox *Sandbox, log *slog.Logger) gatewaycmd.AIFactory {
 	return func(provider, key string, settings map[string]string) (gatewaycmd.AIConnection, error) {
 		for _, info := range ai.Providers() {
 			if string(info.ID) != provider {
 				continue
 			}
-			p, err := catalog.New(info.ID, catalog.Connection{APIKey: key, BaseURL: cfg.Providers[info.ID].BaseURL,
+			base := cfg.Providers[info.ID].BaseURL
+			if base == "" && sandbox != nil {
+				base = sandbox.URL(info.ID) // the sandbox's fake, when it serves the provider
+			}
+			p, err := catalog.New(info.ID, catalog.Connection{APIKey: key, BaseURL: base,
 				AccountID: settings["account_id"], Timeout: cfg.Metering.CallTimeout})
 			if err != nil {
 				log.Warn("gateway: an organization's AI key is not usable", "provider", provider)

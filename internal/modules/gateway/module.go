@@ -50,7 +50,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	if err != nil {
 		return module.Parts{}, err
 	}
-	edge, edgeSandbox, err := buildEdge(p, cfg, handlers, conns)
+	edge, edgeSandbox, err := buildEdge(p, cfg, handlers, conns, sandbox)
 	if err != nil {
 		sandbox.Close()
 		return module.Parts{}, err
