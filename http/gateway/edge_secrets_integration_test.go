@@ -25,6 +25,7 @@ var leakSecrets = map[string]string{
 	"postmark": "pm-SECRET-4e1c-token", "postmark_pass": "pm-SECRET-4e1c-pass", "resend": "re_SECRET_4e1c_key",
 	"resend_wrong": "re_SECRET_4e1c_wrong", "whatsapp": "wa-SECRET-4e1c-token", "whatsapp_app": "wa-SECRET-4e1c-app",
 	"stripe": "sk_test_SECRET_4e1c", "stripe_hook": "whsec_SECRET_4e1c", "openai": "sk-SECRET-4e1c-openai",
+	"openai_wrong": "sk-SECRET-4e1c-wrong",
 }
 
 // TestCredentialsNeverLeak: credentials of every provider kind are stored,
@@ -89,6 +90,17 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	completion := keep(post(t, h, "/api/ai/completions", "", map[string]any{"provider": "ai_provider_1", "prompt": "hello"}), http.StatusOK, "completion")
 	if !strings.Contains(string(completion.Body), ids["ai_provider_1"]) {
 		t.Fatalf("the completion did not use the organization's own key: %s", completion.Body)
+	}
+	// An AI key the provider refuses: 502, the connection deauthorized, the next call on the platform's connection.
+	keep(h.Do(t, "gateway", http.MethodPut, "/api/connections/"+ids["ai_provider_1"]+"/credentials", "",
+		map[string]any{"credentials": map[string]any{"api_key": leakSecrets["openai_wrong"]}}), http.StatusOK, "wrong AI key")
+	refused := post(t, h, "/api/ai/completions", "", map[string]any{"provider": "ai_provider_1", "prompt": "hello"})
+	answers = append(answers, string(refused.Body))
+	apptest.ExpectProblem(t, refused, http.StatusBadGateway, "provider_unauthorized")
+	fallback := keep(post(t, h, "/api/ai/completions", "", map[string]any{"provider": "ai_provider_1", "prompt": "hello"}), http.StatusOK,
+		"completion after the refusal")
+	if !strings.Contains(string(fallback.Body), `"connection_id":"sandbox:ai_provider_1"`) {
+		t.Fatalf("the deauthorized connection was used again: %s", fallback.Body)
 	}
 	// A refused key (the wrong one set on purpose): deauthorized, the key in no line.
 	keep(h.Do(t, "gateway", http.MethodPut, "/api/connections/"+ids["email_provider_b"]+"/credentials", "",
