@@ -125,33 +125,44 @@ func (e *Edge) Resolve(ctx context.Context, org, provider, connectionID string) 
 }
 
 // link builds (or reuses, per credential version) the adapter of an
-// organization's connection.
+// organization's email, message or payments connection.
 func (e *Edge) link(r connectionRow) (Link, error) {
-	e.mu.Lock()
-	cached, ok := e.links[r.ID]
-	e.mu.Unlock()
-	if ok && cached.version == r.Credential.Version && cached.hasLink {
-		return cached.link, nil
-	}
-	secrets, err := e.open(r.Credential)
-	if err != nil {
-		return Link{}, undecryptable(r, err)
-	}
 	build, ok := Adapters[r.Provider]
 	if !ok {
 		return Link{}, errs.InvalidField("/provider", r.Provider+" does not send email, messages or payments")
 	}
-	l, err := build(e.cfg.BaseURLs[r.Provider], secrets, r.Settings, e.h.cfg.CallTimeout)
+	c, err := e.built(r, func(s Secrets) (cachedLink, error) {
+		l, err := build(e.cfg.BaseURLs[r.Provider], s, r.Settings, e.h.cfg.CallTimeout)
+		l.ConnectionID, l.OrganizationID, l.Provider, l.BYOK, l.Settings = r.ID, r.Org, r.Provider, true, r.Settings
+		return cachedLink{link: l}, err
+	})
+	return c.link, err
+}
+
+// built answers a connection's adapter as cached at its credential's
+// version, else opens the credential and builds it.
+func (e *Edge) built(r connectionRow, build func(Secrets) (cachedLink, error)) (cachedLink, error) {
+	e.mu.Lock()
+	cached, ok := e.links[r.ID]
+	e.mu.Unlock()
+	if ok && cached.version == r.Credential.Version {
+		return cached, nil
+	}
+	secrets, err := e.open(r.Credential)
+	if err != nil {
+		return cachedLink{}, undecryptable(r, err)
+	}
+	c, err := build(secrets)
 	if err != nil {
 		// The adapter refused the credential's shape (a Stripe key without
 		// sk_): the connection's problem, said without the secret.
-		return Link{}, errs.Conflict("connection_misconfigured", "the connection's credential is not usable by "+r.Provider)
+		return cachedLink{}, errs.Conflict("connection_misconfigured", "the connection's credential is not usable by "+r.Provider)
 	}
-	l.ConnectionID, l.OrganizationID, l.Provider, l.BYOK, l.Settings = r.ID, r.Org, r.Provider, true, r.Settings
+	c.version = r.Credential.Version
 	e.mu.Lock()
-	e.links[r.ID] = cachedLink{version: r.Credential.Version, link: l, hasLink: true}
+	e.links[r.ID] = c
 	e.mu.Unlock()
-	return l, nil
+	return c, nil
 }
 
 // undecryptable is the answer of a call whose connection's credential the
@@ -193,27 +204,15 @@ func (e *Edge) AI(ctx context.Context, org string, provider ai.ProviderID) (AICo
 }
 
 func (e *Edge) aiLink(r connectionRow) (AIConnection, error) {
-	e.mu.Lock()
-	cached, ok := e.links[r.ID]
-	e.mu.Unlock()
-	if ok && cached.version == r.Credential.Version && cached.hasAI {
-		return cached.ai, nil
-	}
-	secrets, err := e.open(r.Credential)
-	if err != nil {
-		return AIConnection{}, undecryptable(r, err)
-	}
-	c, err := e.aiOwn(r.Provider, secrets["api_key"], r.Settings)
-	if err != nil {
-		return AIConnection{}, errs.Conflict("connection_misconfigured", "the connection's credential is not usable by "+r.Provider)
-	}
-	c.ID, c.BYOK, c.Sandbox = r.ID, true, false
-	link := Link{ConnectionID: r.ID, OrganizationID: r.Org, Provider: r.Provider, BYOK: true}
-	c.Provider = refusedWatch{Provider: c.Provider, refused: func() {
-		e.deauthorizeRefused(context.Background(), link, "")
-	}}
-	e.mu.Lock()
-	e.links[r.ID] = cachedLink{version: r.Credential.Version, ai: c, hasAI: true}
-	e.mu.Unlock()
-	return c, nil
+	c, err := e.built(r, func(s Secrets) (cachedLink, error) {
+		c, err := e.aiOwn(r.Provider, s["api_key"], r.Settings)
+		if err != nil {
+			return cachedLink{}, err
+		}
+		c.ID, c.BYOK, c.Sandbox = r.ID, true, false
+		link := Link{ConnectionID: r.ID, OrganizationID: r.Org, Provider: r.Provider, BYOK: true}
+		c.Provider = refusedWatch{Provider: c.Provider, refused: func() { e.deauthorizeRefused(context.Background(), link, "") }}
+		return cachedLink{ai: c}, nil
+	})
+	return c.ai, err
 }

@@ -172,21 +172,7 @@ func deliveryAttempt(r delivery.Receipt, err error) (Attempt, *delivery.Error) {
 	if e.Code != "" {
 		a.Error += " (code " + e.Code + ")"
 	}
-	switch e.Kind {
-	case delivery.ProviderFault:
-		a.Outcome = domain.OutcomeProviderError
-		if e.Timeout {
-			a.Outcome = domain.OutcomeTimeout
-		}
-	case delivery.RateLimited:
-		a.Outcome = domain.OutcomeRateLimited
-	case delivery.Unauthorized:
-		a.Outcome = domain.OutcomeUnauthorized
-	case delivery.Canceled:
-		a.Outcome = domain.OutcomeCallerCanceled
-	default: // rejected, invalid
-		a.Outcome = domain.OutcomeInvalidRequest
-	}
+	a.Outcome = edgeOutcome(string(e.Kind), e.Timeout)
 	return a, e
 }
 

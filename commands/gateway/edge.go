@@ -53,11 +53,12 @@ type PlatformLinks map[string]Link
 // AIFactory builds an AI connection for an organization's own key.
 type AIFactory func(provider, key string, settings map[string]string) (AIConnection, error)
 
+// cachedLink is a connection's adapter at a credential version (a
+// connection is of one kind: link or ai is set).
 type cachedLink struct {
-	version        int64
-	link           Link
-	ai             AIConnection
-	hasLink, hasAI bool
+	version int64
+	link    Link
+	ai      AIConnection
 }
 
 // NewEdge makes the edge over the handlers.

@@ -96,21 +96,7 @@ func paymentsAttempt(resp *stripe.Response, err error) (Attempt, *stripe.Error) 
 		e = &stripe.Error{Kind: stripe.ProviderFault, Reason: "provider error"}
 	}
 	a := Attempt{ProviderRequestID: e.RequestID, Error: e.Reason, RetryAfter: e.RetryAfter}
-	switch e.Kind {
-	case stripe.ProviderFault:
-		a.Outcome = domain.OutcomeProviderError
-		if e.TimedOut {
-			a.Outcome = domain.OutcomeTimeout
-		}
-	case stripe.RateLimited:
-		a.Outcome = domain.OutcomeRateLimited
-	case stripe.Unauthorized:
-		a.Outcome = domain.OutcomeUnauthorized
-	case stripe.Canceled:
-		a.Outcome = domain.OutcomeCallerCanceled
-	default: // invalid_request, idempotency_conflict, invalid
-		a.Outcome = domain.OutcomeInvalidRequest
-	}
+	a.Outcome = edgeOutcome(string(e.Kind), e.TimedOut)
 	return a, e
 }
 
