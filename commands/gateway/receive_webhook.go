@@ -83,6 +83,9 @@ func (e *Edge) ReceiveWebhook(ctx context.Context, in InboundWebhook) (WebhookAn
 // SubscribeWebhook answers WhatsApp's GET handshake with the connection's
 // verify token: the challenge to echo, or 400.
 func (e *Edge) SubscribeWebhook(ctx context.Context, segment, connectionID string, q url.Values) (string, error) {
+	if segment != domain.ConnectionProviders[domain.ProviderMessageA].Webhook {
+		return "", errs.NotFound("webhook route") // only WhatsApp has a handshake
+	}
 	_, secrets, err := e.webhookConnection(ctx, segment, connectionID)
 	if err != nil {
 		return "", err

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/testenv"
@@ -48,6 +47,11 @@ func TestConnectionLifecycle(t *testing.T) {
 	apptest.ExpectProblem(t, h.Do(t, "gateway", http.MethodPut, "/api/connections/"+id+"/credentials", other,
 		map[string]any{"credentials": map[string]any{"secret_key": "sk_test_x"}}), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, post(t, h, "/api/connections/"+id+"/credentials/rotate", other, map[string]any{}), http.StatusNotFound, "not_found")
+	apptest.ExpectProblem(t, post(t, h, "/api/connections/"+id+"/deauthorize", other, map[string]any{}), http.StatusNotFound, "not_found")
+	apptest.ExpectProblem(t, h.Do(t, "gateway", http.MethodDelete, "/api/connections/"+id, other, nil), http.StatusNotFound, "not_found")
+	if res := h.Do(t, "gateway", http.MethodGet, "/webhooks/stripe/"+id+"?hub.mode=subscribe", "-", nil); res.Status != http.StatusNotFound {
+		t.Fatalf("a handshake on a Stripe route: %d", res.Status)
+	}
 	if strings.Contains(string(get(t, h, "/api/connections", other).Body), id) {
 		t.Fatal("another organization lists the connection")
 	}
@@ -109,5 +113,4 @@ func TestConnectionLifecycle(t *testing.T) {
 	internal := post(t, h, "/api/connections", "", map[string]any{"provider": "email_provider_a", "name": "x",
 		"webhook_url": "http://169.254.169.254/latest", "credentials": map[string]any{"server_token": "t"}})
 	apptest.ExpectProblem(t, internal, http.StatusUnprocessableEntity, "invalid_input")
-	_ = time.Second
 }
