@@ -15,7 +15,10 @@ import (
 // Members that hold secrets compared as bytes (passwords): they get a
 // maximum length but no character pattern, because a pattern added now
 // would lock out a password that was valid when it was set.
-var boundsSecretMembers = []string{"password", "currentPassword", "newPassword"}
+// The gateway's provider credentials are secrets too: a pattern's refusal
+// would quote the value, so the command refuses control characters itself.
+var boundsSecretMembers = []string{"password", "currentPassword", "newPassword", "api_key", "server_token", "secret_key",
+	"access_token", "app_secret", "verify_token", "webhook_secret", "webhook_username", "webhook_password"}
 
 // Members that take any text without a pattern, and why (keyed "<action> <pointer>").
 var boundsUnpatterned = map[string]string{
@@ -28,7 +31,7 @@ var boundsUnpatterned = map[string]string{
 // translate or embed, a tool's description) are multi-line too, and so is
 // a contact's note (body).
 var boundsMultiLineMembers = []string{"message", "prompt", "content", "text", "query", "input", "initial_prompt", "context", "texts",
-	"description", "body"}
+	"description", "body", "html"}
 
 // TestEveryInputStringIsBounded walks the input schema of every action of
 // every service the app builds (as /api/actions serves them) and fails on a

@@ -10,6 +10,9 @@ type Client struct {
 	// areas of the client hold their providers (client_ai.go: AI
 	// connections; email, messages and payments add theirs).
 	ai AIConnections
+	// edge sends email and instant messages and invokes payments
+	// (client_edge.go).
+	edge *Edge
 }
 
 // NewClient makes the client over the handlers and the AI connections.

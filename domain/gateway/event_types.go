@@ -11,6 +11,7 @@ var EventTypes = slices.Concat(
 	MeterEventTypes,
 	HealthEventTypes,
 	OrganizationEventTypes,
+	EdgeEventTypes,
 )
 
 // SnapshotSchema is the format of the gateway write models' snapshots: bump

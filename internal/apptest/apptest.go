@@ -50,6 +50,9 @@ type Harness struct {
 type Options struct {
 	Configure func(*app.Config) // adjust the config before start
 	NoWorkers bool              // serve HTTP only; no relay, projectors or dispatcher
+	// LogTo receives the platform's log instead of stderr, at debug level
+	// (tests that scan every line the platform writes).
+	LogTo io.Writer
 }
 
 // Start runs a platform until the test ends.
@@ -104,7 +107,11 @@ func Start(t testing.TB, opts Options) *Harness {
 	if os.Getenv("PLATFORM_TEST_LOG") != "" {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	var out io.Writer = os.Stderr
+	if opts.LogTo != nil {
+		out, level = opts.LogTo, slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, cfg, log)
 	if err != nil {

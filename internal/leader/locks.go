@@ -31,6 +31,7 @@ var (
 	StatusPoller       = mustRegister("status.poller")
 	PrivacyMaintenance = mustRegister("identity.privacy_maintenance")
 	GatewaySweeper     = mustRegister("gateway.reservation_sweeper")
+	GatewayCanary      = mustRegister("gateway.credential_canary")
 )
 
 // Lock is a registered lock name and its advisory lock key. The zero Lock is

@@ -20,7 +20,7 @@ import (
 // each notification's cta_url points (the gateway's dashboard).
 func Mapping(dashboardURL string) notifications.Mapping {
 	m := notifications.Mapping{}
-	for _, area := range []notifications.Mapping{healthMapping(dashboardURL), meterMapping(dashboardURL), silent} {
+	for _, area := range []notifications.Mapping{healthMapping(dashboardURL), meterMapping(dashboardURL), edgeMapping(dashboardURL), silent} {
 		maps.Copy(m, area)
 	}
 	// Every other gateway event type emits nothing: declared, so the

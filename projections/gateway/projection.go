@@ -58,7 +58,7 @@ type area struct {
 }
 
 // areas of the read model; a new area is one more line.
-var areas = []area{usageArea, billingArea, meterArea, healthArea, organizationArea, auditArea}
+var areas = []area{usageArea, billingArea, meterArea, healthArea, organizationArea, auditArea, edgeArea}
 
 var reducers = merge(areas)
 

@@ -39,6 +39,13 @@ var v20260418 = Table{Version: "2026-04-18", Prices: map[Key]Price{
 	// per search, whatever model runs behind them.
 	{"ai_provider_5", AnyModel, OpMarkdown}:  {PerCall: USD(0.0005)},
 	{"ai_provider_5", AnyModel, OpRAGSearch}: {PerCall: USD(0.0005)},
+	// Email per recipient, instant messages per message, payments per API
+	// call (the gateway's edge): Postmark's and Resend's list price per
+	// email, WhatsApp's utility-template rate, a flat fee per Stripe call.
+	{"email_provider_a", AnyModel, OpEmail}:       {PerMessage: USD(0.0015)},
+	{"email_provider_b", AnyModel, OpEmail}:       {PerMessage: USD(0.0009)},
+	{"message_provider_a", AnyModel, OpMessage}:   {PerMessage: USD(0.008)},
+	{"payments_provider_a", AnyModel, OpPayments}: {PerCall: USD(0.0001)},
 }}
 
 // tokens is a price per million input and output tokens in US dollars.

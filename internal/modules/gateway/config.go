@@ -33,6 +33,9 @@ type Config struct {
 	// GATEWAY_AI_PROVIDER_<N>_ACCOUNT for Workers AI): a provider with a key
 	// is served by the platform's connection.
 	Providers map[ai.ProviderID]ProviderConfig
+	// Edge is the gateway's edge: credentials' key ring, sends, relays,
+	// the expiry scan, the canary, the platform's keys (edge_config.go).
+	Edge EdgeSection
 }
 
 var _ module.Section = (*Config)(nil)
@@ -59,13 +62,17 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 			c.Providers[info.ID] = pc
 		}
 	}
-	return env.Err()
+	edgeErr := c.Edge.fromEnv(env, getenv)
+	return errors.Join(env.Err(), edgeErr)
 }
 
-func (c *Config) Defaults() { c.Metering = c.Metering.WithDefaults() }
+func (c *Config) Defaults() {
+	c.Metering = c.Metering.WithDefaults()
+	c.Edge.defaults(c.Sandbox)
+}
 
 func (c *Config) Validate() error {
-	problems := []error{c.Metering.Validate()}
+	problems := []error{c.Metering.Validate(), c.Edge.validate(c.Sandbox)}
 	if c.DashboardURL != "" {
 		if u, err := url.Parse(c.DashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			problems = append(problems, errors.New("gateway: GATEWAY_DASHBOARD_URL must be an absolute http(s) URL"))

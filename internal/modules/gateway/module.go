@@ -22,7 +22,8 @@ import (
 // Scopes are the permissions the gateway's actions check (seed 001's, and
 // organizations:provision for the identity service's provisioning call).
 var Scopes = []string{"dashboard:read", "organizations:read", "organizations:provision", "audit:read", "usage:read", "ai:invoke",
-	"ai:translate", "email:write", "email:send", "message:send", "payments:invoke", "billing:read", "billing:write"}
+	"ai:translate", "email:write", "email:send", "message:send", "payments:invoke", "billing:read", "billing:write",
+	"connections:read", "connections:write", "email:read"}
 
 // Module is the gateway context.
 var Module = module.Module{
@@ -38,7 +39,7 @@ var Module = module.Module{
 	// A tenant's key: everything but the service-only actions
 	// (organization.provision, instant_message.send).
 	TenantKeyScopes: []string{"dashboard:read", "organizations:read", "audit:read", "usage:read", "ai:invoke", "ai:translate",
-		"email:write", "email:send", "payments:invoke", "billing:read", "billing:write"},
+		"email:write", "email:send", "payments:invoke", "billing:read", "billing:write", "connections:read", "connections:write", "email:read"},
 	Build: build,
 }
 
@@ -49,12 +50,19 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	if err != nil {
 		return module.Parts{}, err
 	}
-	client := gatewaycmd.NewClient(handlers, conns)
+	edge, edgeSandbox, err := buildEdge(p, cfg, handlers, conns, sandbox)
+	if err != nil {
+		sandbox.Close()
+		return module.Parts{}, err
+	}
+	client := gatewaycmd.NewClient(handlers, edge).WithEdge(edge)
 	queries := gatewayview.NewQueries(p.Pool, p.Reader)
 	module.Provide(p, handlers)
 	module.Provide(p, client)
 	module.Provide(p, queries)
 	module.Provide(p, sandbox)
+	module.Provide(p, edge)
+	module.Provide(p, edgeSandbox)
 	dashboard := cfg.DashboardURL
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]
@@ -62,11 +70,14 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	parts := module.Parts{
 		Projections:   []projections.Projection{gatewayview.Projection{}},
 		Notifications: gatewaymap.Mapping(dashboard),
-		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner()},
+		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner(), edge.Relay()},
+		Timers:        edge.RegisterTimers,
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return gatewayhttp.Service(gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Now: p.Now}), nil
+			return gatewayhttp.Service(gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Now: p.Now},
+				gatewayhttp.EdgeArea(edge, queries)), nil
 		},
 	}
+	parts.Workers = append(parts.Workers, edgeWorkers(p, edge, edgeSandbox)...)
 	if len(sandbox.fakes) > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-sandbox", Run: sandbox.closeOnDone})
 	}

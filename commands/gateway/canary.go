@@ -1,0 +1,103 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/commands/gateway/vault"
+	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/leader"
+)
+
+// CanaryActor is the actor of what the canary records.
+const CanaryActor = "gateway.canary"
+
+// canaryBatch bounds one read of the credential table.
+const canaryBatch = 200
+
+// RunCanary runs the credential canary in one process of the deployment
+// (leader lock gateway.credential_canary): once when it starts leading,
+// then every CanaryInterval (a negative interval: only the first run).
+func (e *Edge) RunCanary(ctx context.Context, pool *pgxpool.Pool) error {
+	return leader.Run(ctx, pool, leader.GatewayCanary, leader.Config{}, e.log, func(ctx context.Context) error {
+		for {
+			if n, err := e.Canary(ctx); err != nil {
+				e.log.Warn("gateway: credential canary failed", "err", err)
+			} else if n > 0 {
+				e.log.Error("gateway: credentials the key ring cannot decrypt", "count", n)
+			}
+			if e.cfg.CanaryInterval < 0 {
+				<-ctx.Done()
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(e.cfg.CanaryInterval):
+			}
+		}
+	})
+}
+
+// Canary tries to open every stored credential with the key ring and
+// records each one it cannot (gateway.credential.undecryptable, once per
+// credential version and key id: the command's key and the domain both
+// say so). It returns how many it found.
+func (e *Edge) Canary(ctx context.Context) (int, error) {
+	found, after := 0, ""
+	for {
+		rows, err := e.h.pool.Query(ctx, `SELECT credential_id, connection_id, organization_id, version, key_id, nonce, ciphertext
+			FROM gateway_credentials WHERE credential_id > $1 ORDER BY credential_id LIMIT $2`, after, canaryBatch)
+		if err != nil {
+			return found, dbError(err)
+		}
+		var batch []credentialRow
+		for rows.Next() {
+			var r credentialRow
+			if err := rows.Scan(&r.CredentialID, &r.ConnectionID, &r.Org, &r.Version, &r.Sealed.KeyID, &r.Sealed.Nonce, &r.Sealed.Ciphertext); err != nil {
+				rows.Close()
+				return found, dbError(err)
+			}
+			batch = append(batch, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return found, dbError(err)
+		}
+		for _, r := range batch {
+			after = r.CredentialID
+			if _, err := e.open(r); err == nil {
+				continue
+			} else if !errors.Is(err, vault.ErrNoKey) && !errors.Is(err, vault.ErrOpen) {
+				return found, err
+			}
+			found++
+			if err := e.reportUndecryptable(ctx, r); err != nil {
+				return found, err
+			}
+		}
+		if len(batch) < canaryBatch {
+			return found, nil
+		}
+	}
+}
+
+// reportUndecryptable is the canary's command on the connection's stream.
+func (e *Edge) reportUndecryptable(ctx context.Context, r credentialRow) error {
+	key := fmt.Sprintf("canary:%s:v%d:%s", r.CredentialID, r.Version, r.Sealed.KeyID)
+	m := commands.Meta{OrganizationID: r.Org, Actor: eventstore.Actor{ID: CanaryActor, Type: "system"}, IdempotencyKey: key,
+		RequestHash: eventstore.HashRequest([]byte(key)), CorrelationID: key}
+	now := e.h.now()
+	_, err := run(ctx, e.h, m, domain.StreamConnection, domain.ConnectionStreamID(r.ConnectionID), domain.LoadConnection,
+		func(c *domain.Connection) ([]event.Change, error) {
+			return c.ReportUndecryptable(r.Org, r.Version, r.Sealed.KeyID, now), nil
+		}, connectionState, indexConnection(r.Org))
+	return err
+}

@@ -1,0 +1,109 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	gatewaycmd "github.com/platform/backend/commands/gateway"
+	"github.com/platform/backend/commands/gateway/vault"
+	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/internal/module"
+)
+
+// EdgeSection is the configuration of the gateway's edge: the credential
+// key ring, the send, relay, scan and canary bounds, and the platform's
+// own keys of the email, instant-message and payments providers.
+type EdgeSection struct {
+	gatewaycmd.EdgeConfig
+	// Platform are the platform's own keys per provider
+	// (GATEWAY_<PROVIDER>_KEY, e.g. GATEWAY_EMAIL_PROVIDER_A_KEY; WhatsApp's
+	// sending number GATEWAY_MESSAGE_PROVIDER_A_PHONE_NUMBER_ID): a provider
+	// with a key is served by the platform's connection to organizations
+	// without their own.
+	Platform map[string]PlatformKey
+	// sandboxRing: no GATEWAY_KEYRING and the sandbox on: a fixed key,
+	// clearly named, so make run stores credentials without setup.
+	sandboxRing bool
+}
+
+// PlatformKey is the platform's key of one provider.
+type PlatformKey struct {
+	Key           string
+	PhoneNumberID string
+}
+
+// edgeProviders are the providers of the edge, in env-name order.
+var edgeProviders = []string{domain.ProviderEmailA, domain.ProviderEmailB, domain.ProviderMessageA, domain.ProviderPaymentsA}
+
+// envName is a provider's environment prefix: GATEWAY_EMAIL_PROVIDER_A.
+func envName(provider string) string { return "GATEWAY_" + strings.ToUpper(provider) }
+
+// fromEnv reads the section. A malformed key ring fails here, naming the
+// problem and never a key (module.Env's errors quote the value, so the
+// ring is parsed apart).
+func (s *EdgeSection) fromEnv(env *module.Env, getenv func(string) string) error {
+	var ringErr error
+	if ring, active := getenv("GATEWAY_KEYRING"), getenv("GATEWAY_KEYRING_ACTIVE"); ring != "" || active != "" {
+		if s.Ring, ringErr = vault.Parse(ring, active); ringErr != nil {
+			ringErr = fmt.Errorf("GATEWAY_KEYRING: %w", ringErr)
+		}
+	}
+	env.Int("GATEWAY_DELIVERY_ATTEMPTS", &s.DeliveryAttempts)
+	env.Duration("GATEWAY_DELIVERY_BACKOFF", &s.DeliveryBackoff)
+	env.Duration("GATEWAY_DELIVERY_MAX_RETRY_AFTER", &s.MaxRetryAfter)
+	env.Int("GATEWAY_RELAY_ATTEMPTS", &s.RelayAttempts)
+	env.Duration("GATEWAY_RELAY_BACKOFF", &s.RelayBackoff)
+	env.Duration("GATEWAY_RELAY_MAX_BACKOFF", &s.RelayMaxBackoff)
+	env.Duration("GATEWAY_EXPIRY_SCAN_INTERVAL", &s.ExpiryScanInterval)
+	env.Duration("GATEWAY_CANARY_INTERVAL", &s.CanaryInterval)
+	env.Duration("GATEWAY_WEBHOOK_TOLERANCE", &s.WebhookTolerance)
+	for _, p := range edgeProviders {
+		k := s.Platform[p]
+		env.String(envName(p)+"_KEY", &k.Key)
+		env.String(envName(p)+"_PHONE_NUMBER_ID", &k.PhoneNumberID)
+		base := s.BaseURLs[p]
+		env.String(envName(p)+"_BASE_URL", &base)
+		if k != (PlatformKey{}) {
+			if s.Platform == nil {
+				s.Platform = map[string]PlatformKey{}
+			}
+			s.Platform[p] = k
+		}
+		if base != "" {
+			if s.BaseURLs == nil {
+				s.BaseURLs = map[string]string{}
+			}
+			s.BaseURLs[p] = base
+		}
+	}
+	return ringErr
+}
+
+// defaults: the sandbox's key ring when the sandbox runs without one.
+func (s *EdgeSection) defaults(sandbox bool) {
+	s.EdgeConfig = s.EdgeConfig.WithDefaults()
+	if s.Ring.Active() == "" && sandbox {
+		key := sha256.Sum256([]byte("platform gateway sandbox credential key: not a secret"))
+		s.Ring, _ = vault.FromKeys(SandboxKeyID, map[string][]byte{SandboxKeyID: key[:]}) // a fixed 32-byte key: cannot fail
+		s.sandboxRing = true
+	}
+}
+
+// SandboxKeyID names the sandbox's fixed credential key.
+const SandboxKeyID = "sandbox-not-secret"
+
+func (s *EdgeSection) validate(sandbox bool) error {
+	problems := []error{s.EdgeConfig.Validate()}
+	if !sandbox && s.Ring.Has(SandboxKeyID) {
+		problems = append(problems, errors.New("gateway: the sandbox credential key is for GATEWAY_SANDBOX only"))
+	}
+	for p, base := range s.BaseURLs {
+		if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			problems = append(problems, fmt.Errorf("gateway: the base URL of %s must be an absolute http(s) URL without credentials", p))
+		}
+	}
+	return errors.Join(problems...)
+}
