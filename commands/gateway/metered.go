@@ -68,6 +68,8 @@ type Receipt struct {
 	PriceVersion string       `json:"price_version"`
 	Outcome      string       `json:"outcome"`
 	LatencyMS    int64        `json:"latency_ms"`
+	// ownKey: the call used the organization's own credentials (BYOK).
+	ownKey bool
 }
 
 // Metered is the one path of every provider operation: price it (an
@@ -131,7 +133,8 @@ func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.C
 		h.log.Error("gateway: settle failed; the sweeper will settle the reservation", "request_id", r.RequestID, "err", err)
 	}
 	return Receipt{RequestID: r.RequestID, Provider: call.Provider, Model: call.Model, Units: units, Estimated: estimated,
-		CostCents: float64(charge.Cost) / 1e6, PriceVersion: prices.Current.Version, Outcome: a.Outcome, LatencyMS: latency}, a, nil
+		CostCents: float64(charge.Cost) / 1e6, PriceVersion: prices.Current.Version, Outcome: a.Outcome, LatencyMS: latency,
+		ownKey: call.BYOK}, a, nil
 }
 
 // settleWithRetries waits out a short database hiccup (a few tries within
@@ -181,7 +184,14 @@ func Problem(r Receipt, a Attempt) error {
 		e = &errs.Error{Kind: errs.KindInvalidInput, Code: "invalid_input", Message: "the provider " + r.Provider + " refused the request: " + why,
 			Fields: []errs.Field{{Pointer: "", Detail: RefusedByProvider}}}
 	case domain.OutcomeUnauthorized:
-		e = errs.BadGateway("provider_unauthorized", "the provider "+r.Provider+" refused the connection's credentials", nil)
+		if r.ownKey {
+			// The organization's own credentials: its connection is now
+			// deauthorized; setting new credentials is the way out. Not a
+			// server error of ours.
+			e = errs.Conflict("connection_unauthorized", "the provider "+r.Provider+" refused the organization's credentials; the connection is deauthorized until new ones are set")
+			break
+		}
+		e = errs.BadGateway("provider_unauthorized", "the provider "+r.Provider+" refused the platform's credentials", nil)
 	case domain.OutcomeCallerCanceled:
 		return context.Canceled
 	default:

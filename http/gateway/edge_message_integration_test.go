@@ -98,7 +98,7 @@ func TestInstantMessage(t *testing.T) {
 	notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 3)
 	// The token is refused: the connection is deauthorized (not the provider's health).
 	wa.Next(1, fakeprovider.Fault{Kind: fakeprovider.Unauthorized})
-	apptest.ExpectProblem(t, send(notify, text), http.StatusBadGateway, "provider_unauthorized")
+	apptest.ExpectProblem(t, send(notify, text), http.StatusConflict, "connection_unauthorized")
 	got := notificationsOf(t, h, h.OrgID, "gateway.provider.disconnected", 1)
 	for _, data := range got {
 		if data["status"] != "deauthorized" || data["connection_id"] != connID {

@@ -91,12 +91,12 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	if !strings.Contains(string(completion.Body), ids["ai_provider_1"]) {
 		t.Fatalf("the completion did not use the organization's own key: %s", completion.Body)
 	}
-	// An AI key the provider refuses: 502, the connection deauthorized, the next call on the platform's connection.
+	// An AI key the provider refuses: 409, the connection deauthorized, the next call on the platform's connection.
 	keep(h.Do(t, "gateway", http.MethodPut, "/api/connections/"+ids["ai_provider_1"]+"/credentials", "",
 		map[string]any{"credentials": map[string]any{"api_key": leakSecrets["openai_wrong"]}}), http.StatusOK, "wrong AI key")
 	refused := post(t, h, "/api/ai/completions", "", map[string]any{"provider": "ai_provider_1", "prompt": "hello"})
 	answers = append(answers, string(refused.Body))
-	apptest.ExpectProblem(t, refused, http.StatusBadGateway, "provider_unauthorized")
+	apptest.ExpectProblem(t, refused, http.StatusConflict, "connection_unauthorized")
 	fallback := keep(post(t, h, "/api/ai/completions", "", map[string]any{"provider": "ai_provider_1", "prompt": "hello"}), http.StatusOK,
 		"completion after the refusal")
 	if !strings.Contains(string(fallback.Body), `"connection_id":"sandbox:ai_provider_1"`) {
@@ -108,7 +108,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	res := sendEmail(t, h, "", map[string]any{"to": "a@example.com", "from": "s@example.com", "subject": "x", "text": "x",
 		"provider": "email_provider_b"})
 	answers = append(answers, string(res.Body))
-	apptest.ExpectProblem(t, res, http.StatusBadGateway, "provider_unauthorized")
+	apptest.ExpectProblem(t, res, http.StatusConflict, "connection_unauthorized")
 	// Rotate one, read everything back.
 	keep(post(t, h, "/api/connections/"+ids["payments_provider_a"]+"/credentials/rotate", "", map[string]any{}), http.StatusOK, "rotate")
 	usageEvents(t, h, "", 6)

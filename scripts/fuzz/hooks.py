@@ -150,10 +150,8 @@ def before_call(ctx, case, **kwargs):
 @schemathesis.hook
 def filter_failure(ctx, failure, case, response):
     """Keep every failure but a 422 (400 in the contacts API) of positive_data_acceptance made only of KNOWN_422 rules,
-    a negative text body accepted (TEXT_BODIES), and a 502 provider_unauthorized (see _refused_own_credential)."""
+    and a negative text body accepted (TEXT_BODIES)."""
     if getattr(failure, "code", None) == "ST201" and _operation_id(case) in TEXT_BODIES and _only_body_negative(case):
-        return False
-    if _refused_own_credential(failure, response):
         return False
     known = _KNOWN.get(_operation_id(case))
     # ST202: positive_data_acceptance, "Schema-valid request rejected".
@@ -175,19 +173,6 @@ def _only_body_negative(case):
     components = getattr(getattr(case, "meta", None), "components", None) or {}
     negative = [loc for loc, info in components.items() if info.mode.is_negative]
     return bool(negative) and all(getattr(loc, "value", loc) == "body" for loc in negative)
-
-
-def _refused_own_credential(failure, response):
-    """A 502 provider_unauthorized is the provider (the sandbox's fake) refusing the credentials the fuzzer gave an
-    organization's own connection (connections.create takes any key): the gateway answers what the provider said,
-    deauthorizes that connection, and the organization's next call uses the platform's connection again."""
-    if response is None or response.status_code != 502 or getattr(failure, "code", None) != "ST101":
-        return False
-    try:
-        problem = json.loads(response.content)
-    except (ValueError, TypeError):
-        return False
-    return isinstance(problem, dict) and problem.get("code") == "provider_unauthorized"
 
 
 def _operation_id(case):
