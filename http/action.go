@@ -41,6 +41,13 @@ type Action struct {
 	AgentAccess          string          `json:"agentAccess"`
 	AuthorizationMode    string          `json:"authorizationMode"`
 	AllowedServices      []string        `json:"allowedServices,omitempty"`
+	// Problems are statuses the action answers beyond the kernel's (402 of
+	// a spend cap, 502 and 504 of an upstream provider), for the OpenAPI
+	// document.
+	Problems []int `json:"-"`
+	// InvalidStatus answers invalid input with this status instead of 422
+	// (0: 422): 400 where a seed's table says so (publishing's create).
+	InvalidStatus int `json:"-"`
 
 	// CredentialAttempt marks routes where each call tries a secret
 	// (password, one-time token, second factor): they take from the

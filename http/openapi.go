@@ -79,7 +79,7 @@ func OpenAPI(svc Service) map[string]any {
 		paths[a.Path][strings.ToLower(a.Method)] = op
 	}
 	problems := map[string]any{}
-	for _, status := range []int{401, 403, 404, 409, 415, 422, 429, 503} {
+	for _, status := range []int{400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 502, 503, 504} {
 		desc := "a problem (RFC 9457): " + http.StatusText(status)
 		r := map[string]any{"description": desc,
 			"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}}
@@ -134,6 +134,10 @@ func problemStatuses(a Action) []int {
 	if !a.ReadOnly {
 		out = append(out, http.StatusConflict, http.StatusUnsupportedMediaType)
 	}
+	if a.InvalidStatus != 0 {
+		out = append(out, a.InvalidStatus)
+	}
+	out = append(out, a.Problems...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }

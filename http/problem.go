@@ -59,6 +59,8 @@ var statusOf = map[errs.Kind]int{
 	errs.KindRateLimited:            http.StatusTooManyRequests,
 	errs.KindUnavailable:            http.StatusServiceUnavailable,
 	errs.KindIdempotencyMismatch:    http.StatusUnprocessableEntity,
+	errs.KindBadRequest:             http.StatusBadRequest,
+	errs.KindTooLarge:               http.StatusRequestEntityTooLarge,
 }
 
 // StatusClientClosedRequest is the answer to a client that went away before

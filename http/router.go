@@ -133,7 +133,12 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		permission = principal.Qualify(appID, a.Permission)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fail := func(err error) { WriteError(w, r, d.Log, err) }
+		fail := func(err error) {
+			if a.InvalidStatus == http.StatusBadRequest {
+				err = errs.AsBadRequest(err)
+			}
+			WriteError(w, r, d.Log, err)
+		}
 		ctx := r.Context()
 		var p principal.Principal
 		if a.AuthorizationMode != AuthPublic {

@@ -22,6 +22,12 @@ const (
 	KindRateLimited
 	KindUnavailable
 	KindIdempotencyMismatch
+	// KindBadRequest is invalid input answered 400 where a seed says so
+	// (the publishing API's "400 invalid create"), not the platform's 422.
+	KindBadRequest
+	// KindTooLarge: the thing to store is over its limit (413), refused
+	// before any byte is stored.
+	KindTooLarge
 )
 
 // Field names one failing input member as a JSON pointer.
@@ -114,4 +120,21 @@ func RateLimited(retryAfterSeconds int) *Error {
 func IdempotencyMismatch() *Error {
 	return &Error{Kind: KindIdempotencyMismatch, Code: "idempotency_key_reused",
 		Message: "this Idempotency-Key was already used with a different request"}
+}
+
+// AsBadRequest answers an invalid-input error as 400 (same code and
+// members): the seed's status for the action, not the platform's 422.
+func AsBadRequest(err error) error {
+	e, ok := As(err)
+	if !ok || e.Kind != KindInvalidInput {
+		return err
+	}
+	c := *e
+	c.Kind = KindBadRequest
+	return &c
+}
+
+// TooLarge is content over its size limit (413).
+func TooLarge(code, message string) *Error {
+	return &Error{Kind: KindTooLarge, Code: code, Message: message}
 }
