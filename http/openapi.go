@@ -39,6 +39,9 @@ func OpenAPI(svc Service) map[string]any {
 			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success",
 				"content": map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.OutputSchema)}}},
 		}
+		if a.SuccessStatus == http.StatusNoContent {
+			responses[strconv.Itoa(a.SuccessStatus)] = map[string]any{"description": "success, no content"}
+		}
 		for _, status := range problemStatuses(a) {
 			responses[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/Problem" + strconv.Itoa(status)}
 		}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -45,6 +46,9 @@ type Service struct {
 	// /api/health; seed 001's gateway and seed 002's publishing and
 	// contacts APIs name /health).
 	HealthPath string
+	// Health, when set, answers the health route: its status and body (a
+	// service whose seed asks for dependency checks, 503 when one fails).
+	Health func(ctx context.Context) (int, any)
 }
 
 // DefaultHealthPath is the liveness route of seed 000 and most services.
@@ -114,7 +118,12 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	if health == "" {
 		health = DefaultHealthPath
 	}
-	r.HandleFunc(health, func(w http.ResponseWriter, _ *http.Request) {
+	r.HandleFunc(health, func(w http.ResponseWriter, req *http.Request) {
+		if svc.Health != nil {
+			status, body := svc.Health(req.Context())
+			WriteJSON(w, status, body)
+			return
+		}
 		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": svc.Name})
 	}).Methods(http.MethodGet)
 	if svc.Routes != nil {
@@ -228,6 +237,16 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		reply, err := a.Handle(ctx, call)
 		if err != nil {
 			fail(err)
+			return
+		}
+		if a.SuccessStatus == http.StatusNoContent {
+			for k, vs := range reply.Header {
+				w.Header()[k] = vs
+			}
+			if reply.Position != nil {
+				w.Header().Set(HeaderPosition, reply.Position.String())
+			}
+			w.WriteHeader(http.StatusNoContent) // no body (RFC 9110): the command's answer is not shown
 			return
 		}
 		if d.CheckOutput {

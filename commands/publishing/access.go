@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/eventstore"
 )
 

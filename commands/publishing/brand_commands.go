@@ -6,9 +6,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/platform/backend/commands"
-	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/publishing"
 )
 
 func (h *Handlers) runBrand(ctx context.Context, m commands.Meta, brandID string, act func(*domain.Brand) ([]event.Change, error),
@@ -38,16 +38,21 @@ type TransferBrand struct {
 // (a member there, or platform-wide): identity's answer.
 type OrganizationAccess func(ctx context.Context, principalID, organizationID string) (bool, error)
 
+// SetOrganizationAccess sets identity's answer to "can this principal act
+// in that organization" (transfers need it; without it, only the caller's
+// own organization is accessible).
+func (h *Handlers) SetOrganizationAccess(a OrganizationAccess) { h.access = a }
+
 // TransferBrand moves a brand the caller's organization has to another
 // organization the caller can access; the brand's id and content stay.
-func (h *Handlers) TransferBrand(ctx context.Context, m commands.Meta, in TransferBrand, access OrganizationAccess) (commands.Result[domain.Brand], error) {
+func (h *Handlers) TransferBrand(ctx context.Context, m commands.Meta, in TransferBrand) (commands.Result[domain.Brand], error) {
 	b, err := h.Brand(ctx, m.OrganizationID, in.BrandID)
 	if err != nil {
 		return commands.Result[domain.Brand]{}, err
 	}
 	ok := in.OrganizationID == m.OrganizationID
-	if !ok && access != nil {
-		if ok, err = access(ctx, m.Actor.ID, in.OrganizationID); err != nil {
+	if !ok && h.access != nil {
+		if ok, err = h.access(ctx, m.Actor.ID, in.OrganizationID); err != nil {
 			return commands.Result[domain.Brand]{}, err
 		}
 	}

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/platform/backend/commands"
-	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/publishing"
 )
 
 // ContentItem names a content item (a post) for content operations. BrandID

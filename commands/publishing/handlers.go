@@ -30,6 +30,8 @@ type Handlers struct {
 	store *eventstore.Store
 	pool  *pgxpool.Pool
 	now   func() time.Time
+	// access: transfer-organization's check of the target organization.
+	access OrganizationAccess
 }
 
 // NewHandlers makes the handlers; now is the clock (nil: time.Now).

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/platform/backend/commands"
-	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/publishing"
 )
 
 // runPost executes a decision on a post's stream.

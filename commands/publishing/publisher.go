@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/platform/backend/commands"
-	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/providers/social"
 )
@@ -81,7 +81,9 @@ func NewPublisher(h *Handlers, networks *Networks, creds *Credentials, media Med
 }
 
 // Observe registers a function told of every accepted item.
-func (p *Publisher) Observe(f func(post domain.Post, t domain.ClaimedTarget, published time.Time)) { p.observe = f }
+func (p *Publisher) Observe(f func(post domain.Post, t domain.ClaimedTarget, published time.Time)) {
+	p.observe = f
+}
 
 // systemMeta is the meta of the publisher's commands on a post.
 func systemMeta(organizationID, key string) commands.Meta {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/providers/social"
 )
 

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/platform/backend/commands"
-	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/domain/event"
+	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/providers/social"
 )
 

@@ -44,13 +44,16 @@ type brandRecord struct {
 // Connection is a connected network account of a brand. Its tokens are
 // kept apart, sealed (never in an event).
 type Connection struct {
-	ConnectionID string   `json:"connection_id"`
-	Network      string   `json:"network"`
-	AccountID    string   `json:"account_id"`
-	AccountName  string   `json:"account_name"`
-	AccountKind  string   `json:"account_kind"`
-	OwnerID      string   `json:"owner_id"` // the user who connected it
-	Scopes       []string `json:"scopes"`
+	ConnectionID string `json:"connection_id"`
+	Network      string `json:"network"`
+	AccountID    string `json:"account_id"`
+	AccountName  string `json:"account_name"`
+	AccountKind  string `json:"account_kind"`
+	OwnerID      string `json:"owner_id"` // the user who connected it
+	// Mode is how it was connected: production (the real network) or
+	// sandbox (a local fake of it).
+	Mode   string   `json:"mode"`
+	Scopes []string `json:"scopes"`
 	// TokenValidUntil is the access token's expiry (nil: it does not expire).
 	TokenValidUntil *time.Time `json:"token_valid_until"`
 	Refreshable     bool       `json:"refreshable"`

@@ -23,6 +23,7 @@ import (
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/module"
+	pubmod "github.com/platform/backend/internal/modules/publishing"
 	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
@@ -66,6 +67,11 @@ func Start(t testing.TB, opts Options) *Harness {
 	// Check targets of tests are loopback fakes: allowed here, explicitly
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	// Publishing talks to local fakes of the networks, and keeps media in
+	// the test's own directory.
+	pub := module.SectionOf[*pubmod.Config](cfg.Modules)
+	pub.Sandbox = true
+	pub.ObjectStore.URL = "file://" + t.TempDir()
 	status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
 	// Every success answer the tests see is checked against its action's
 	// output schema (a mismatch is a 500 output_schema_violation).
@@ -82,6 +88,15 @@ func Start(t testing.TB, opts Options) *Harness {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	// Listeners first, so every service's address (an OAuth callback's
+	// base URL) is the one clients reach.
+	servers := map[string]*httptest.Server{}
+	for _, s := range cfg.Services {
+		srv := httptest.NewUnstartedServer(nil)
+		t.Cleanup(srv.Close)
+		servers[s] = srv
+		cfg.Addrs[s] = srv.Listener.Addr().String()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, cfg, log)
 	if err != nil {
@@ -93,10 +108,10 @@ func Start(t testing.TB, opts Options) *Harness {
 	for _, s := range cfg.Services {
 		// The listeners' bounds of platformd (timeouts, header limit), so tests
 		// meet what clients meet.
-		srv := httptest.NewUnstartedServer(a.Handler(s))
+		srv := servers[s]
+		srv.Config.Handler = a.Handler(s)
 		cfg.HTTP.Configure(srv.Config)
 		srv.Start()
-		t.Cleanup(srv.Close)
 		h.URLs[s] = srv.URL
 	}
 	if !opts.NoWorkers {

@@ -30,6 +30,10 @@ var (
 	Dispatcher         = mustRegister("notifications.dispatcher")
 	StatusPoller       = mustRegister("status.poller")
 	PrivacyMaintenance = mustRegister("identity.privacy_maintenance")
+	// PublishingReconciler settles publishing attempts without a recorded
+	// outcome from the networks; PublishingRefresher renews expiring tokens.
+	PublishingReconciler = mustRegister("publishing.reconciler")
+	PublishingRefresher  = mustRegister("publishing.token_refresher")
 )
 
 // Lock is a registered lock name and its advisory lock key. The zero Lock is

@@ -29,6 +29,8 @@ type Platform struct {
 	// Outbound is the one client for URLs a tenant can influence.
 	Outbound *outbound.Client
 	Topics   eventstore.Topics
+	// Kafka is the brokers' configuration (health checks).
+	Kafka eventstore.KafkaConfig
 	// AuthBaseURL: when set, credentials are validated by that identity
 	// service over HTTP instead of in-process.
 	AuthBaseURL string

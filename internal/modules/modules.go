@@ -7,6 +7,7 @@ import (
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/internal/modules/ops"
+	"github.com/platform/backend/internal/modules/publishing"
 	"github.com/platform/backend/internal/modules/status"
 )
 
@@ -16,6 +17,7 @@ func All() []module.Module {
 	return []module.Module{
 		identity.Module,
 		status.Module,
+		publishing.Module,
 		ops.Module,
 	}
 }
