@@ -24,7 +24,7 @@ var boundsUnpatterned = map[string]string{
 
 // Members that are multi-line text: they may hold \n, \r and \t, never other
 // control characters.
-var boundsMultiLineMembers = []string{"message"}
+var boundsMultiLineMembers = []string{"message", "text", "prompt", "reason"} // publishing: post copy, AI prompts, rejection notes
 
 // TestEveryInputStringIsBounded walks the input schema of every action of
 // every service the app builds (as /api/actions serves them) and fails on a

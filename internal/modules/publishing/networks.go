@@ -31,7 +31,9 @@ var adapters = map[string]adapter{
 			}
 			return x.New(cfg)
 		},
-		fake: func() *socialfake.Core { return xfake.Start(socialfake.Options{Consent: socialfake.ConsentApprove}).Core },
+		fake: func() *socialfake.Core {
+			return xfake.Start(socialfake.Options{Consent: socialfake.ConsentApprove}).Core
+		},
 	},
 }
 
