@@ -49,6 +49,10 @@ type Service struct {
 	// Health, when set, answers the health route: its status and body (a
 	// service whose seed asks for dependency checks, 503 when one fails).
 	Health func(ctx context.Context) (int, any)
+	// Mounts serve a path prefix with a handler of its own protocol, past
+	// the router's JSON rules (the object store's signed upload URLs take
+	// any content type); security headers, request ids and CORS still apply.
+	Mounts map[string]http.Handler
 }
 
 // DefaultHealthPath is the liveness route of seed 000 and most services.
@@ -133,7 +137,19 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		WriteError(w, req, d.Log, errs.NotFound("route "+req.URL.Path))
 	})
 	r.MethodNotAllowedHandler = allowHandler(r, d.Log)
-	return withSecurityHeaders(withRequestID(withRecover(withHeaderLimit(withCORS(r, d.CORS), d.MaxHeaderBytes, d.Log), d.Log))), nil
+	var root http.Handler = r
+	if len(svc.Mounts) > 0 {
+		root = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			for prefix, h := range svc.Mounts {
+				if strings.HasPrefix(req.URL.Path, prefix) {
+					h.ServeHTTP(w, req)
+					return
+				}
+			}
+			r.ServeHTTP(w, req)
+		})
+	}
+	return withSecurityHeaders(withRequestID(withRecover(withHeaderLimit(withCORS(root, d.CORS), d.MaxHeaderBytes, d.Log), d.Log))), nil
 }
 
 func (d Deps) serveAction(a *Action, appID string) http.Handler {

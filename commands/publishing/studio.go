@@ -45,6 +45,10 @@ func NewStudio(h *Handlers, ai AI, library *MediaLibrary) *Studio {
 	return &Studio{h: h, ai: ai, library: library}
 }
 
+// SetAI sets the gateway client (the module does when the gateway module
+// provides one; tests set a fake).
+func (s *Studio) SetAI(ai AI) { s.ai = ai }
+
 var errNoGateway = errs.Unavailable("publishing: the usage gateway is not available", nil)
 
 // GenerateImageIn is ai.generate_image's input.

@@ -34,10 +34,25 @@ func bearerOnly(a httpapi.Action) httpapi.Action {
 // machine accepts a machine key in X-Api-Key on a route marked K: the key
 // acts for the brand in X-Brand-ID (required with X-Api-Key, optional with
 // a bearer token), which becomes the input's brandId.
-func machine(a httpapi.Action) httpapi.Action {
+func machine(a httpapi.Action) httpapi.Action { return machineRoute(a, false) }
+
+// machineBrand is machine for an action that acts on one brand: brandId in
+// the input or X-Brand-ID (the schema cannot require a member a header may
+// give, so the check is here).
+func machineBrand(a httpapi.Action) httpapi.Action { return machineRoute(a, true) }
+
+func machineRoute(a httpapi.Action, needsBrand bool) httpapi.Action {
 	next := a.Handle
 	a.Handle = func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
 		brand := c.Request.Header.Get(HeaderBrandID)
+		if brand == "" && needsBrand {
+			var in struct {
+				BrandID string `json:"brandId"`
+			}
+			if err := json.Unmarshal(c.Input, &in); err != nil || in.BrandID == "" {
+				return httpapi.Reply{}, errs.InvalidField("/brandId", "required member is missing (or name the brand in "+HeaderBrandID+")")
+			}
+		}
 		if brand == "" {
 			if c.Request.Header.Get(httpapi.HeaderAPIKey) != "" {
 				return httpapi.Reply{}, errs.InvalidField("/header/"+HeaderBrandID, "a machine key names its brand in "+HeaderBrandID)

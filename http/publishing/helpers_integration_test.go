@@ -90,3 +90,7 @@ func allTargets(state string) func(domain.Post) bool {
 		return len(p.Targets) > 0
 	}
 }
+
+func faultServerError() socialfake.Fault { return socialfake.Fault{Kind: socialfake.ServerError} }
+
+type domainPost = domain.Post

@@ -50,12 +50,12 @@ func (d Deps) studioActions() []httpapi.Action {
 			InputSchema: httpapi.Object([]string{"prompt"}, map[string]string{"brandId": idSchema, "prompt": httpapi.TextSchema(1, 4000),
 				"size": enum("1024x1024", "1024x1536", "1536x1024")}),
 		}, d.generateImage)),
-		machine(httpapi.Command(httpapi.Action{
+		machineBrand(httpapi.Command(httpapi.Action{
 			Name: "content_strategy.suggestions.generate_from_trends", Method: http.MethodPost,
 			Path: "/api/content-strategy/suggestions/generate-from-trends", Permission: "posts:write", SuccessStatus: http.StatusCreated,
 			Summary:      "Platform-specific suggestion drafts from supplied trend or seed items, through the gateway; they await approval in the content-ops queue",
 			OutputSchema: httpapi.OutputOf(pubcmd.Suggestions{}, postOptions("suggestions[].")...), Problems: []int{http.StatusPaymentRequired, http.StatusBadGateway, http.StatusGatewayTimeout},
-			InputSchema: httpapi.Object([]string{"brandId", "items", "platforms"}, map[string]string{"brandId": idSchema,
+			InputSchema: httpapi.Object([]string{"items", "platforms"}, map[string]string{"brandId": idSchema,
 				"items":     `{"type":"array","minItems":1,"maxItems":20,"items":` + sourceItemSchema + `}`,
 				"platforms": `{"type":"array","minItems":1,"maxItems":6,"uniqueItems":true,"items":` + networkSchema + `}`}),
 		}, d.suggest)),
@@ -69,10 +69,10 @@ func (d Deps) studioActions() []httpapi.Action {
 			Summary: "Shared seeds of a brand, newest first", ReadModel: view.Name, OutputSchema: httpapi.OutputOf(SeedList{}),
 			InputSchema: contentQueryIn,
 		}, d.seeds)),
-		machine(httpapi.Command(httpapi.Action{
+		machineBrand(httpapi.Command(httpapi.Action{
 			Name: "seeds.share", Method: http.MethodPost, Path: "/api/seeds/share", Permission: "posts:write", SuccessStatus: http.StatusCreated,
 			Summary: "Save a shared source item as a reusable seed of a brand", OutputSchema: httpapi.OutputOf(domain.Seed{}),
-			InputSchema: httpapi.Object([]string{"brandId"}, map[string]string{"brandId": idSchema, "title": httpapi.LineSchema(0, text.MaxTitle),
+			InputSchema: httpapi.Object(nil, map[string]string{"brandId": idSchema, "title": httpapi.LineSchema(0, text.MaxTitle),
 				"text": httpapi.TextSchema(0, domain.MaxText), "sourceUrl": linkSchema, "source": httpapi.LineSchema(1, 40), "tags": tagsSchema}),
 		}, d.Commands.ShareSeed)),
 	}

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	identitycmd "github.com/platform/backend/commands/identity"
 	pubcmd "github.com/platform/backend/commands/publishing"
 	"github.com/platform/backend/commands/reactor"
@@ -105,6 +103,8 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, queries)
 	module.Provide(p, nets)
 	module.Provide(p, sandbox)
+	module.Provide(p, studio)
+	module.Provide(p, integrations)
 	check := &checker{pool: p.Pool, kafka: p.Kafka, store: store, nets: nets}
 	stuck := func(ctx context.Context, before time.Time, limit int) ([]pubcmd.Stuck, error) {
 		list, err := queries.Stuck(ctx, before, limit)
@@ -122,11 +122,7 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 			svc := pubhttp.Service(pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
 				Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log})
 			if path, handler := objectstore.Handler(store, p.Log); handler != nil {
-				routes := svc.Routes
-				svc.Routes = func(r *mux.Router) {
-					routes(r)
-					r.PathPrefix(path).Handler(handler)
-				}
+				svc.Mounts = map[string]http.Handler{path: handler}
 			}
 			return svc, nil
 		},
@@ -151,5 +147,3 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	}
 	return parts, nil
 }
-
-var _ = http.StatusOK
