@@ -8,8 +8,8 @@ import (
 	"time"
 
 	pubcmd "github.com/platform/backend/commands/publishing"
-	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/domain/errs"
+	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/internal/apptest"
 	view "github.com/platform/backend/projections/publishing"
 )
