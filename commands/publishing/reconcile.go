@@ -97,6 +97,8 @@ func (p *Publisher) Reconcile(ctx context.Context, postID, targetID string) erro
 	if err != nil {
 		return err
 	}
+	p.log.Info("publishing: reconciled from the network", "post", postID, "target", targetID, "item", claim.Item,
+		"attempt", claim.Attempt, "found", res.State)
 	switch res.State {
 	case social.LookupFound:
 		p.recordPublished(org, postID, c, res.Post, conn.ConnectionID)
