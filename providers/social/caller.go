@@ -37,7 +37,7 @@ type HTTPConfig struct {
 // WithDefaults fills in zero values.
 func (c HTTPConfig) WithDefaults() HTTPConfig {
 	if c.Client == nil {
-		c.Client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		c.Client = &http.Client{Transport: newTransport()}
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 15 * time.Second
@@ -67,6 +67,17 @@ func (c HTTPConfig) Validate(network string) error {
 		errs = append(errs, fmt.Errorf("%s: answer and upload limits must be positive", network))
 	}
 	return errors.Join(errs...)
+}
+
+// newTransport is a transport of the adapter's own: a clone of the default
+// one when it is the standard type, a fresh one with the same bounds
+// otherwise.
+func newTransport() *http.Transport {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		return t.Clone()
+	}
+	return &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConns: 100,
+		IdleConnTimeout: 90 * time.Second, TLSHandshakeTimeout: 10 * time.Second, ExpectContinueTimeout: time.Second}
 }
 
 // ValidateURL checks that a configured endpoint is an absolute http(s) URL.

@@ -1,6 +1,7 @@
 package social
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -72,3 +73,6 @@ func TextWithLink(p Post) string {
 	}
 	return p.Text + "\n" + p.Link
 }
+
+// FormatUnix is a time as Unix seconds, as query parameters take it.
+func FormatUnix(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }

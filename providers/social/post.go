@@ -25,6 +25,11 @@ type Post struct {
 	// one (Capabilities.IdempotencyKey) get it on the wire; for the others
 	// it is ignored and Lookup reconciles.
 	IdempotencyKey string
+	// Resume is Error.Pending of an earlier attempt whose Lookup found
+	// nothing: the network-side work to finish instead of starting again
+	// (an Instagram container is published at most once, so retrying with
+	// it cannot post twice). Networks without such work ignore it.
+	Resume string
 }
 
 // MediaKind is an image or a video.

@@ -39,16 +39,23 @@ func ReadinessOf(info Info, conn Connection, now time.Time) Readiness {
 	if r.Scopes == nil {
 		r.Scopes = []string{}
 	}
+	publishing := conn.Token
+	if conn.Account.AccessToken != "" {
+		// The account's own token (a Facebook page token made from a
+		// long-lived user token) does not expire; the user's token only
+		// lists the pages again.
+		publishing = Token{AccessToken: conn.Account.AccessToken}
+	}
 	r.Connected = conn.Token.AccessToken != ""
 	if !r.Connected {
 		r.Problems = append(r.Problems, ProblemNotConnected)
 	}
-	if !conn.Token.Expiry.IsZero() {
-		until := conn.Token.Expiry
+	if !publishing.Expiry.IsZero() {
+		until := publishing.Expiry
 		r.TokenValidUntil = &until
 	}
-	r.Refreshable = conn.Token.Refreshable(now)
-	if r.Connected && !conn.Token.Valid(now) && !r.Refreshable {
+	r.Refreshable = publishing.Refreshable(now)
+	if r.Connected && !publishing.Valid(now) && !r.Refreshable {
 		r.Problems = append(r.Problems, ProblemTokenExpired)
 	}
 	if r.Connected {

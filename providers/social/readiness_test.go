@@ -8,8 +8,10 @@ import (
 
 func TestReadinessOf(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	info := Info{Name: "network_3", RequiredScopes: []string{"pages_manage_posts"}, NeedsAccountChoice: true}
+	pages := Info{Name: "network_3", RequiredScopes: []string{"pages_manage_posts"}, NeedsAccountChoice: true}
+	people := Info{Name: "network_1", RequiredScopes: []string{"pages_manage_posts"}}
 	page := Account{ID: "p1", Kind: AccountPage, AccessToken: "page-token"}
+	person := Account{ID: "u1", Kind: AccountPerson}
 	valid := Token{AccessToken: "t", Expiry: now.Add(time.Hour), Scopes: []string{"pages_manage_posts"}}
 	expired := valid
 	expired.Expiry = now.Add(-time.Hour)
@@ -17,26 +19,29 @@ func TestReadinessOf(t *testing.T) {
 	refreshable.RefreshToken = "r"
 	tests := []struct {
 		name     string
+		info     Info
 		conn     Connection
 		problems []string
 	}{
-		{"ready", Connection{Token: valid, Account: page}, nil},
-		{"not connected", Connection{}, []string{ProblemNotConnected}},
-		{"expired", Connection{Token: expired, Account: page}, []string{ProblemTokenExpired}},
-		{"expired but refreshable", Connection{Token: refreshable, Account: page}, nil},
-		{"scope missing", Connection{Token: Token{AccessToken: "t"}, Account: page}, []string{ProblemScopesMissing}},
-		{"page not chosen", Connection{Token: valid, Account: Account{ID: "user"}}, []string{ProblemNoAccount}},
+		{"ready", people, Connection{Token: valid, Account: person}, nil},
+		{"not connected", people, Connection{}, []string{ProblemNotConnected}},
+		{"expired", people, Connection{Token: expired, Account: person}, []string{ProblemTokenExpired}},
+		{"expired but refreshable", people, Connection{Token: refreshable, Account: person}, nil},
+		{"scope missing", people, Connection{Token: Token{AccessToken: "t"}, Account: person}, []string{ProblemScopesMissing}},
+		{"page chosen", pages, Connection{Token: valid, Account: page}, nil},
+		{"a page token outlives the user token", pages, Connection{Token: expired, Account: page}, nil},
+		{"page not chosen", pages, Connection{Token: valid, Account: Account{ID: "user"}}, []string{ProblemNoAccount}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := ReadinessOf(info, tc.conn, now)
+			r := ReadinessOf(tc.info, tc.conn, now)
 			if !slices.Equal(r.Problems, tc.problems) || r.Ready != (len(tc.problems) == 0) {
 				t.Fatalf("readiness %+v, want problems %v", r, tc.problems)
 			}
 		})
 	}
-	r := ReadinessOf(info, Connection{Token: valid, Account: page}, now)
-	if r.TokenValidUntil == nil || !r.TokenValidUntil.Equal(valid.Expiry) || !r.AccountChosen || r.Account != "p1" {
+	r := ReadinessOf(people, Connection{Token: valid, Account: person}, now)
+	if r.TokenValidUntil == nil || !r.TokenValidUntil.Equal(valid.Expiry) || !r.AccountChosen || r.Account != "u1" {
 		t.Fatalf("readiness %+v", r)
 	}
 }

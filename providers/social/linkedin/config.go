@@ -3,7 +3,6 @@ package linkedin
 import (
 	"errors"
 	"regexp"
-	"slices"
 
 	"github.com/platform/backend/providers/social"
 )
@@ -28,7 +27,9 @@ type Config struct {
 // w_member_social to post, r_member_social to read our posts back for
 // Lookup. r_member_social needs LinkedIn's approval of the app; without it
 // drop it here and reconcile by the duplicate rule (see Lookup).
-var DefaultScopes = []string{"openid", "profile", "w_member_social", "r_member_social"}
+func DefaultScopes() []string {
+	return []string{"openid", "profile", "w_member_social", "r_member_social"}
+}
 
 // WithDefaults fills in zero values.
 func (c Config) WithDefaults() Config {
@@ -48,7 +49,7 @@ func (c Config) WithDefaults() Config {
 		c.Version = "202505"
 	}
 	if len(c.Scopes) == 0 {
-		c.Scopes = slices.Clone(DefaultScopes)
+		c.Scopes = DefaultScopes()
 	}
 	c.HTTPConfig = c.HTTPConfig.WithDefaults()
 	return c

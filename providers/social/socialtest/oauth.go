@@ -133,7 +133,7 @@ func authorize(t *testing.T, n social.Network, f Fake, approve bool) (string, st
 	if err != nil {
 		t.Fatal(err)
 	}
-	browser := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	browser := NoRedirects()
 	page := get(t, browser, raw)
 	choice := "deny"
 	if approve {
@@ -180,4 +180,10 @@ func get(t *testing.T, c *http.Client, u string) page {
 		t.Fatal(err)
 	}
 	return page{status: resp.StatusCode, body: string(body), location: resp.Header.Get("Location")}
+}
+
+// NoRedirects is a client that stops at redirects, as a test walking the
+// consent pages needs.
+func NoRedirects() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

@@ -104,10 +104,15 @@ func testFaults(t *testing.T, start starter, s Setup) {
 		{"rate limited", socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 30 * time.Second}, social.KindRateLimited, ""},
 		{"server error", socialfake.Fault{Kind: socialfake.ServerError}, social.KindProviderFault, ""},
 		{"token expired", socialfake.Fault{Kind: socialfake.TokenExpired}, social.KindReconnect, ""},
-		{"duplicate", socialfake.Fault{Kind: socialfake.Reject, Reason: socialfake.ReasonDuplicate}, social.KindRejected, social.ReasonDuplicate},
-		{"too long", socialfake.Fault{Kind: socialfake.Reject, Reason: socialfake.ReasonTooLong}, social.KindRejected, social.ReasonTooLong},
-		{"media invalid", socialfake.Fault{Kind: socialfake.Reject, Reason: socialfake.ReasonMediaInvalid}, social.KindRejected, social.ReasonMediaInvalid},
 		{"malformed success", socialfake.Fault{Kind: socialfake.Malformed}, social.KindOutcomeUnknown, social.ReasonMalformed},
+	}
+	for _, reason := range s.Rejections {
+		tests = append(tests, struct {
+			name   string
+			fault  socialfake.Fault
+			kind   social.Kind
+			reason string
+		}{"rejected " + reason, socialfake.Fault{Kind: socialfake.Reject, Reason: reason}, social.KindRejected, reason})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,8 +123,8 @@ func testFaults(t *testing.T, start starter, s Setup) {
 			if !e.Sent {
 				t.Fatal("an answered request is reported as not sent")
 			}
-			if tc.kind == social.KindRateLimited && (e.RetryAfter < 29*time.Second || e.RetryAfter > 31*time.Second) {
-				t.Fatalf("retry after %v, want about 30s", e.RetryAfter)
+			if tc.kind == social.KindRateLimited && (e.RetryAfter < 29*time.Second || e.RetryAfter > 30*time.Second+s.WaitGranularity) {
+				t.Fatalf("retry after %v, want 30s (to the network's granularity, %v)", e.RetryAfter, s.WaitGranularity)
 			}
 			if msg := e.Error(); len(msg) > 80 {
 				t.Fatalf("message %q is not a few words", msg)

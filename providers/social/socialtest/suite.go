@@ -50,6 +50,13 @@ type Setup struct {
 	// RefreshOp is the fake operation a Refresh calls (default OpToken;
 	// networks whose tokens do not expire verify the token instead).
 	RefreshOp socialfake.Op
+	// Rejections are the content refusals the network has (default:
+	// duplicate, too long, media invalid; TikTok and Mastodon have no
+	// duplicate rule).
+	Rejections []string
+	// WaitGranularity is how coarsely the network announces a rate limit's
+	// end (default a second; Meta says minutes).
+	WaitGranularity time.Duration
 }
 
 // Timeout is the adapter timeout Start must configure: the suite's hanging
@@ -66,6 +73,12 @@ func Run(t *testing.T, s Setup) {
 	}
 	if s.RefreshOp == "" {
 		s.RefreshOp = socialfake.OpToken
+	}
+	if s.Rejections == nil {
+		s.Rejections = []string{socialfake.ReasonDuplicate, socialfake.ReasonTooLong, socialfake.ReasonMediaInvalid}
+	}
+	if s.WaitGranularity == 0 {
+		s.WaitGranularity = time.Second
 	}
 	start := func(t *testing.T) (social.Network, Fake) {
 		t.Helper()

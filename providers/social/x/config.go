@@ -2,7 +2,6 @@ package x
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/platform/backend/providers/social"
 )
@@ -26,7 +25,9 @@ type Config struct {
 // DefaultScopes are what publishing needs: post, read back our own posts
 // (Lookup), know who we are, upload media, and refresh without the user
 // (offline.access).
-var DefaultScopes = []string{"tweet.read", "tweet.write", "users.read", "media.write", "offline.access"}
+func DefaultScopes() []string {
+	return []string{"tweet.read", "tweet.write", "users.read", "media.write", "offline.access"}
+}
 
 // WithDefaults fills in zero values.
 func (c Config) WithDefaults() Config {
@@ -43,7 +44,7 @@ func (c Config) WithDefaults() Config {
 		c.WebURL = "https://x.com"
 	}
 	if len(c.Scopes) == 0 {
-		c.Scopes = slices.Clone(DefaultScopes)
+		c.Scopes = DefaultScopes()
 	}
 	c.HTTPConfig = c.HTTPConfig.WithDefaults()
 	return c

@@ -29,7 +29,7 @@ const (
 )
 
 // Scopes are the scopes Connection grants.
-var Scopes = []string{"openid", "profile", "w_member_social", "r_member_social"}
+func Scopes() []string { return []string{"openid", "profile", "w_member_social", "r_member_social"} }
 
 // Fake is a local LinkedIn.
 type Fake struct {
@@ -57,7 +57,7 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected member with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(MemberURN, Scopes)
+	g := f.IssueGrant(MemberURN, Scopes())
 	return social.Connection{
 		Token:   social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, RefreshExpiry: g.RefreshExpiry, Scopes: g.Scopes},
 		Account: social.Account{ID: MemberURN, Kind: social.AccountPerson, Name: MemberName},

@@ -27,7 +27,9 @@ const (
 )
 
 // Scopes are the scopes Connection grants.
-var Scopes = []string{"tweet.read", "tweet.write", "users.read", "media.write", "offline.access"}
+func Scopes() []string {
+	return []string{"tweet.read", "tweet.write", "users.read", "media.write", "offline.access"}
+}
 
 // Fake is a local X.
 type Fake struct {
@@ -56,7 +58,7 @@ func Start(opts socialfake.Options) *Fake {
 // Connection is a connected account with every scope, skipping the
 // connect flow.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(UserID, Scopes)
+	g := f.IssueGrant(UserID, Scopes())
 	return social.Connection{
 		Token:   social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, Scopes: g.Scopes},
 		Account: social.Account{ID: UserID, Kind: social.AccountPerson, Name: UserName, Handle: Username},
