@@ -8,6 +8,7 @@ import (
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/internal/apptest"
 	pubmod "github.com/platform/backend/internal/modules/publishing"
+	"github.com/platform/backend/providers/social/networks/fakes"
 	"github.com/platform/backend/providers/social/socialfake"
 )
 
@@ -18,7 +19,7 @@ func start(t *testing.T) *apptest.Harness {
 	return apptest.Start(t, apptest.Options{})
 }
 
-func fake(t *testing.T, h *apptest.Harness, network string) *socialfake.Core {
+func fake(t *testing.T, h *apptest.Harness, network string) fakes.Fake {
 	t.Helper()
 	f, ok := apptest.Provided[pubmod.Sandbox](h)[network]
 	if !ok {

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/module"
+	pubmod "github.com/platform/backend/internal/modules/publishing"
 	"github.com/platform/backend/internal/testenv"
 )
 
@@ -16,7 +19,10 @@ import (
 // item, 409 for a provider that cannot connect (before any redirect), 413
 // and 400 for uploads over the limits, before any byte is stored.
 func TestStatusCodes(t *testing.T) {
-	h := start(t)
+	// No sandbox: every network is setup-required, so none can connect.
+	h := apptest.Start(t, apptest.Options{Configure: func(cfg *app.Config) {
+		module.SectionOf[*pubmod.Config](cfg.Modules).Sandbox = false
+	}})
 	b := newBrand(t, h, "", "Acme")
 	do := func(method, path, token string, body any, headers ...string) apptest.Response {
 		return h.Do(t, "publishing", method, path, token, body, headers...)

@@ -23,7 +23,6 @@ import (
 	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/projections"
 	view "github.com/platform/backend/projections/publishing"
-	"github.com/platform/backend/providers/social"
 )
 
 // Scopes are seed 002's publishing scopes in the catalog's permission
@@ -75,7 +74,7 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	if err != nil {
 		return module.Parts{}, err
 	}
-	nets, sandbox, stopFakes, err := buildNetworks(cfg, social.HTTPConfig{Timeout: cfg.Publisher.SendTimeout})
+	nets, sandbox, stopFakes, err := buildNetworks(cfg, cfg.Publisher.SendTimeout)
 	if err != nil {
 		return module.Parts{}, err
 	}

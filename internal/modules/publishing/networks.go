@@ -1,83 +1,102 @@
 package publishing
 
 import (
-	"fmt"
 	"net"
 	"net/url"
+	"time"
 
 	pubcmd "github.com/platform/backend/commands/publishing"
+	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/providers/social"
+	"github.com/platform/backend/providers/social/networks"
+	"github.com/platform/backend/providers/social/networks/fakes"
 	"github.com/platform/backend/providers/social/socialfake"
-	"github.com/platform/backend/providers/social/x"
-	xfake "github.com/platform/backend/providers/social/x/fake"
 )
-
-// adapter builds one network's adapter for a client (base "" is the
-// network's real hosts).
-type adapter struct {
-	build func(c NetworkConfig, http social.HTTPConfig) (social.Network, error)
-	// fake starts a local fake of the network (the sandbox).
-	fake func() *socialfake.Core
-}
-
-// adapters are the networks whose adapter exists; the others are planned.
-// Each network's adapter lands in providers/social/<network>.
-var adapters = map[string]adapter{
-	social.Network1: {
-		build: func(c NetworkConfig, h social.HTTPConfig) (social.Network, error) {
-			cfg := x.Config{ClientID: c.ClientID, ClientSecret: c.ClientSecret, HTTPConfig: h}
-			if c.BaseURL != "" {
-				cfg = cfg.At(c.BaseURL)
-			}
-			return x.New(cfg)
-		},
-		fake: func() *socialfake.Core {
-			return xfake.Start(socialfake.Options{Consent: socialfake.ConsentApprove}).Core
-		},
-	},
-}
 
 // Sandbox are the local fakes the sandbox started, by network: tests count
 // the posts they accepted.
-type Sandbox map[string]*socialfake.Core
+type Sandbox map[string]fakes.Fake
 
-// buildNetworks makes every network's adapter: a configured client
-// (production-ready, or sandbox-only when it points at loopback), a
-// sandbox fake when asked for, setup-required without a client, planned
-// without an adapter. It returns what stops the fakes.
-func buildNetworks(cfg *Config, h social.HTTPConfig) (*pubcmd.Networks, Sandbox, func(), error) {
-	var nets []pubcmd.Network
+// atBase points one network's configuration at a base URL with a client.
+var atBase = map[string]func(c *networks.Config, n NetworkConfig, timeout time.Duration){
+	social.Network1: func(c *networks.Config, n NetworkConfig, t time.Duration) {
+		if n.BaseURL != "" {
+			c.X = c.X.At(n.BaseURL)
+		}
+		c.X.ClientID, c.X.ClientSecret, c.X.Timeout = n.ClientID, n.ClientSecret, t
+	},
+	social.Network2: func(c *networks.Config, n NetworkConfig, t time.Duration) {
+		if n.BaseURL != "" {
+			c.LinkedIn = c.LinkedIn.At(n.BaseURL)
+		}
+		c.LinkedIn.ClientID, c.LinkedIn.ClientSecret, c.LinkedIn.Timeout = n.ClientID, n.ClientSecret, t
+	},
+	social.Network3: func(c *networks.Config, n NetworkConfig, t time.Duration) {
+		if n.BaseURL != "" {
+			c.Facebook = c.Facebook.At(n.BaseURL)
+		}
+		c.Facebook.ClientID, c.Facebook.ClientSecret, c.Facebook.Timeout = n.ClientID, n.ClientSecret, t
+	},
+	social.Network4: func(c *networks.Config, n NetworkConfig, t time.Duration) {
+		if n.BaseURL != "" {
+			c.Instagram = c.Instagram.At(n.BaseURL)
+		}
+		c.Instagram.ClientID, c.Instagram.ClientSecret, c.Instagram.Timeout = n.ClientID, n.ClientSecret, t
+	},
+	social.Network5: func(c *networks.Config, n NetworkConfig, t time.Duration) {
+		if n.BaseURL != "" {
+			c.TikTok = c.TikTok.At(n.BaseURL)
+		}
+		c.TikTok.ClientID, c.TikTok.ClientSecret, c.TikTok.Timeout = n.ClientID, n.ClientSecret, t
+	},
+	social.Network6: func(c *networks.Config, n NetworkConfig, t time.Duration) {
+		if n.BaseURL != "" {
+			c.Mastodon = c.Mastodon.At(n.BaseURL)
+		}
+		c.Mastodon.ClientID, c.Mastodon.ClientSecret, c.Mastodon.Timeout = n.ClientID, n.ClientSecret, t
+	},
+}
+
+// buildNetworks makes every network's adapter: a configured client is
+// production-ready (sandbox-only when it points at loopback); in the
+// sandbox, the networks without a client talk to local fakes; the others
+// are setup-required. It returns the fakes and what stops them.
+func buildNetworks(cfg *Config, timeout time.Duration) (*pubcmd.Networks, Sandbox, func(), error) {
+	var ncfg networks.Config
 	sandbox := Sandbox{}
-	var stops []func()
-	stop := func() {
-		for _, s := range stops {
-			s()
+	stop := func() {}
+	var local *fakes.Fakes
+	if cfg.Sandbox {
+		local = fakes.Start(socialfake.Options{Consent: socialfake.ConsentApprove})
+		ncfg = local.Config(timeout)
+		stop = local.Close
+	}
+	readiness := map[string]string{}
+	for _, name := range domain.Networks {
+		n, configured := cfg.Networks[name]
+		switch {
+		case configured && n.ClientID != "":
+			readiness[name] = pubcmd.ReadinessProduction
+			if loopback(n.BaseURL) {
+				readiness[name] = pubcmd.ReadinessSandbox
+			}
+			atBase[name](&ncfg, n, timeout)
+		case local != nil:
+			readiness[name] = pubcmd.ReadinessSandbox
+			sandbox[name] = local.ByName(name)
+		default:
+			readiness[name] = pubcmd.ReadinessSetup
 		}
 	}
-	for name, a := range adapters {
-		c, configured := cfg.Networks[name]
-		readiness := pubcmd.ReadinessProduction
-		switch {
-		case configured && c.ClientID != "":
-			if loopback(c.BaseURL) {
-				readiness = pubcmd.ReadinessSandbox
-			}
-		case cfg.Sandbox:
-			f := a.fake()
-			sandbox[name] = f
-			stops = append(stops, f.Close)
-			c = NetworkConfig{BaseURL: f.URL(), ClientID: "fake-client-id", ClientSecret: "fake-client-secret"}
-			readiness = pubcmd.ReadinessSandbox
-		default:
-			nets = append(nets, pubcmd.Network{Name: name, Readiness: pubcmd.ReadinessSetup})
-			continue
-		}
-		n, err := a.build(c, h)
-		if err != nil {
-			stop()
-			return nil, nil, nil, fmt.Errorf("publishing: %s: %w", name, err)
-		}
-		nets = append(nets, pubcmd.Network{Name: name, Adapter: n, Readiness: readiness})
+	set, err := networks.New(ncfg)
+	if err != nil {
+		stop()
+		return nil, nil, nil, err
+	}
+	var nets []pubcmd.Network
+	for _, name := range domain.Networks {
+		adapter, _ := set.Get(name)
+		nets = append(nets, pubcmd.Network{Name: name, Adapter: adapter, Readiness: readiness[name]})
 	}
 	return pubcmd.NewNetworks(nets...), sandbox, stop, nil
 }
