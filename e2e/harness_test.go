@@ -242,7 +242,7 @@ func (s *Stack) NewServer(o ServerOptions) *Server {
 		"OUTBOUND_ALLOW_NETWORKS=127.0.0.0/8,::1", // their check targets are loopback fakes
 		"RATE_LIMIT_PER_SECOND=100000",
 		"PLATFORM_DATA_DIR="+s.t.TempDir(), // media and other objects: the test's own directory
-		"PUBLISHING_SANDBOX=true",           // local fakes of the networks, unless a test points one elsewhere
+		"PUBLISHING_SANDBOX=true",          // local fakes of the networks, unless a test points one elsewhere
 	)
 	for _, svc := range o.Services {
 		srv.Addrs[svc] = freeAddr(s.t)
