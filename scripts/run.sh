@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 . scripts/demo.sh
 # The public status page shows the tenant's components and incidents.
 export STATUS_PUBLIC_ORGANIZATION_ID="${STATUS_PUBLIC_ORGANIZATION_ID:-$TENANT_ORG}"
+# Publishing talks to local fakes of the six networks unless clients are
+# configured (PUBLISHING_NETWORK_<N>_CLIENT_ID ...).
+export PUBLISHING_SANDBOX="${PUBLISHING_SANDBOX:-true}"
 
 echo "platformd: services"
 bin/platformctl services
