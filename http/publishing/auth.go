@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/text"
@@ -23,7 +24,7 @@ const HeaderBrandID = "X-Brand-ID"
 func bearerOnly(a httpapi.Action) httpapi.Action {
 	next := a.Handle
 	a.Handle = func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-		if c.Request.Header.Get(httpapi.HeaderAPIKey) != "" {
+		if machineKey(c.Request) {
 			return httpapi.Reply{}, errs.AuthenticationRequired("this route takes a bearer token, not X-Api-Key")
 		}
 		return next(ctx, c)
@@ -54,7 +55,7 @@ func machineRoute(a httpapi.Action, needsBrand bool) httpapi.Action {
 			}
 		}
 		if brand == "" {
-			if c.Request.Header.Get(httpapi.HeaderAPIKey) != "" {
+			if machineKey(c.Request) {
 				return httpapi.Reply{}, errs.InvalidField("/header/"+HeaderBrandID, "a machine key names its brand in "+HeaderBrandID)
 			}
 			return next(ctx, c)
@@ -80,5 +81,8 @@ func machineRoute(a httpapi.Action, needsBrand bool) httpapi.Action {
 	return a
 }
 
-// noContent answers 204 for a command whose answer is not shown.
-var _ = http.StatusNoContent
+// machineKey: the credential the kernel validated came in X-Api-Key (a
+// bearer token, when both are sent, is the one used).
+func machineKey(r *http.Request) bool {
+	return r.Header.Get(httpapi.HeaderAPIKey) != "" && !strings.HasPrefix(strings.ToLower(r.Header.Get("Authorization")), "bearer ")
+}

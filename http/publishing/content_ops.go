@@ -100,8 +100,8 @@ func (d Deps) contentOpsActions() []httpapi.Action {
 		machine(httpapi.Command(httpapi.Action{
 			Name: "content_ops.items.update", Method: http.MethodPatch, Path: "/api/content-ops/items/{contentId}", Permission: "calendar:write",
 			Summary: "Safe edit of a draft's copy", OutputSchema: postOut,
-			InputSchema: httpapi.Object([]string{"contentId", "text"}, with(item, map[string]string{"text": copySchema, "media": mediaSchema,
-				"link": linkSchema, "thread": threadSchema})),
+			InputSchema: textOrMedia(httpapi.Object([]string{"contentId"}, with(item, map[string]string{"text": copySchema, "media": mediaSchema,
+				"link": linkSchema, "thread": threadSchema}))),
 		}, d.Commands.EditItem)),
 		machine(httpapi.Command(httpapi.Action{
 			Name: "content_ops.items.approve", Method: http.MethodPost, Path: "/api/content-ops/items/{contentId}/approve",

@@ -45,7 +45,7 @@ func (d Deps) mediaActions() []httpapi.Action {
 			OutputSchema: httpapi.OutputOf(pubcmd.UploadGrant{}, append(mediaOpts("media."), httpapi.EnumOf("method", "PUT", "POST"),
 				httpapi.OpenObject("headers"), httpapi.OpenObject("fields"))...),
 			InputSchema: httpapi.Object([]string{"filename", "contentType", "size"}, map[string]string{"brandId": idSchema,
-				"filename": httpapi.LineSchema(1, text.MaxTitle), "contentType": httpapi.LineSchema(1, 100),
+				"filename": httpapi.LineSchema(1, text.MaxTitle), "contentType": enum(domain.MediaContentTypes()...),
 				"size": `{"type":"integer","minimum":1,"maximum":10737418240}`}),
 		}, d.upload)),
 	}

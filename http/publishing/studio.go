@@ -72,8 +72,9 @@ func (d Deps) studioActions() []httpapi.Action {
 		machineBrand(httpapi.Command(httpapi.Action{
 			Name: "seeds.share", Method: http.MethodPost, Path: "/api/seeds/share", Permission: "posts:write", SuccessStatus: http.StatusCreated,
 			Summary: "Save a shared source item as a reusable seed of a brand", OutputSchema: httpapi.OutputOf(domain.Seed{}),
-			InputSchema: httpapi.Object(nil, map[string]string{"brandId": idSchema, "title": httpapi.LineSchema(0, text.MaxTitle),
+			InputSchema: anyRequired(httpapi.Object(nil, map[string]string{"brandId": idSchema, "title": httpapi.LineSchema(0, text.MaxTitle),
 				"text": httpapi.TextSchema(0, domain.MaxText), "sourceUrl": linkSchema, "source": httpapi.LineSchema(1, 40), "tags": tagsSchema}),
+				"title", "text"),
 		}, d.Commands.ShareSeed)),
 	}
 }

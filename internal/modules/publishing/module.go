@@ -95,6 +95,8 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	var ai pubcmd.AI
 	if g, err := module.Lookup[pubcmd.AI](p); err == nil {
 		ai = g
+	} else if cfg.Sandbox {
+		ai = pubcmd.SandboxAI{} // no gateway in this process: the sandbox's stand-in, unmetered
 	}
 	studio := pubcmd.NewStudio(h, ai, library)
 	module.Provide(p, h)
