@@ -46,6 +46,31 @@ type Result[T any] struct {
 // Decide turns a stream's history into new events and the command's answer.
 type Decide[T any] func(history []event.Recorded) ([]event.Change, T, error)
 
+// Fold is the shape of most decisions: load the write model from the
+// history, let it act, and answer with the state the new events produce
+// (so a replayed idempotent request answers exactly as the first did).
+func Fold[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) Decide[S] {
+	return func(history []event.Recorded) ([]event.Change, S, error) {
+		var zero S
+		model, err := load(history)
+		if err != nil {
+			return nil, zero, err
+		}
+		changes, err := act(model)
+		if err != nil {
+			return nil, zero, err
+		}
+		all, err := event.Append(history, changes)
+		if err != nil {
+			return nil, zero, err
+		}
+		if model, err = load(all); err != nil {
+			return nil, zero, err
+		}
+		return changes, state(model), nil
+	}
+}
+
 // Run executes a command against one stream.
 func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
 	cmd := eventstore.Command{

@@ -7,7 +7,6 @@ import (
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/publishing"
-	"github.com/platform/backend/eventstore"
 )
 
 // Tenancy. A brand's streams (the brand's and its posts') belong in the
@@ -32,16 +31,12 @@ func (h *Handlers) load(ctx context.Context, streamType, streamID string) ([]eve
 
 // Brand loads a brand the caller's organization may use.
 func (h *Handlers) Brand(ctx context.Context, organizationID, brandID string) (*domain.Brand, error) {
-	history, err := h.load(ctx, domain.StreamBrand, brandID)
+	b, err := h.BrandAny(ctx, brandID)
 	if err != nil {
 		return nil, err
 	}
-	b, err := domain.LoadBrand(history)
-	if err != nil {
-		return nil, err
-	}
-	if !b.Exists() || b.OrganizationID != organizationID {
-		return nil, errs.NotFound("brand")
+	if b.OrganizationID != organizationID {
+		return nil, errs.NotFound("brand") // another organization's brand is a missing one
 	}
 	return b, nil
 }
@@ -102,4 +97,3 @@ func (h *Handlers) PostAny(ctx context.Context, postID string) (*domain.Post, er
 	return domain.LoadPost(history)
 }
 
-var _ = eventstore.Event{}

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/migrate"
 )
@@ -41,27 +40,3 @@ func NewHandlers(store *eventstore.Store, pool *pgxpool.Pool, now func() time.Ti
 
 // Now is the handlers' clock (UTC, microseconds).
 func (h *Handlers) Now() time.Time { return h.now() }
-
-// decide loads the write model, lets it decide, and answers with the state
-// the new events produce, so a replayed request answers as the first did.
-func decide[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) commands.Decide[S] {
-	return func(history []event.Recorded) ([]event.Change, S, error) {
-		var zero S
-		model, err := load(history)
-		if err != nil {
-			return nil, zero, err
-		}
-		changes, err := act(model)
-		if err != nil {
-			return nil, zero, err
-		}
-		all, err := event.Append(history, changes)
-		if err != nil {
-			return nil, zero, err
-		}
-		if model, err = load(all); err != nil {
-			return nil, zero, err
-		}
-		return changes, state(model), nil
-	}
-}

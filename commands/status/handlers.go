@@ -55,25 +55,7 @@ func NewHandlers(store *eventstore.Store, now func() time.Time, opts ...Option) 
 // decide, and answer with the state the new events produce (so a replayed
 // idempotent request answers exactly as the first one did).
 func decide[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) commands.Decide[S] {
-	return func(history []event.Recorded) ([]event.Change, S, error) {
-		var zero S
-		model, err := load(history)
-		if err != nil {
-			return nil, zero, err
-		}
-		changes, err := act(model)
-		if err != nil {
-			return nil, zero, err
-		}
-		all, err := event.Append(history, changes)
-		if err != nil {
-			return nil, zero, err
-		}
-		if model, err = load(all); err != nil {
-			return nil, zero, err
-		}
-		return changes, state(model), nil
-	}
+	return commands.Fold(load, act, state)
 }
 
 // run executes a status command on one stream: decide with the write model

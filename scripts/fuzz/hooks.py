@@ -57,6 +57,10 @@ KNOWN_422 = {
     ],
     "content_ops.items.reschedule": [("/publishAt", "must be in the future")],
     "brands.transfer_organization": [("/organizationId", "must be an organization you can access")],
+    # The brand of a machine route comes from brandId or the X-Brand-ID
+    # header: one or the other, which a body schema cannot say.
+    "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
+    "content_strategy.suggestions.generate_from_trends": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
     # favorites and hidden are disjoint: one array against another.
     "app_platform_auth.app_switcher.preferences.set": [
         ("/favorites/{i}", "an application cannot be a favorite and hidden"),

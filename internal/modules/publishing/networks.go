@@ -17,42 +17,39 @@ import (
 // the posts they accepted.
 type Sandbox map[string]fakes.Fake
 
-// atBase points one network's configuration at a base URL with a client.
+// at points a network's configuration at a base URL (a fake, a sandbox)
+// when one is set.
+func at[C interface{ At(string) C }](c C, base string) C {
+	if base == "" {
+		return c
+	}
+	return c.At(base)
+}
+
+// atBase sets one network's client (and base URL) in the configuration.
 var atBase = map[string]func(c *networks.Config, n NetworkConfig, timeout time.Duration){
 	social.Network1: func(c *networks.Config, n NetworkConfig, t time.Duration) {
-		if n.BaseURL != "" {
-			c.X = c.X.At(n.BaseURL)
-		}
+		c.X = at(c.X, n.BaseURL)
 		c.X.ClientID, c.X.ClientSecret, c.X.Timeout = n.ClientID, n.ClientSecret, t
 	},
 	social.Network2: func(c *networks.Config, n NetworkConfig, t time.Duration) {
-		if n.BaseURL != "" {
-			c.LinkedIn = c.LinkedIn.At(n.BaseURL)
-		}
+		c.LinkedIn = at(c.LinkedIn, n.BaseURL)
 		c.LinkedIn.ClientID, c.LinkedIn.ClientSecret, c.LinkedIn.Timeout = n.ClientID, n.ClientSecret, t
 	},
 	social.Network3: func(c *networks.Config, n NetworkConfig, t time.Duration) {
-		if n.BaseURL != "" {
-			c.Facebook = c.Facebook.At(n.BaseURL)
-		}
+		c.Facebook = at(c.Facebook, n.BaseURL)
 		c.Facebook.ClientID, c.Facebook.ClientSecret, c.Facebook.Timeout = n.ClientID, n.ClientSecret, t
 	},
 	social.Network4: func(c *networks.Config, n NetworkConfig, t time.Duration) {
-		if n.BaseURL != "" {
-			c.Instagram = c.Instagram.At(n.BaseURL)
-		}
+		c.Instagram = at(c.Instagram, n.BaseURL)
 		c.Instagram.ClientID, c.Instagram.ClientSecret, c.Instagram.Timeout = n.ClientID, n.ClientSecret, t
 	},
 	social.Network5: func(c *networks.Config, n NetworkConfig, t time.Duration) {
-		if n.BaseURL != "" {
-			c.TikTok = c.TikTok.At(n.BaseURL)
-		}
+		c.TikTok = at(c.TikTok, n.BaseURL)
 		c.TikTok.ClientID, c.TikTok.ClientSecret, c.TikTok.Timeout = n.ClientID, n.ClientSecret, t
 	},
 	social.Network6: func(c *networks.Config, n NetworkConfig, t time.Duration) {
-		if n.BaseURL != "" {
-			c.Mastodon = c.Mastodon.At(n.BaseURL)
-		}
+		c.Mastodon = at(c.Mastodon, n.BaseURL)
 		c.Mastodon.ClientID, c.Mastodon.ClientSecret, c.Mastodon.Timeout = n.ClientID, n.ClientSecret, t
 	},
 }
