@@ -96,4 +96,3 @@ func (h *Handlers) PostAny(ctx context.Context, postID string) (*domain.Post, er
 	}
 	return domain.LoadPost(history)
 }
-
