@@ -229,8 +229,8 @@ func rawUpsertRate(b *testing.B, pool *pgxpool.Pool, events []eventstore.Event) 
 	}
 	rows := make([]row, len(events))
 	for i, e := range events {
-		var p domain.IncidentUpdatedV1 // the created payload has the same members
-		must(b, json.Unmarshal(e.Payload, &p))
+		p, err := eventstore.Decode[domain.IncidentUpdatedV1](e) // the created payload has the same members
+		must(b, err)
 		rows[i] = row{p.IncidentID, p.Title, p.Message, p.Status, p.Revision, p.OccurredAt}
 	}
 	sql := `INSERT INTO ` + table + ` (organization_id, incident_id, title, message, severity, status, revision,

@@ -1,6 +1,8 @@
 // Package commands holds what every command handler shares: who asks
-// (Meta), and Run, the one way a handler loads a stream, decides and appends.
-// One package per bounded context below it holds one file per command.
+// (Meta), the event store it writes to (Store), and Run, the one way a
+// handler loads a stream, decides and appends (Execute for the usual shape
+// of it). One package per bounded context below it holds one file per
+// command.
 package commands
 
 import (
@@ -46,33 +48,8 @@ type Result[T any] struct {
 // Decide turns a stream's history into new events and the command's answer.
 type Decide[T any] func(history []event.Recorded) ([]event.Change, T, error)
 
-// Fold is the shape of most decisions: load the write model from the
-// history, let it act, and answer with the state the new events produce
-// (so a replayed idempotent request answers exactly as the first did).
-func Fold[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) Decide[S] {
-	return func(history []event.Recorded) ([]event.Change, S, error) {
-		var zero S
-		model, err := load(history)
-		if err != nil {
-			return nil, zero, err
-		}
-		changes, err := act(model)
-		if err != nil {
-			return nil, zero, err
-		}
-		all, err := event.Append(history, changes)
-		if err != nil {
-			return nil, zero, err
-		}
-		if model, err = load(all); err != nil {
-			return nil, zero, err
-		}
-		return changes, state(model), nil
-	}
-}
-
 // Run executes a command against one stream.
-func Run[T any](ctx context.Context, store *eventstore.Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
+func Run[T any](ctx context.Context, store Store, m Meta, streamType, streamID string, decide Decide[T], opts ...Option) (Result[T], error) {
 	cmd := eventstore.Command{
 		StreamType: streamType, StreamID: streamID, OrganizationID: m.OrganizationID, Actor: m.Actor,
 		IdempotencyKey: m.IdempotencyKey, RequestHash: m.RequestHash, CorrelationID: m.CorrelationID, CausationID: m.CausationID,
@@ -116,6 +93,22 @@ func Snapshots(schema int) Option {
 // command commits.
 func FiresTimer(ref eventstore.TimerRef) Option {
 	return func(c *eventstore.Command) { c.Fires = &ref }
+}
+
+// Also adds write-side statements to the command's transaction, computed
+// from its answer (the state after its events): a table a hot path reads
+// instead of folding a stream (spend caps), or a counter the events are the
+// record of (budgets). They run only when the command appends events.
+func Also[T any](writes func(T) []eventstore.Write) Option {
+	return func(c *eventstore.Command) {
+		c.Writes = func(result any) ([]eventstore.Write, error) {
+			v, ok := result.(T)
+			if !ok {
+				return nil, fmt.Errorf("commands.Also: answer is %T, not %T", result, v)
+			}
+			return writes(v), nil
+		}
+	}
 }
 
 // IsOutage tells an error that goes away by waiting (the database or the

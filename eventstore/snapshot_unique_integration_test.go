@@ -2,7 +2,6 @@ package eventstore_test
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"sync"
 	"testing"
@@ -32,7 +31,8 @@ func foldCounter(history []eventstore.Event) (any, error) {
 	var c counter
 	for _, e := range history {
 		if e.Type == event.SnapshotType {
-			if err := json.Unmarshal(e.Payload, &c); err != nil {
+			var err error
+			if c, err = eventstore.Decode[counter](e); err != nil {
 				return nil, err
 			}
 			continue

@@ -59,6 +59,17 @@ type Command struct {
 	// was moved, cancelled or fired meanwhile) and marked fired when the
 	// command commits, even when the decision appends nothing.
 	Fires *TimerRef
+	// Writes, when set, returns write-side statements (a budget, a table a
+	// hot path reads) to run in the command's transaction after its events,
+	// given the decision's result. They run only when the decision appends
+	// events, so a repeated or refused command writes nothing either.
+	Writes func(result any) ([]Write, error)
+}
+
+// Write is one write-side statement of a command (Command.Writes).
+type Write struct {
+	SQL  string
+	Args []any
 }
 
 // NewEvent is what a decision returns: the store fills in the envelope.
@@ -272,6 +283,15 @@ func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd C
 	queueTimerFired(batch, cmd.Fires)
 	if err := queueTimers(batch, cmd, decision.Events); err != nil {
 		return Outcome{}, err
+	}
+	if cmd.Writes != nil {
+		writes, err := cmd.Writes(decision.Result)
+		if err != nil {
+			return Outcome{}, err
+		}
+		for _, w := range writes {
+			batch.Queue(w.SQL, w.Args...)
+		}
 	}
 	pos := Position{StreamID: cmd.StreamID, Version: version}
 	if cmd.IdempotencyKey != "" {

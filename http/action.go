@@ -41,6 +41,9 @@ type Action struct {
 	AgentAccess          string          `json:"agentAccess"`
 	AuthorizationMode    string          `json:"authorizationMode"`
 	AllowedServices      []string        `json:"allowedServices,omitempty"`
+	// Streams: the action may answer server-sent events (text/event-stream)
+	// instead of JSON (a streamed completion); the OpenAPI document says so.
+	Streams bool `json:"streams,omitempty"`
 	// Problems are statuses the action answers beyond the kernel's (402 of
 	// a spend cap, 502 and 504 of an upstream provider), for the OpenAPI
 	// document.
@@ -85,7 +88,10 @@ func (c *Call) Decode(v any) error {
 
 // Reply is what a handler answers.
 type Reply struct {
-	Body     any
+	Body any
+	// Stream, when set, is the answer instead of Body: server-sent events
+	// written as they are produced (stream.go).
+	Stream   EventStream
 	Position *eventstore.Position
 	Replayed bool
 	Header   http.Header
@@ -101,16 +107,6 @@ func FromResult[T any](res commands.Result[T], err error) (Reply, error) {
 	}
 	pos := res.Position
 	return Reply{Body: res.Value, Position: &pos, Replayed: res.Replayed}, nil
-}
-
-// NoStore marks an answer that shows a secret (a new API key's token, shown
-// once): no browser or proxy cache may keep it.
-func NoStore(r Reply, err error) (Reply, error) {
-	if r.Header == nil {
-		r.Header = http.Header{}
-	}
-	r.Header.Set("Cache-Control", "no-store")
-	return r, err
 }
 
 // withDefaults applies seed 000's rule: reads are auto and unconfirmed,

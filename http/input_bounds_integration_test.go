@@ -24,7 +24,10 @@ var boundsUnpatterned = map[string]string{
 
 // Members that are multi-line text: they may hold \n, \r and \t, never other
 // control characters.
-var boundsMultiLineMembers = []string{"message", "text", "prompt", "reason"} // publishing: post copy, AI prompts, rejection notes
+// The gateway's texts for models (prompts, messages, queries, texts to
+// translate or embed, a tool's description) are multi-line too.
+var boundsMultiLineMembers = []string{"message", "prompt", "content", "text", "query", "input", "initial_prompt", "context", "texts",
+	"description", "reason"} // publishing: rejection notes
 
 // TestEveryInputStringIsBounded walks the input schema of every action of
 // every service the app builds (as /api/actions serves them) and fails on a

@@ -35,9 +35,12 @@ func OpenAPI(svc Service) map[string]any {
 			inPath[m[1]] = true
 			params = append(params, map[string]any{"name": m[1], "in": "path", "required": true, "schema": props[m[1]]})
 		}
+		success := map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.OutputSchema)}}
+		if a.Streams {
+			success["text/event-stream"] = map[string]any{"schema": json.RawMessage(eventSchema)}
+		}
 		responses := map[string]any{
-			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success",
-				"content": map[string]any{"application/json": map[string]any{"schema": json.RawMessage(a.OutputSchema)}}},
+			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success", "content": success},
 		}
 		if a.SuccessStatus == http.StatusNoContent {
 			responses[strconv.Itoa(a.SuccessStatus)] = map[string]any{"description": "success, no content"}
@@ -106,6 +109,11 @@ func OpenAPI(svc Service) map[string]any {
 		},
 	}
 }
+
+// eventSchema is one server-sent event of a streaming answer (stream.go):
+// its name and its data (JSON, or [DONE] at the end).
+const eventSchema = `{"type":"object","required":["data"],"properties":{"event":{"type":"string"},"data":{"type":"string"},
+	"id":{"type":"string"},"retry":{"type":"integer"}}}`
 
 // problemSchema is the body of every error answer (problem.go). Open: a
 // problem may carry extension members beside the standard ones (mfa_token of

@@ -61,6 +61,9 @@ var statusOf = map[errs.Kind]int{
 	errs.KindIdempotencyMismatch:    http.StatusUnprocessableEntity,
 	errs.KindBadRequest:             http.StatusBadRequest,
 	errs.KindTooLarge:               http.StatusRequestEntityTooLarge,
+	errs.KindPaymentRequired:        http.StatusPaymentRequired,
+	errs.KindBadGateway:             http.StatusBadGateway,
+	errs.KindGatewayTimeout:         http.StatusGatewayTimeout,
 }
 
 // StatusClientClosedRequest is the answer to a client that went away before
@@ -96,20 +99,27 @@ func clientGone(r *http.Request, err error) bool {
 // WriteError encodes any error as a problem. Untyped errors are 500s whose
 // cause is logged, never shown.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	status, p := problemFor(r, log, err, w.Header())
+	problemsTotal.WithLabelValues(strconv.Itoa(status)).Inc()
+	writeJSON(w, status, "application/problem+json", p)
+}
+
+// problemFor is the one mapping from an error to a problem: its status, its
+// body, and the headers it sets (Retry-After, Allow). A stream that already
+// started writes the same body as its error event.
+func problemFor(r *http.Request, log *slog.Logger, err error, header http.Header) (int, Problem) {
 	if clientGone(r, err) {
 		// Routine (a closed tab, a client timeout): whatever failed failed
 		// because the client left, so it is neither an ERROR line nor a 5xx.
 		log.Debug("client closed request", "err", err, "request_id", RequestID(r.Context()), "path", r.URL.Path)
-		writeProblem(w, r, StatusClientClosedRequest, "client_closed_request", "the client closed the request", nil, nil)
-		return
+		return StatusClientClosedRequest, newProblem(r, StatusClientClosedRequest, "client_closed_request", "the client closed the request", nil, nil)
 	}
 	var kp *kernelProblem
 	if errors.As(err, &kp) {
 		for k, vs := range kp.header {
-			w.Header()[k] = vs
+			header[k] = vs
 		}
-		writeProblem(w, r, kp.status, kp.code, kp.message, nil, nil)
-		return
+		return kp.status, newProblem(r, kp.status, kp.code, kp.message, nil, nil)
 	}
 	e, ok := errs.As(err)
 	if !ok || errors.Is(err, context.DeadlineExceeded) {
@@ -128,24 +138,21 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		status = http.StatusInternalServerError
 	}
 	if e.RetryAfterSeconds > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
+		header.Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
 	} else if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "1")
+		header.Set("Retry-After", "1")
 	}
-	writeProblem(w, r, status, e.Code, e.Message, e.Fields, e.Extensions)
+	return status, newProblem(r, status, e.Code, e.Message, e.Fields, e.Extensions)
 }
 
-// writeProblem is the one place a problem body is written.
-func writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string, fields []errs.Field, ext map[string]any) {
-	problemsTotal.WithLabelValues(strconv.Itoa(status)).Inc()
+// newProblem is the one place a problem body is made.
+func newProblem(r *http.Request, status int, code, detail string, fields []errs.Field, ext map[string]any) Problem {
 	title := http.StatusText(status)
 	if status == StatusClientClosedRequest {
 		title = "Client Closed Request"
 	}
-	writeJSON(w, status, "application/problem+json", Problem{
-		Type: "https://platform.local/problems/" + code, Title: title, Status: status,
-		Detail: detail, Code: code, RequestID: RequestID(r.Context()), Errors: fields, Extensions: ext,
-	})
+	return Problem{Type: "https://platform.local/problems/" + code, Title: title, Status: status,
+		Detail: detail, Code: code, RequestID: RequestID(r.Context()), Errors: fields, Extensions: ext}
 }
 
 func writeJSON(w http.ResponseWriter, status int, contentType string, body any) {

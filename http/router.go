@@ -49,10 +49,6 @@ type Service struct {
 	// Health, when set, answers the health route: its status and body (a
 	// service whose seed asks for dependency checks, 503 when one fails).
 	Health func(ctx context.Context) (int, any)
-	// Mounts serve a path prefix with a handler of its own protocol, past
-	// the router's JSON rules (the object store's signed upload URLs take
-	// any content type); security headers, request ids and CORS still apply.
-	Mounts map[string]http.Handler
 }
 
 // DefaultHealthPath is the liveness route of seed 000 and most services.
@@ -137,19 +133,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		WriteError(w, req, d.Log, errs.NotFound("route "+req.URL.Path))
 	})
 	r.MethodNotAllowedHandler = allowHandler(r, d.Log)
-	var root http.Handler = r
-	if len(svc.Mounts) > 0 {
-		root = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			for prefix, h := range svc.Mounts {
-				if strings.HasPrefix(req.URL.Path, prefix) {
-					h.ServeHTTP(w, req)
-					return
-				}
-			}
-			r.ServeHTTP(w, req)
-		})
-	}
-	return withSecurityHeaders(withRequestID(withRecover(withHeaderLimit(withCORS(root, d.CORS), d.MaxHeaderBytes, d.Log), d.Log))), nil
+	return withSecurityHeaders(withRequestID(withRecover(withHeaderLimit(withCORS(r, d.CORS), d.MaxHeaderBytes, d.Log), d.Log))), nil
 }
 
 func (d Deps) serveAction(a *Action, appID string) http.Handler {
@@ -195,7 +179,11 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 				return
 			}
 		}
-		if permission != "" && !p.Allows(permission) {
+		// A runtime-authorized action with allowed services is decided by
+		// who calls (a listed service identity), not by a permission the
+		// service identity cannot hold.
+		runtimeService := a.AuthorizationMode == AuthRuntime && len(a.AllowedServices) > 0 && p.Type == "service"
+		if permission != "" && !runtimeService && !p.Allows(permission) {
 			fail(errs.PermissionDenied("the credential lacks permission " + permission))
 			return
 		}
@@ -253,6 +241,17 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		reply, err := a.Handle(ctx, call)
 		if err != nil {
 			fail(err)
+			return
+		}
+		if reply.Stream != nil {
+			ew := newEventWriter(w)
+			if err := reply.Stream(ctx, ew); err != nil {
+				if !ew.Started() {
+					fail(err)
+				} else {
+					ew.fail(r, d.Log, err)
+				}
+			}
 			return
 		}
 		if a.SuccessStatus == http.StatusNoContent {

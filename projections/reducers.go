@@ -1,6 +1,7 @@
 package projections
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/platform/backend/eventstore"
@@ -27,6 +28,19 @@ func On[P any](f func(e eventstore.Event, p P) ([]Statement, error)) Reducer {
 		}
 		return f(e, p)
 	}
+}
+
+// Ignoring is the table with each of types the table does not name mapped
+// to Ignore: a group of types every read model of a context passes over,
+// declared once.
+func (r Reducers) Ignoring(types ...string) Reducers {
+	out := maps.Clone(r)
+	for _, t := range types {
+		if _, named := out[t]; !named {
+			out[t] = Ignore
+		}
+	}
+	return out
 }
 
 // Reduce applies the table: nil for ignored and unknown types.

@@ -10,6 +10,10 @@ cd "$(dirname "$0")/.."
 . scripts/demo.sh
 # The public status page shows the tenant's components and incidents.
 export STATUS_PUBLIC_ORGANIZATION_ID="${STATUS_PUBLIC_ORGANIZATION_ID:-$TENANT_ORG}"
+# The gateway's SANDBOX: AI providers without a key in the environment
+# (GATEWAY_AI_PROVIDER_<N>_KEY) are served by the fake providers in-process,
+# marked "sandbox": true in every answer and "sandbox:<provider>" in usage.
+export GATEWAY_SANDBOX="${GATEWAY_SANDBOX:-true}"
 # Publishing talks to local fakes of the six networks unless clients are
 # configured (PUBLISHING_NETWORK_<N>_CLIENT_ID ...).
 export PUBLISHING_SANDBOX="${PUBLISHING_SANDBOX:-true}"
@@ -21,6 +25,9 @@ try, as the tenant:
   curl -s -H "Authorization: Bearer $TENANT_KEY" -H 'Content-Type: application/json' \\
     -d '{"title":"API errors","message":"Investigating","severity":"major"}' http://127.0.0.1:8082/api/incidents
   curl -s http://127.0.0.1:8082/api/status                      # the public status page (the tenant's)
+  curl -s -H "Authorization: Bearer $TENANT_KEY" -H 'Content-Type: application/json' \
+    -d '{"prompt":"Say hello"}' http://127.0.0.1:8083/api/ai/completions   # AI through the gateway (SANDBOX fakes: no real key)
+  curl -s -H "Authorization: Bearer $TENANT_KEY" http://127.0.0.1:8083/api/usage/events   # every metered call
   PLATFORM_API_KEY=$TENANT_KEY bin/platformctl history          # audit trail of the tenant's organization
   bin/platformctl help
 as the operator:

@@ -62,26 +62,11 @@ func (h *Handlers) createAPIKey(ctx context.Context, m commands.Meta, in CreateA
 		return commands.Result[APIKeyCreated]{}, err
 	}
 	encoded := base64.RawURLEncoding.EncodeToString(secret)
-	res, err := commands.Run(ctx, h.store, m, domain.StreamAPIKey, id,
-		func(history []event.Recorded) ([]event.Change, APIKeyCreated, error) {
-			k, err := domain.LoadAPIKey(history)
-			if err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			changes, err := k.Create(domain.NewAPIKey{KeyID: id, OrganizationID: m.OrganizationID, CreatedBy: m.Actor.ID,
+	res, err := commands.Execute(ctx, h.store, m, domain.StreamAPIKey, id, domain.LoadAPIKey,
+		func(k *domain.APIKey) ([]event.Change, error) {
+			return k.Create(domain.NewAPIKey{KeyID: id, OrganizationID: m.OrganizationID, CreatedBy: m.Actor.ID,
 				CreatedByType: m.Actor.Type, Name: in.Name, Service: in.Service, Scopes: in.Scopes, Bindings: in.ResourceBindings, SecretHash: HashSecret(encoded)}, h.now())
-			if err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			after, err := event.Append(history, changes)
-			if err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			if k, err = domain.LoadAPIKey(after); err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			return changes, keyAnswer(k), nil
-		})
+		}, keyAnswer)
 	if err == nil && !res.Replayed {
 		res.Value.Token = TokenPrefix + id + "." + encoded
 	}

@@ -149,25 +149,10 @@ func (a *Access) UpdateAPIKey(ctx context.Context, m commands.Meta, p domain.Pri
 	if err != nil {
 		return zero, err
 	}
-	return commands.Run(ctx, a.h.store, m, domain.StreamAPIKey, in.KeyID,
-		func(history []event.Recorded) ([]event.Change, APIKeyCreated, error) {
-			k, err := domain.LoadAPIKey(history)
-			if err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			changes, err := k.Update(domain.KeyUpdate{Name: in.Name, Scopes: in.Scopes, Bindings: bindings}, a.now())
-			if err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			after, err := event.Append(history, changes)
-			if err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			if k, err = domain.LoadAPIKey(after); err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			return changes, keyAnswer(k), nil
-		})
+	return commands.Execute(ctx, a.h.store, m, domain.StreamAPIKey, in.KeyID, domain.LoadAPIKey,
+		func(k *domain.APIKey) ([]event.Change, error) {
+			return k.Update(domain.KeyUpdate{Name: in.Name, Scopes: in.Scopes, Bindings: bindings}, a.now())
+		}, keyAnswer)
 }
 
 // RevokeAPIKey revokes a key of the caller's organization; a suspended

@@ -13,18 +13,6 @@ type RevokeAPIKey struct {
 }
 
 func (h *Handlers) RevokeAPIKey(ctx context.Context, m commands.Meta, in RevokeAPIKey) (commands.Result[APIKeyCreated], error) {
-	return commands.Run(ctx, h.store, m, domain.StreamAPIKey, in.KeyID,
-		func(history []event.Recorded) ([]event.Change, APIKeyCreated, error) {
-			k, err := domain.LoadAPIKey(history)
-			if err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			changes, err := k.Revoke(h.now())
-			if err != nil {
-				return nil, APIKeyCreated{}, err
-			}
-			out := keyAnswer(k)
-			out.State = domain.KeyRevoked
-			return changes, out, nil
-		})
+	return commands.Execute(ctx, h.store, m, domain.StreamAPIKey, in.KeyID, domain.LoadAPIKey,
+		func(k *domain.APIKey) ([]event.Change, error) { return k.Revoke(h.now()) }, keyAnswer)
 }

@@ -50,19 +50,14 @@ func (h *Handlers) CreateOrganization(ctx context.Context, m commands.Meta, in C
 		return zero, err
 	}
 	m.OrganizationID = id // an organization is its own tenant
-	return commands.Run(ctx, h.store, m, domain.StreamOrganization, id,
-		func(history []event.Recorded) ([]event.Change, OrganizationCreated, error) {
-			o, err := domain.LoadOrganization(history)
-			if err != nil {
-				return nil, OrganizationCreated{}, err
-			}
-			changes, err := o.Create(domain.NewOrganization{ID: id, Name: in.Name, SealedName: sealed, Slug: in.Slug,
+	return commands.Execute(ctx, h.store, m, domain.StreamOrganization, id, domain.LoadOrganization,
+		func(o *domain.Organization) ([]event.Change, error) {
+			return o.Create(domain.NewOrganization{ID: id, Name: in.Name, SealedName: sealed, Slug: in.Slug,
 				Administration: in.Administration, DeveloperWorkspace: in.DeveloperWorkspace, Owner: in.Owner}, h.now())
-			if err != nil {
-				return nil, OrganizationCreated{}, err
-			}
-			c := changes[0].Payload.(domain.OrganizationCreatedV1)
-			return changes, OrganizationCreated{OrganizationID: id, Slug: c.Slug, State: domain.StateActive,
-				Administration: c.Administration, DeveloperWorkspace: c.DeveloperWorkspace, CreatedAt: c.CreatedAt}, nil
+		},
+		func(o *domain.Organization) OrganizationCreated {
+			c := o.State()
+			return OrganizationCreated{OrganizationID: id, Slug: c.Slug, State: o.Lifecycle(),
+				Administration: c.Administration, DeveloperWorkspace: c.DeveloperWorkspace, CreatedAt: c.CreatedAt}
 		})
 }

@@ -29,25 +29,8 @@ func orgLifecycle(o *domain.Organization) OrganizationLifecycle {
 func (h *Handlers) organizationCommand(ctx context.Context, m commands.Meta, id string,
 	act func(*domain.Organization, time.Time) ([]event.Change, error)) (commands.Result[OrganizationLifecycle], error) {
 	m.OrganizationID = id
-	return commands.Run(ctx, h.store, m, domain.StreamOrganization, id,
-		func(history []event.Recorded) ([]event.Change, OrganizationLifecycle, error) {
-			o, err := domain.LoadOrganization(history)
-			if err != nil {
-				return nil, OrganizationLifecycle{}, err
-			}
-			changes, err := act(o, h.now())
-			if err != nil {
-				return nil, OrganizationLifecycle{}, err
-			}
-			all, err := event.Append(history, changes)
-			if err != nil {
-				return nil, OrganizationLifecycle{}, err
-			}
-			if o, err = domain.LoadOrganization(all); err != nil {
-				return nil, OrganizationLifecycle{}, err
-			}
-			return changes, orgLifecycle(o), nil
-		})
+	return commands.Execute(ctx, h.store, m, domain.StreamOrganization, id, domain.LoadOrganization,
+		func(o *domain.Organization) ([]event.Change, error) { return act(o, h.now()) }, orgLifecycle)
 }
 
 // DeleteOrganization soft-deletes: a recoverable tombstone.

@@ -28,28 +28,14 @@ func (h *Handlers) userCommand(ctx context.Context, m commands.Meta, id string,
 		return commands.Result[UserLifecycle]{}, errNotFoundUser
 	}
 	m.OrganizationID = u.State().OrganizationID
-	return commands.Run(ctx, h.store, m, domain.StreamUser, id,
-		func(history []event.Recorded) ([]event.Change, UserLifecycle, error) {
-			u, err := domain.LoadUser(history)
-			if err != nil {
-				return nil, UserLifecycle{}, err
-			}
-			changes, err := act(u, h.now())
-			if err != nil {
-				return nil, UserLifecycle{}, err
-			}
-			all, err := event.Append(history, changes)
-			if err != nil {
-				return nil, UserLifecycle{}, err
-			}
-			if u, err = domain.LoadUser(all); err != nil {
-				return nil, UserLifecycle{}, err
-			}
+	return commands.Execute(ctx, h.store, m, domain.StreamUser, id, domain.LoadUser,
+		func(u *domain.User) ([]event.Change, error) { return act(u, h.now()) },
+		func(u *domain.User) UserLifecycle {
 			out := UserLifecycle{UserID: id, State: u.Lifecycle()}
 			if at := u.DeletedAt(); !at.IsZero() {
 				out.DeletedAt = &at
 			}
-			return changes, out, nil
+			return out
 		})
 }
 

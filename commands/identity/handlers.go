@@ -9,11 +9,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/eventstore"
 )
 
 type Handlers struct {
-	store *eventstore.Store
+	store commands.Store
 	now   func() time.Time
 	keys  *Keyring
 	// attempts is the per-account password backoff (nil: none).
@@ -53,7 +52,7 @@ func WithServiceAccess(f func(ctx context.Context, organizationID, service strin
 	return func(h *Handlers) { h.serviceAccess = f }
 }
 
-func NewHandlers(store *eventstore.Store, now func() time.Time, opts ...Option) *Handlers {
+func NewHandlers(store commands.Store, now func() time.Time, opts ...Option) *Handlers {
 	h := &Handlers{store: store, now: commands.Clock(now), cfg: SessionConfig{}.WithDefaults()}
 	for _, o := range opts {
 		o(h)
@@ -69,7 +68,7 @@ func (h *Handlers) SetDirectory(d Directory) { h.dir = d }
 func (h *Handlers) Keys() *Keyring { return h.keys }
 
 // Store is the event store the handlers write to.
-func (h *Handlers) Store() *eventstore.Store { return h.store }
+func (h *Handlers) Store() commands.Store { return h.store }
 
 // SessionConfig bounds token lifetimes ("not shown" in seed 001; ours).
 type SessionConfig struct {

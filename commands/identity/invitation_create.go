@@ -121,19 +121,14 @@ func (a *Access) recordInvitation(ctx context.Context, m commands.Meta, actor do
 	}
 	id := uuid.Must(uuid.NewV7()).String()
 	m.OrganizationID = orgID
-	res, err := commands.Run(ctx, a.h.store, m, domain.StreamInvitation, domain.InvitationStreamID(orgID),
-		func(history []event.Recorded) ([]event.Change, InvitationView, error) {
-			b, err := domain.LoadInvitations(history)
-			if err != nil {
-				return nil, InvitationView{}, err
-			}
-			changes, err := b.Create(actor, domain.NewInvitation{ID: id, OrganizationID: orgID, SealedEmail: sealed,
+	res, err := commands.Execute(ctx, a.h.store, m, domain.StreamInvitation, domain.InvitationStreamID(orgID), domain.LoadInvitations,
+		func(b *domain.Invitations) ([]event.Change, error) {
+			return b.Create(actor, domain.NewInvitation{ID: id, OrganizationID: orgID, SealedEmail: sealed,
 				EmailHash: emailHash, Role: role, InvitedBy: invitedBy, CodeHash: HashSecret(secret)}, org.Administration(), a.now())
-			if err != nil {
-				return nil, InvitationView{}, err
-			}
-			c := changes[0].Payload.(domain.InvitationCreatedV1)
-			return changes, invitationView(domain.Invitation{InvitationCreatedV1: c, State: domain.InvitationStatePending}, a.now()), nil
+		},
+		func(b *domain.Invitations) InvitationView {
+			i, _ := b.Get(id)
+			return invitationView(i, a.now())
 		})
 	return res, InvitationPrefix + orgID + "." + id + "." + secret, err
 }

@@ -30,24 +30,10 @@ func (a *Access) RevokeInvitation(ctx context.Context, m commands.Meta, p domain
 
 func (a *Access) revokeInvitation(ctx context.Context, m commands.Meta, actor domain.Actor, orgID, id, by string) (commands.Result[InvitationView], error) {
 	m.OrganizationID = orgID
-	return commands.Run(ctx, a.h.store, m, domain.StreamInvitation, domain.InvitationStreamID(orgID),
-		func(history []event.Recorded) ([]event.Change, InvitationView, error) {
-			b, err := domain.LoadInvitations(history)
-			if err != nil {
-				return nil, InvitationView{}, err
-			}
-			changes, err := b.Revoke(actor, id, by, a.now())
-			if err != nil {
-				return nil, InvitationView{}, err
-			}
-			after, err := event.Append(history, changes)
-			if err != nil {
-				return nil, InvitationView{}, err
-			}
-			if b, err = domain.LoadInvitations(after); err != nil {
-				return nil, InvitationView{}, err
-			}
+	return commands.Execute(ctx, a.h.store, m, domain.StreamInvitation, domain.InvitationStreamID(orgID), domain.LoadInvitations,
+		func(b *domain.Invitations) ([]event.Change, error) { return b.Revoke(actor, id, by, a.now()) },
+		func(b *domain.Invitations) InvitationView {
 			i, _ := b.Get(id)
-			return changes, invitationView(i, a.now()), nil
+			return invitationView(i, a.now())
 		})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/providers/email"
@@ -73,7 +74,14 @@ func (a *Access) OrgAccess(ctx context.Context, organizationID string) (*domain.
 	if err != nil {
 		return nil, err
 	}
-	return domain.LoadOrgAccess(organizationID, commands.Recorded(history))
+	return loadOrgAccess(organizationID)(commands.Recorded(history))
+}
+
+// loadOrgAccess is the loader of one organization's access stream.
+func loadOrgAccess(organizationID string) func([]event.Recorded) (*domain.OrgAccess, error) {
+	return func(history []event.Recorded) (*domain.OrgAccess, error) {
+		return domain.LoadOrgAccess(organizationID, history)
+	}
 }
 
 // MayUseService answers whether an organization may use a service; it plugs

@@ -167,28 +167,15 @@ func (a *Access) SetUserOverrides(ctx context.Context, m commands.Meta, p domain
 	if err := noEscalation(caller, cat, acc, "/grant", in.Grant); err != nil {
 		return zero, err
 	}
-	res, err := commands.Run(ctx, a.h.store, accessMeta(m, org), domain.StreamAccess, domain.AccessStreamID(org),
-		func(history []event.Recorded) ([]event.Change, UserPermissions, error) {
-			acc, err := domain.LoadOrgAccess(org, history)
-			if err != nil {
-				return nil, UserPermissions{}, err
-			}
-			changes, err := acc.SetOverrides(in.UserID, domain.Overrides{Grant: in.Grant, Deny: in.Deny}, a.now())
-			if err != nil {
-				return nil, UserPermissions{}, err
-			}
-			after, err := event.Append(history, changes)
-			if err != nil {
-				return nil, UserPermissions{}, err
-			}
-			if acc, err = domain.LoadOrgAccess(org, after); err != nil {
-				return nil, UserPermissions{}, err
-			}
+	return commands.Execute(ctx, a.h.store, accessMeta(m, org), domain.StreamAccess, domain.AccessStreamID(org), loadOrgAccess(org),
+		func(acc *domain.OrgAccess) ([]event.Change, error) {
+			return acc.SetOverrides(in.UserID, domain.Overrides{Grant: in.Grant, Deny: in.Deny}, a.now())
+		},
+		func(acc *domain.OrgAccess) UserPermissions {
 			platform := o.Administration() && domain.IsPlatformRole(member.PlatformRole)
 			ev := domain.Evaluate(acc.EvalInput(cat, in.UserID, member.Role, platform))
-			return changes, UserPermissions{UserID: in.UserID, OrganizationID: org, Role: domain.RoleOrDefault(member.Role), Evaluation: ev}, nil
+			return UserPermissions{UserID: in.UserID, OrganizationID: org, Role: domain.RoleOrDefault(member.Role), Evaluation: ev}
 		})
-	return res, err
 }
 
 // SetRoleBundle is the input of PUT /api/role-bundles/{role}.
@@ -300,23 +287,7 @@ func (a *Access) changeAccess(ctx context.Context, m commands.Meta, org string,
 	if err != nil {
 		return commands.Result[ServiceAccess]{}, err
 	}
-	return commands.Run(ctx, a.h.store, accessMeta(m, org), domain.StreamAccess, domain.AccessStreamID(org),
-		func(history []event.Recorded) ([]event.Change, ServiceAccess, error) {
-			acc, err := domain.LoadOrgAccess(org, history)
-			if err != nil {
-				return nil, ServiceAccess{}, err
-			}
-			changes, err := decide(cat, acc)
-			if err != nil {
-				return nil, ServiceAccess{}, err
-			}
-			after, err := event.Append(history, changes)
-			if err != nil {
-				return nil, ServiceAccess{}, err
-			}
-			if acc, err = domain.LoadOrgAccess(org, after); err != nil {
-				return nil, ServiceAccess{}, err
-			}
-			return changes, serviceAccessOf(org, cat, acc), nil
-		})
+	return commands.Execute(ctx, a.h.store, accessMeta(m, org), domain.StreamAccess, domain.AccessStreamID(org), loadOrgAccess(org),
+		func(acc *domain.OrgAccess) ([]event.Change, error) { return decide(cat, acc) },
+		func(acc *domain.OrgAccess) ServiceAccess { return serviceAccessOf(org, cat, acc) })
 }

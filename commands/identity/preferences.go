@@ -16,22 +16,11 @@ func (a *Access) SetPreferences(ctx context.Context, m commands.Meta, p domain.P
 		return commands.Result[domain.Preferences]{}, errs.AuthenticationRequired("preferences belong to a signed-in principal")
 	}
 	owner := PreferencesOwner(p)
-	return commands.Run(ctx, a.h.store, accessMeta(m, p.OrganizationID), domain.StreamPreferences,
-		domain.PreferencesStreamID(p.OrganizationID, owner),
-		func(history []event.Recorded) ([]event.Change, domain.Preferences, error) {
-			model, err := domain.LoadPreferences(history)
-			if err != nil {
-				return nil, domain.Preferences{}, err
-			}
-			changes, err := model.Set(owner, p.OrganizationID, in, a.now())
-			if err != nil {
-				return nil, domain.Preferences{}, err
-			}
-			if len(changes) == 0 {
-				return nil, model.Current(), nil
-			}
-			return changes, changes[0].Payload.(domain.PreferencesSetV1).Preferences, nil
-		})
+	return commands.Execute(ctx, a.h.store, accessMeta(m, p.OrganizationID), domain.StreamPreferences,
+		domain.PreferencesStreamID(p.OrganizationID, owner), domain.LoadPreferences,
+		func(model *domain.PreferencesModel) ([]event.Change, error) {
+			return model.Set(owner, p.OrganizationID, in, a.now())
+		}, (*domain.PreferencesModel).Current)
 }
 
 // PreferencesOwner is whose launcher it is: the user behind a session (so

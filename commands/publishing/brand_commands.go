@@ -13,7 +13,7 @@ import (
 
 func (h *Handlers) runBrand(ctx context.Context, m commands.Meta, brandID string, act func(*domain.Brand) ([]event.Change, error),
 	opts ...commands.Option) (commands.Result[domain.Brand], error) {
-	return commands.Run(ctx, h.store, m, domain.StreamBrand, brandID, commands.Fold(domain.LoadBrand, act, (*domain.Brand).State), opts...)
+	return commands.Execute(ctx, h.store, m, domain.StreamBrand, brandID, domain.LoadBrand, act, (*domain.Brand).State, opts...)
 }
 
 // CreateBrand is brands.create.

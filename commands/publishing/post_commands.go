@@ -14,7 +14,7 @@ import (
 // runPost executes a decision on a post's stream.
 func (h *Handlers) runPost(ctx context.Context, m commands.Meta, postID string, act func(*domain.Post) ([]event.Change, error),
 	opts ...commands.Option) (commands.Result[domain.Post], error) {
-	return commands.Run(ctx, h.store, m, domain.StreamPost, postID, commands.Fold(domain.LoadPost, act, (*domain.Post).State), opts...)
+	return commands.Execute(ctx, h.store, m, domain.StreamPost, postID, domain.LoadPost, act, (*domain.Post).State, opts...)
 }
 
 // ItemIn is one item of a thread as a client sends it.

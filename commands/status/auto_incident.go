@@ -2,7 +2,6 @@ package status
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -54,9 +53,9 @@ func AutoIncidentID(componentStreamID string, degradedVersion int64) string {
 }
 
 func (a AutoIncidents) React(ctx context.Context, e eventstore.Event) error {
-	var p domain.ComponentCheckedV1
-	if err := json.Unmarshal(e.Payload, &p); err != nil {
-		return fmt.Errorf("decode %s: %w", e.Type, err)
+	p, err := eventstore.Decode[domain.ComponentCheckedV1](e)
+	if err != nil {
+		return err
 	}
 	switch e.Type {
 	case domain.ComponentDegraded:

@@ -10,13 +10,12 @@ import (
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/status"
-	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/outbound"
 )
 
 // Handlers executes status commands against the event store.
 type Handlers struct {
-	store *eventstore.Store
+	store commands.Store
 	now   func() time.Time
 	// pool reads the write side beyond one stream (an organization's
 	// components, the component cap, the manual-poll limit).
@@ -42,7 +41,7 @@ func WithConfig(cfg Config) Option { return func(h *Handlers) { h.cfg = cfg } }
 // names an internal address is refused when it is stored.
 func WithURLPolicy(p outbound.Policy) Option { return func(h *Handlers) { h.urls = p } }
 
-func NewHandlers(store *eventstore.Store, now func() time.Time, opts ...Option) *Handlers {
+func NewHandlers(store commands.Store, now func() time.Time, opts ...Option) *Handlers {
 	h := &Handlers{store: store, now: commands.Clock(now), registrations: make(chan struct{}, 2)}
 	for _, o := range opts {
 		o(h)
@@ -51,18 +50,12 @@ func NewHandlers(store *eventstore.Store, now func() time.Time, opts ...Option) 
 	return h
 }
 
-// decide is the shape of every status command: load the write model, let it
-// decide, and answer with the state the new events produce (so a replayed
-// idempotent request answers exactly as the first one did).
-func decide[A any, S any](load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S) commands.Decide[S] {
-	return commands.Fold(load, act, state)
-}
-
-// run executes a status command on one stream: decide with the write model
-// and answer with its state, which is also saved as the stream's snapshot so
-// the next command reads one row instead of the whole stream.
+// run executes a status command on one stream (commands.Execute): decide
+// with the write model and answer with its state, which is also saved as
+// the stream's snapshot so the next command reads one row instead of the
+// whole stream.
 func run[A any, S any](ctx context.Context, h *Handlers, m commands.Meta, streamType, streamID string,
 	load func([]event.Recorded) (A, error), act func(A) ([]event.Change, error), state func(A) S, opts ...commands.Option) (commands.Result[S], error) {
 	opts = append([]commands.Option{commands.Snapshots(domain.SnapshotSchema)}, opts...)
-	return commands.Run(ctx, h.store, m, streamType, streamID, decide(load, act, state), opts...)
+	return commands.Execute(ctx, h.store, m, streamType, streamID, load, act, state, opts...)
 }

@@ -28,6 +28,13 @@ const (
 	// KindTooLarge: the thing to store is over its limit (413), refused
 	// before any byte is stored.
 	KindTooLarge
+	// KindPaymentRequired: a budget refuses the request (a hard spend cap):
+	// retrying cannot succeed until the budget changes (402).
+	KindPaymentRequired
+	// KindBadGateway: an upstream provider failed or answered nonsense (502).
+	KindBadGateway
+	// KindGatewayTimeout: an upstream provider did not answer in time (504).
+	KindGatewayTimeout
 )
 
 // Field names one failing input member as a JSON pointer.
@@ -74,6 +81,18 @@ func As(err error) (*Error, bool) {
 	var e *Error
 	ok := errors.As(err, &e)
 	return e, ok
+}
+
+// CodeOf is the code a client is answered for err: "" for no error,
+// "internal_error" for an untyped one (as the HTTP layer answers it).
+func CodeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	if e, ok := As(err); ok {
+		return e.Code
+	}
+	return "internal_error"
 }
 
 // KindOf is KindInternal for untyped errors.
@@ -137,4 +156,20 @@ func AsBadRequest(err error) error {
 // TooLarge is content over its size limit (413).
 func TooLarge(code, message string) *Error {
 	return &Error{Kind: KindTooLarge, Code: code, Message: message}
+}
+
+// PaymentRequired is a request a budget refuses (402): code names the
+// budget's rule (spend_cap_exceeded), extensions what the client needs to see.
+func PaymentRequired(code, message string, extensions map[string]any) *Error {
+	return &Error{Kind: KindPaymentRequired, Code: code, Message: message, Extensions: extensions}
+}
+
+// BadGateway is an upstream provider's failure (502); the cause stays in Err.
+func BadGateway(code, message string, cause error) *Error {
+	return &Error{Kind: KindBadGateway, Code: code, Message: message, Err: cause}
+}
+
+// GatewayTimeout is an upstream provider that did not answer in time (504).
+func GatewayTimeout(code, message string, cause error) *Error {
+	return &Error{Kind: KindGatewayTimeout, Code: code, Message: message, Err: cause}
 }

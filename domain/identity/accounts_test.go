@@ -9,6 +9,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -163,56 +164,65 @@ func apply(t *testing.T, history []event.Recorded, changes []event.Change, err e
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := event.Append(history, changes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return eventtest.Append(t, history, changes)
 }
 
+// TestOrganizationLifecycle: given an organization's events, when a
+// lifecycle or membership decision, then its events or its refusal.
 func TestOrganizationLifecycle(t *testing.T) {
-	o, _ := identity.LoadOrganization(nil)
-	if _, err := o.Create(identity.NewOrganization{ID: "o", Name: "Acme", Slug: "www"}, t0); errs.KindOf(err) != errs.KindInvalidInput {
-		t.Fatalf("reserved slug: %v", err)
+	acme := identity.NewOrganization{ID: "o", Name: "Acme", SealedName: "enc:v1:x", Slug: "acme", Owner: "u1"}
+	created := event.New(identity.OrganizationCreated, identity.OrganizationCreatedV1{OrganizationID: "o", Name: "enc:v1:x", Slug: "acme", CreatedAt: t0})
+	created.Unique = []event.Unique{{Kind: identity.UniqueSlug, Value: "acme"}}
+	owner := event.New(identity.MemberAdded, identity.MemberV1{OrganizationID: "o", UserID: "u1", Role: identity.RoleOwner, At: t0})
+	later := t0.Add(time.Hour)
+	deleted := event.New(identity.OrganizationDeleted, identity.OrganizationChangedV1{OrganizationID: "o", At: later})
+	restored := event.New(identity.OrganizationRestored, identity.OrganizationChangedV1{OrganizationID: "o", At: later})
+	erased := event.New(identity.OrganizationPermanentlyDeleted, identity.OrganizationChangedV1{OrganizationID: "o", At: later})
+	erased.Unique = []event.Unique{{Kind: identity.UniqueSlug, Value: "acme", Release: true}}
+
+	type org = *identity.Organization
+	create := func(n identity.NewOrganization) func(org) ([]event.Change, error) {
+		return func(o org) ([]event.Change, error) { return o.Create(n, t0) }
 	}
-	created, err := o.Create(identity.NewOrganization{ID: "o", Name: "Acme", SealedName: "enc:v1:x", Slug: "acme", Owner: "u1"}, t0)
-	if len(created) != 2 || created[0].Unique[0] != (event.Unique{Kind: "slug", Value: "acme"}) || created[1].Type != identity.MemberAdded {
-		t.Fatalf("create: %+v", created)
+	at := func(decide func(org, time.Time) ([]event.Change, error)) func(org) ([]event.Change, error) {
+		return func(o org) ([]event.Change, error) { return decide(o, later) }
 	}
-	h := apply(t, nil, created, err)
-	o, _ = identity.LoadOrganization(h)
-	if m, ok := o.Member("u1"); !ok || m.Role != "owner" {
-		t.Fatal("the creator is owner")
+	demoteOwner := func(o org) ([]event.Change, error) {
+		return o.SetMember(identity.Actor{UserID: "u1", Role: identity.RoleOwner}, identity.Member{UserID: "u1", Role: identity.RoleAdmin}, t0)
 	}
-	if _, err := o.DeletePermanently(t0); errs.KindOf(err) != errs.KindConflict {
-		t.Fatalf("permanent delete before soft delete: %v", err)
+	tests := []struct {
+		name  string
+		given []event.Change
+		when  func(org) ([]event.Change, error)
+		then  eventtest.Then
+	}{
+		{name: "a reserved slug", when: create(identity.NewOrganization{ID: "o", Name: "Acme", Slug: "www"}), then: eventtest.Invalid("/slug")},
+		{name: "the slug is claimed and the creator is owner", when: create(acme), then: eventtest.Events(created, owner)},
+		{name: "creating twice", given: []event.Change{created, owner}, when: create(acme), then: eventtest.Conflict("organization_exists")},
+		{name: "permanent delete before a soft delete", given: []event.Change{created, owner}, when: at(org.DeletePermanently),
+			then: eventtest.Conflict("not_soft_deleted")},
+		{name: "the last owner stays", given: []event.Change{created, owner}, when: demoteOwner, then: eventtest.Conflict("last_owner")},
+		{name: "soft delete", given: []event.Change{created, owner}, when: at(org.SoftDelete), then: eventtest.Events(deleted)},
+		{name: "soft delete twice", given: []event.Change{created, owner, deleted}, when: at(org.SoftDelete), then: eventtest.NoEvents()},
+		{name: "restore", given: []event.Change{created, owner, deleted}, when: at(org.Restore), then: eventtest.Events(restored)},
+		{name: "restore an active organization", given: []event.Change{created, owner}, when: at(org.Restore), then: eventtest.NoEvents()},
+		{name: "permanent delete frees the slug", given: []event.Change{created, owner, deleted}, when: at(org.DeletePermanently),
+			then: eventtest.Events(erased)},
+		{name: "an erased organization is missing", given: []event.Change{created, owner, deleted, erased}, when: at(org.Restore),
+			then: eventtest.NotFound()},
 	}
-	// The last owner stays.
-	if _, err := o.SetMember(identity.Actor{UserID: "u1", Role: "owner"}, identity.Member{UserID: "u1", Role: "admin"}, t0); errs.KindOf(err) != errs.KindConflict {
-		t.Fatalf("demoting the last owner: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eventtest.Given(t, identity.LoadOrganization, tt.given...).When(tt.when).Then(tt.then)
+		})
 	}
-	deleted, err := o.SoftDelete(t0.Add(time.Hour))
-	h = apply(t, h, deleted, err)
-	o, _ = identity.LoadOrganization(h)
-	if o.Lifecycle() != identity.StateDeleted || !o.DeletedAt().Equal(t0.Add(time.Hour)) {
-		t.Fatalf("soft delete: %s %s", o.Lifecycle(), o.DeletedAt())
+
+	o := eventtest.Given(t, identity.LoadOrganization, created, owner, deleted).Model()
+	if m, ok := o.Member("u1"); !ok || m.Role != identity.RoleOwner || o.Lifecycle() != identity.StateDeleted || !o.DeletedAt().Equal(later) {
+		t.Fatalf("state: member %+v, %s at %s", m, o.Lifecycle(), o.DeletedAt())
 	}
-	restored, err := o.Restore(t0)
-	h2 := apply(t, h, restored, err)
-	if o2, _ := identity.LoadOrganization(h2); !o2.Active() {
-		t.Fatal("restore makes it active")
-	}
-	erased, err := o.DeletePermanently(t0)
-	if len(erased) != 1 || !erased[0].Unique[0].Release || erased[0].Unique[0].Value != "acme" {
-		t.Fatalf("permanent delete frees the slug: %+v", erased)
-	}
-	h = apply(t, h, erased, err)
-	o, _ = identity.LoadOrganization(h)
-	if o.Visible() {
+	if o := eventtest.Given(t, identity.LoadOrganization, created, owner, deleted, erased).Model(); o.Visible() {
 		t.Fatal("an erased organization is not visible")
-	}
-	if _, err := o.Restore(t0); errs.KindOf(err) != errs.KindNotFound {
-		t.Fatalf("restore after erasure: %v", err)
 	}
 }
 
@@ -290,8 +300,8 @@ func TestUserSessionEpoch(t *testing.T) {
 // administration organization.
 func TestRemovingAPlatformRoleNeedsPlatformSuperAdmin(t *testing.T) {
 	o, _ := identity.LoadOrganization(nil)
-	history := recorded(t, must(t)(o.Create(identity.NewOrganization{ID: "adm", Name: "Platform", Slug: "platform-adm",
-		Administration: true, Owner: "root"}, testNow)))
+	history := eventtest.History(t, must(t)(o.Create(identity.NewOrganization{ID: "adm", Name: "Platform", Slug: "platform-adm",
+		Administration: true, Owner: "root"}, testNow))...)
 	o, _ = identity.LoadOrganization(history)
 	root := identity.Actor{UserID: "root", Role: identity.RoleOwner, PlatformRole: identity.RolePlatformSuperAdmin}
 	for _, m := range []identity.Member{{UserID: "ops", Role: identity.RoleMember, PlatformRole: identity.RolePlatformAdmin},

@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -23,23 +22,14 @@ type APIKey struct {
 }
 
 func LoadAPIKey(history []event.Recorded) (*APIKey, error) {
-	k := &APIKey{}
-	for _, r := range history {
-		switch r.Type {
-		case APIKeyCreated:
-			if err := json.Unmarshal(r.Payload, &k.created); err != nil {
-				return nil, err
-			}
-			k.state = KeyActive
-		case APIKeyRevoked:
-			k.state = KeyRevoked
-		case APIKeyResourcesBound, APIKeyUpdated:
-			if err := k.applyUpdate(r); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return k, nil
+	return apiKeyFold.Load(&APIKey{}, history)
+}
+
+var apiKeyFold = event.Fold[*APIKey]{
+	APIKeyCreated:        event.Apply(func(k *APIKey, p APIKeyCreatedV1) { k.created, k.state = p, KeyActive }),
+	APIKeyRevoked:        event.Mark(func(k *APIKey) { k.state = KeyRevoked }),
+	APIKeyResourcesBound: event.Apply((*APIKey).updated), // apikey_bindings.go
+	APIKeyUpdated:        event.Apply((*APIKey).updated),
 }
 
 func (k *APIKey) Exists() bool             { return k.state != "" }

@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,17 +38,12 @@ type APIKeyUpdatedV1 struct {
 	At               time.Time         `json:"at"`
 }
 
-func (k *APIKey) applyUpdate(r event.Recorded) error {
-	var p APIKeyUpdatedV1
-	if err := json.Unmarshal(r.Payload, &p); err != nil {
-		return err
-	}
+func (k *APIKey) updated(p APIKeyUpdatedV1) {
 	if p.Name != "" {
 		k.created.Name = p.Name
 	}
 	k.created.Scopes = p.Scopes
 	k.bindings = p.ResourceBindings
-	return nil
 }
 
 // Bindings are the key's current resource bindings.

@@ -7,24 +7,16 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
 var testNow = time.Unix(1_800_000_000, 0).UTC()
 
-func recorded(t *testing.T, changes []event.Change) []event.Recorded {
-	t.Helper()
-	r, err := event.Append(nil, changes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 func TestBindableOptionsAndCheck(t *testing.T) {
 	cat := testCatalog(t)
-	acc, _ := identity.LoadOrgAccess("o", recorded(t, []event.Change{event.New(identity.ServiceAccessGranted,
-		identity.ServiceAccessV1{OrganizationID: "o", AppID: "design", Source: identity.AccessGranted})}))
+	acc, _ := identity.LoadOrgAccess("o", eventtest.History(t, []event.Change{event.New(identity.ServiceAccessGranted,
+		identity.ServiceAccessV1{OrganizationID: "o", AppID: "design", Source: identity.AccessGranted})}...))
 	caller := identity.Caller{Type: "api_key", OrganizationID: "o", Permissions: []string{"design.workspace:read", "status.status:read"}}
 	ws := []identity.Workspace{{ID: "o", Name: "acme"}}
 	opts, err := identity.BindableOptions(identity.OptionsInput{Catalog: cat, Access: acc, Caller: caller, AppID: "design", Workspaces: ws})
@@ -102,7 +94,7 @@ func TestAPIKeyUpdateAndSuspension(t *testing.T) {
 	if err != nil || len(created) != 2 || created[1].Type != identity.APIKeyResourcesBound {
 		t.Fatalf("create with bindings: %v %v", created, err)
 	}
-	h := recorded(t, created)
+	h := eventtest.History(t, created...)
 	k, _ = identity.LoadAPIKey(h)
 	if len(k.Bindings()) != 1 {
 		t.Fatal("bindings not loaded")
@@ -139,7 +131,7 @@ func TestAPIKeyUpdateAndSuspension(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, _ = identity.LoadOrgAccess("o", recorded(t, ch))
+		a, _ = identity.LoadOrgAccess("o", eventtest.History(t, ch...))
 		if e, ok := errs.As(a.CanMutateKeys()); !ok || e.Code != tt.code {
 			t.Fatalf("%s: %v", tt.status, a.CanMutateKeys())
 		}

@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"encoding/json"
 	"net/url"
 	"reflect"
 	"slices"
@@ -146,21 +145,19 @@ type Catalog struct {
 }
 
 func LoadCatalog(history []event.Recorded) (*Catalog, error) {
-	c := &Catalog{entries: map[string]CatalogEntry{}, devApps: map[string]string{}}
-	for _, r := range history {
-		switch r.Type {
-		case CatalogEntrySeeded, DeveloperAppRegistered:
-			var p CatalogEntryV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			c.entries[p.AppID] = p.CatalogEntry
-			if p.DeveloperAppID != "" {
-				c.devApps[p.DeveloperAppID] = p.AppID
-			}
-		}
+	return catalogFold.Load(&Catalog{entries: map[string]CatalogEntry{}, devApps: map[string]string{}}, history)
+}
+
+var catalogFold = event.Fold[*Catalog]{
+	CatalogEntrySeeded:     event.Apply((*Catalog).entry),
+	DeveloperAppRegistered: event.Apply((*Catalog).entry),
+}
+
+func (c *Catalog) entry(p CatalogEntryV1) {
+	c.entries[p.AppID] = p.CatalogEntry
+	if p.DeveloperAppID != "" {
+		c.devApps[p.DeveloperAppID] = p.AppID
 	}
-	return c, nil
 }
 
 // Entries lists the catalog sorted by app id.

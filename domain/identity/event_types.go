@@ -2,7 +2,8 @@ package identity
 
 // EventTypes are every event type of the identity context: the invariant
 // tests check that each projection and mapper reading the context handles
-// or explicitly ignores each one.
+// or explicitly ignores each one. Stream types (StreamUser, ...) are not
+// event types: no event carries one as its type.
 var EventTypes = []string{
 	APIKeyCreated,
 	APIKeyResourcesBound,
@@ -39,19 +40,6 @@ var EventTypes = []string{
 	SessionEnded,
 	SessionRefreshed,
 	SessionStarted,
-	StreamAPIKey,
-	StreamAccess,
-	StreamCatalog,
-	StreamCheckout,
-	StreamInvitation,
-	StreamMFAChallenge,
-	StreamMagicLink,
-	StreamOrganization,
-	StreamPasswordReset,
-	StreamPreferences,
-	StreamSSOCode,
-	StreamSession,
-	StreamUser,
 	UserCreated,
 	UserDeleted,
 	UserMFACodeRejected,
@@ -67,4 +55,42 @@ var EventTypes = []string{
 	WorkspaceReinstated,
 	WorkspaceRevoked,
 	WorkspaceSuspended,
+}
+
+// WriteModelEventTypes are the identity events only write models read:
+// credentials and second factors, one-time tokens and challenges,
+// invitations (listed from their stream; an acceptance adds a member),
+// checkout anchors (the organization and owner they make are events of
+// their own) and an organization's access settings (authorization loads
+// its access stream, so it sees every change at once). Read models ignore
+// them; none holds a secret.
+var WriteModelEventTypes = []string{
+	UserPasswordChanged,
+	UserMFAEnrolled,
+	UserMFAConfirmed,
+	UserMFACodeUsed,
+	UserMFACodeRejected,
+	UserMFADisabled,
+	MagicLinkIssued,
+	MagicLinkConsumed,
+	SSOCodeIssued,
+	SSOCodeConsumed,
+	MFAChallengeIssued,
+	MFAChallengeConsumed,
+	PasswordResetRequested,
+	PasswordResetCompleted,
+	InvitationCreated,
+	InvitationAccepted,
+	InvitationRevoked,
+	CheckoutProvisioned,
+	CheckoutReleased,
+	SafetyNetSent,
+	ServiceAccessGranted,
+	ServiceAccessRevoked,
+	RoleBundleSet,
+	UserOverridesSet,
+	EntitlementRecorded,
+	WorkspaceSuspended,
+	WorkspaceReinstated,
+	WorkspaceRevoked,
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -24,33 +25,39 @@ func TestValidSlug(t *testing.T) {
 
 func TestAPIKeyLifecycle(t *testing.T) {
 	now := time.Unix(100, 0).UTC()
-	k, _ := identity.LoadAPIKey(nil)
-	if _, err := k.Revoke(now); errs.KindOf(err) != errs.KindNotFound {
-		t.Fatalf("revoking a missing key: %v", err)
+	key := identity.NewAPIKey{KeyID: "k", OrganizationID: "o", Name: "n", Scopes: []string{"status:read"}, SecretHash: "h"}
+	created := event.New(identity.APIKeyCreated, identity.APIKeyCreatedV1{KeyID: "k", OrganizationID: "o", Name: "n",
+		Scopes: []string{"status:read"}, SecretHash: "h", CreatedAt: now})
+	revoked := event.New(identity.APIKeyRevoked, identity.APIKeyRevokedV1{KeyID: "k", RevokedAt: now})
+	type apiKey = *identity.APIKey
+	create := func(n identity.NewAPIKey) func(apiKey) ([]event.Change, error) {
+		return func(k apiKey) ([]event.Change, error) { return k.Create(n, now) }
 	}
-	if _, err := k.Create(identity.NewAPIKey{KeyID: "k", OrganizationID: "o", Name: "n", Scopes: []string{"nocolon"}}, now); errs.KindOf(err) != errs.KindInvalidInput {
-		t.Fatalf("bad scope: %v", err)
+	revoke := func(k apiKey) ([]event.Change, error) { return k.Revoke(now) }
+	tests := []struct {
+		name  string
+		given []event.Change
+		when  func(apiKey) ([]event.Change, error)
+		then  eventtest.Then
+	}{
+		{name: "revoking a missing key", when: revoke, then: eventtest.NotFound()},
+		{name: "a scope that is not resource:action", when: create(identity.NewAPIKey{KeyID: "k", OrganizationID: "o", Name: "n", Scopes: []string{"nocolon"}}),
+			then: eventtest.Invalid("/scopes")},
+		{name: "create", when: create(key), then: eventtest.Events(created)},
+		{name: "create twice", given: []event.Change{created}, when: create(key), then: eventtest.Conflict("api_key_exists")},
+		{name: "revoke", given: []event.Change{created}, when: revoke, then: eventtest.Events(revoked)},
+		{name: "revoking twice changes nothing", given: []event.Change{created, revoked}, when: revoke, then: eventtest.NoEvents()},
 	}
-	created, err := k.Create(identity.NewAPIKey{KeyID: "k", OrganizationID: "o", Name: "n", Scopes: []string{"status:read"}, SecretHash: "h"}, now)
-	if err != nil || len(created) != 1 || created[0].Type != identity.APIKeyCreated {
-		t.Fatalf("create: %v %v", created, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			eventtest.Given(t, identity.LoadAPIKey, tt.given...).When(tt.when).Then(tt.then)
+		})
 	}
-	history, _ := event.Append(nil, created)
-	k, _ = identity.LoadAPIKey(history)
-	if !k.Active() {
+	if k := eventtest.Given(t, identity.LoadAPIKey, created).Model(); !k.Active() {
 		t.Fatal("a created key is active")
 	}
-	revoked, err := k.Revoke(now)
-	if err != nil || len(revoked) != 1 || revoked[0].Type != identity.APIKeyRevoked {
-		t.Fatalf("revoke: %v %v", revoked, err)
-	}
-	history, _ = event.Append(history, revoked)
-	k, _ = identity.LoadAPIKey(history)
-	if k.Active() || k.StateName() != identity.KeyRevoked {
+	if k := eventtest.Given(t, identity.LoadAPIKey, created, revoked).Model(); k.Active() || k.StateName() != identity.KeyRevoked {
 		t.Fatal("a revoked key is not active")
-	}
-	if again, err := k.Revoke(now); err != nil || len(again) != 0 {
-		t.Fatalf("revoking twice changes nothing: %v %v", again, err)
 	}
 }
 

@@ -2,7 +2,6 @@ package identity
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -86,42 +85,24 @@ type Invitations struct {
 }
 
 func LoadInvitations(history []event.Recorded) (*Invitations, error) {
-	b := &Invitations{byID: map[string]*Invitation{}}
-	for _, r := range history {
-		if err := b.apply(r); err != nil {
-			return nil, err
-		}
-	}
-	return b, nil
+	return invitationsFold.Load(&Invitations{byID: map[string]*Invitation{}}, history)
 }
 
-func (b *Invitations) apply(r event.Recorded) error {
-	switch r.Type {
-	case InvitationCreated:
-		var p InvitationCreatedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
+var invitationsFold = event.Fold[*Invitations]{
+	InvitationCreated: event.Apply(func(b *Invitations, p InvitationCreatedV1) {
 		b.byID[p.InvitationID] = &Invitation{InvitationCreatedV1: p, State: InvitationStatePending}
 		b.order = append(b.order, p.InvitationID)
-	case InvitationAccepted:
-		var p InvitationAcceptedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
+	}),
+	InvitationAccepted: event.Apply(func(b *Invitations, p InvitationAcceptedV1) {
 		if i, ok := b.byID[p.InvitationID]; ok {
 			i.State, i.AcceptedBy, i.EndedAt = InvitationStateAccepted, p.UserID, p.At
 		}
-	case InvitationRevoked:
-		var p InvitationRevokedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
+	}),
+	InvitationRevoked: event.Apply(func(b *Invitations, p InvitationRevokedV1) {
 		if i, ok := b.byID[p.InvitationID]; ok {
 			i.State, i.EndedAt = InvitationStateRevoked, p.At
 		}
-	}
-	return nil
+	}),
 }
 
 // Get returns one invitation.

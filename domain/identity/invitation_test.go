@@ -6,6 +6,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -174,7 +175,7 @@ func TestAddInvited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := recorded(t, created)
+	h := eventtest.History(t, created...)
 	o, _ = identity.LoadOrganization(h)
 	for _, tc := range []struct {
 		name, user, role, want string

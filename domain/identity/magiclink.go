@@ -2,7 +2,6 @@ package identity
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -74,19 +73,20 @@ type OneTime struct {
 }
 
 func LoadOneTime(history []event.Recorded) (*OneTime, error) {
-	t := &OneTime{}
-	for _, r := range history {
-		switch r.Type {
-		case MagicLinkIssued, SSOCodeIssued:
-			if err := json.Unmarshal(r.Payload, &t.issued); err != nil {
-				return nil, err
-			}
-		case MagicLinkConsumed, SSOCodeConsumed:
-			t.consumed = true
-		}
-	}
-	return t, nil
+	return oneTimeFold.Load(&OneTime{}, history)
 }
+
+// oneTimeFold reads magic links and SSO codes alike: each has a stream
+// type of its own, and the same model.
+var oneTimeFold = event.Fold[*OneTime]{
+	MagicLinkIssued:   event.Apply((*OneTime).issue),
+	SSOCodeIssued:     event.Apply((*OneTime).issue),
+	MagicLinkConsumed: event.Mark((*OneTime).consume),
+	SSOCodeConsumed:   event.Mark((*OneTime).consume),
+}
+
+func (t *OneTime) issue(p OneTimeIssuedV1) { t.issued = p }
+func (t *OneTime) consume()                { t.consumed = true }
 
 func (t *OneTime) Exists() bool           { return t.issued.TokenID != "" }
 func (t *OneTime) State() OneTimeIssuedV1 { return t.issued }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -20,7 +21,7 @@ func TestOneTimeTokens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := recorded(t, issued)
+			h := eventtest.History(t, issued...)
 			tok, _ = identity.LoadOneTime(h)
 			if errs.KindOf(tok.Check(kind, "wrong", testNow)) != errs.KindAuthenticationRequired {
 				t.Fatal("a wrong secret passes")
@@ -129,7 +130,7 @@ func TestPreferencesAndCheckout(t *testing.T) {
 	if !created || len(ch) != 1 {
 		t.Fatal("first provision creates")
 	}
-	c, _ = identity.LoadCheckout(recorded(t, ch))
+	c, _ = identity.LoadCheckout(eventtest.History(t, ch...))
 	if again, created := c.Provision("h", "o2", "u2", identity.CheckoutRequest{}, testNow); created || again != nil || c.State().OrganizationID != "o" {
 		t.Fatal("the second provision of an email creates nothing")
 	}

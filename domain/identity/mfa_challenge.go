@@ -2,7 +2,6 @@ package identity
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -19,23 +18,12 @@ type MFAChallenge struct {
 }
 
 func LoadMFAChallenge(history []event.Recorded) (*MFAChallenge, error) {
-	c := &MFAChallenge{}
-	for _, r := range history {
-		if err := c.apply(r); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
+	return mfaChallengeFold.Load(&MFAChallenge{}, history)
 }
 
-func (c *MFAChallenge) apply(r event.Recorded) error {
-	switch r.Type {
-	case MFAChallengeIssued:
-		return json.Unmarshal(r.Payload, &c.issued)
-	case MFAChallengeConsumed:
-		c.consumed = true
-	}
-	return nil
+var mfaChallengeFold = event.Fold[*MFAChallenge]{
+	MFAChallengeIssued:   event.Apply(func(c *MFAChallenge, p MFAChallengeIssuedV1) { c.issued = p }),
+	MFAChallengeConsumed: event.Mark(func(c *MFAChallenge) { c.consumed = true }),
 }
 
 func (c *MFAChallenge) Exists() bool                { return c.issued.ChallengeID != "" }

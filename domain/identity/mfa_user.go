@@ -2,7 +2,6 @@ package identity
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"math"
 	"time"
@@ -12,7 +11,7 @@ import (
 )
 
 // UserMFA is the MFA part of the user's write model, folded from the same
-// stream by its own apply (LoadUser calls it for every record).
+// stream by its own table (userMFAFold, below).
 type UserMFA struct {
 	pending    string   // sealed secret awaiting its first code
 	secret     string   // sealed secret of the enabled factor; "" = MFA off
@@ -23,27 +22,18 @@ type UserMFA struct {
 	enabledAt  time.Time
 }
 
-func (m *UserMFA) apply(r event.Recorded) error {
-	switch r.Type {
-	case UserMFAEnrolled:
-		var p UserMFAEnrolledV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
-		m.pending = p.MFASecret
-	case UserMFAConfirmed:
-		var p UserMFAConfirmedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
+// userMFAFold folds the MFA events of a user's stream into the user's MFA
+// part (user.go joins it to the user's own table).
+var userMFAFold = event.Fold[*User]{
+	UserMFAEnrolled: event.Apply(func(u *User, p UserMFAEnrolledV1) { u.mfa.pending = p.MFASecret }),
+	UserMFAConfirmed: event.Apply(func(u *User, p UserMFAConfirmedV1) {
+		m := &u.mfa
 		m.secret, m.pending, m.enabledAt = m.pending, "", p.At
 		m.backup = append([]string(nil), p.BackupCodeHashes...)
 		m.lastStep, m.rejections = p.Step, 0 // steps are per secret: a new secret starts afresh
-	case UserMFACodeUsed:
-		var p UserMFACodeUsedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
+	}),
+	UserMFACodeUsed: event.Apply(func(u *User, p UserMFACodeUsedV1) {
+		m := &u.mfa
 		if p.Method == MFAMethodTOTP {
 			m.lastStep = max(m.lastStep, p.Step)
 		}
@@ -51,18 +41,12 @@ func (m *UserMFA) apply(r event.Recorded) error {
 			m.backup[*p.BackupCode] = ""
 		}
 		m.rejections = 0
-	case UserMFACodeRejected:
-		var p UserMFACodeRejectedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
-		m.rejections, m.rejectedAt = m.rejections+1, p.At
-	case UserMFADisabled:
-		*m = UserMFA{}
-	case UserPermanentlyDeleted:
-		*m = UserMFA{}
-	}
-	return nil
+	}),
+	UserMFACodeRejected: event.Apply(func(u *User, p UserMFACodeRejectedV1) {
+		u.mfa.rejections, u.mfa.rejectedAt = u.mfa.rejections+1, p.At
+	}),
+	UserMFADisabled:        event.Mark(func(u *User) { u.mfa = UserMFA{} }),
+	UserPermanentlyDeleted: event.Mark(func(u *User) { u.mfa = UserMFA{} }),
 }
 
 func (m *UserMFA) Enabled() bool         { return m.secret != "" }

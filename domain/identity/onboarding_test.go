@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -36,7 +37,7 @@ func TestInvitationsPendingFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ = identity.LoadInvitations(recorded(t, ch))
+	b, _ = identity.LoadInvitations(eventtest.History(t, ch...))
 	if !b.PendingFor("h1", testNow) || b.PendingFor("h2", testNow) || b.PendingFor("h1", testNow.Add(identity.InvitationTTL)) {
 		t.Fatal("pending: the invited hash until it expires, nobody else")
 	}

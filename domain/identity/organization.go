@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,47 +59,31 @@ type Organization struct {
 }
 
 func LoadOrganization(history []event.Recorded) (*Organization, error) {
-	o := &Organization{members: map[string]Member{}}
-	for _, r := range history {
-		if err := o.apply(r); err != nil {
-			return nil, err
-		}
-	}
-	return o, nil
+	return organizationFold.Load(&Organization{members: map[string]Member{}}, history)
 }
 
-func (o *Organization) apply(r event.Recorded) error {
-	switch r.Type {
-	case OrganizationCreated:
-		if err := json.Unmarshal(r.Payload, &o.created); err != nil {
-			return err
-		}
-		o.state = StateActive
-	case OrganizationDeleted:
-		var p OrganizationChangedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
+var organizationFold = event.Fold[*Organization]{
+	OrganizationCreated: event.Apply(func(o *Organization, p OrganizationCreatedV1) {
+		o.created, o.state = p, StateActive
+	}),
+	OrganizationDeleted: event.Apply(func(o *Organization, p OrganizationChangedV1) {
 		o.state, o.deletedAt = StateDeleted, p.At
-	case OrganizationRestored:
+	}),
+	OrganizationRestored: event.Mark(func(o *Organization) {
 		o.state, o.deletedAt = StateActive, time.Time{}
-	case OrganizationPermanentlyDeleted:
-		o.state = StateErased
-		o.members = map[string]Member{}
-	case MemberAdded, MemberRoleChanged:
-		var p MemberV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
-		o.members[p.UserID] = Member{UserID: p.UserID, Role: RoleOrDefault(p.Role), PlatformRole: p.PlatformRole}
-	case MemberRemoved:
-		var p MemberRemovedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
+	}),
+	OrganizationPermanentlyDeleted: event.Mark(func(o *Organization) {
+		o.state, o.members = StateErased, map[string]Member{}
+	}),
+	MemberAdded:       event.Apply((*Organization).memberSet),
+	MemberRoleChanged: event.Apply((*Organization).memberSet),
+	MemberRemoved: event.Apply(func(o *Organization, p MemberRemovedV1) {
 		delete(o.members, p.UserID)
-	}
-	return nil
+	}),
+}
+
+func (o *Organization) memberSet(p MemberV1) {
+	o.members[p.UserID] = Member{UserID: p.UserID, Role: RoleOrDefault(p.Role), PlatformRole: p.PlatformRole}
 }
 
 func (o *Organization) Exists() bool                 { return o.state != "" }

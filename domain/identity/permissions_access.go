@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"strconv"
@@ -70,51 +69,26 @@ type OrgAccess struct {
 func LoadOrgAccess(organizationID string, history []event.Recorded) (*OrgAccess, error) {
 	a := &OrgAccess{organizationID: organizationID, granted: map[string]string{}, revoked: map[string]bool{},
 		bundles: map[string][]string{}, overrides: map[string]Overrides{}, status: WorkspaceActive}
-	for _, r := range history {
-		if err := a.apply(r); err != nil {
-			return nil, err
-		}
-	}
-	return a, nil
+	return orgAccessFold.Load(a, history)
 }
 
-func (a *OrgAccess) apply(r event.Recorded) error {
-	switch r.Type {
-	case ServiceAccessGranted, ServiceAccessRevoked:
-		var p ServiceAccessV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
-		if r.Type == ServiceAccessGranted {
-			a.granted[p.AppID] = p.Source
-			delete(a.revoked, p.AppID)
-		} else {
-			delete(a.granted, p.AppID)
-			a.revoked[p.AppID] = true
-		}
-	case RoleBundleSet:
-		var p RoleBundleSetV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
-		a.bundles[p.Role] = p.Permissions
-	case UserOverridesSet:
-		var p UserOverridesSetV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
+// orgAccessFold: grants, bundles, overrides and the entitlement here, the
+// workspace status in workspace_status.go.
+var orgAccessFold = event.Fold[*OrgAccess]{
+	ServiceAccessGranted: event.Apply(func(a *OrgAccess, p ServiceAccessV1) {
+		a.granted[p.AppID] = p.Source
+		delete(a.revoked, p.AppID)
+	}),
+	ServiceAccessRevoked: event.Apply(func(a *OrgAccess, p ServiceAccessV1) {
+		delete(a.granted, p.AppID)
+		a.revoked[p.AppID] = true
+	}),
+	RoleBundleSet: event.Apply(func(a *OrgAccess, p RoleBundleSetV1) { a.bundles[p.Role] = p.Permissions }),
+	UserOverridesSet: event.Apply(func(a *OrgAccess, p UserOverridesSetV1) {
 		a.overrides[p.UserID] = Overrides{Grant: p.Grant, Deny: p.Deny}
-	case EntitlementRecorded:
-		var p EntitlementRecordedV1
-		if err := json.Unmarshal(r.Payload, &p); err != nil {
-			return err
-		}
-		a.entitlement = &p.AppEntitlement
-	case WorkspaceSuspended, WorkspaceReinstated, WorkspaceRevoked:
-		return a.applyStatus(r)
-	}
-	return nil
-}
+	}),
+	EntitlementRecorded: event.Apply(func(a *OrgAccess, p EntitlementRecordedV1) { a.entitlement = &p.AppEntitlement }),
+}.With(workspaceStatusFold)
 
 // Services are the applications the organization may use: the catalog's
 // default platform services unless revoked, plus explicit grants.

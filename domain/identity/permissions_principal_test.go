@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -16,7 +17,7 @@ func defaultAccess(t *testing.T) (*identity.Catalog, *identity.OrgAccess) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := identity.LoadCatalog(recorded(t, changes))
+	cat, err := identity.LoadCatalog(eventtest.History(t, changes...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -15,7 +16,7 @@ func testCatalog(t *testing.T) *identity.Catalog {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err = identity.LoadCatalog(recorded(t, changes))
+	c, err = identity.LoadCatalog(eventtest.History(t, changes...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestSeedSkipsSquattedIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ = identity.LoadCatalog(recorded(t, changes))
+	c, _ = identity.LoadCatalog(eventtest.History(t, changes...))
 	first := identity.CatalogEntry{AppID: "newapp", Name: "New first-party app", SurfaceKind: identity.SurfaceApp, SurfaceGroup: "create",
 		FirstParty: true, Scopes: []string{"things:write"}}
 	seeded, err := c.Seed([]identity.CatalogEntry{first}, testNow)

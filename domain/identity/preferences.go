@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
@@ -51,17 +50,11 @@ type PreferencesSetV1 struct {
 type PreferencesModel struct{ current Preferences }
 
 func LoadPreferences(history []event.Recorded) (*PreferencesModel, error) {
-	m := &PreferencesModel{current: DefaultPreferences()}
-	for _, r := range history {
-		if r.Type == PreferencesSet {
-			var p PreferencesSetV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			m.current = p.Preferences
-		}
-	}
-	return m, nil
+	return preferencesFold.Load(&PreferencesModel{current: DefaultPreferences()}, history)
+}
+
+var preferencesFold = event.Fold[*PreferencesModel]{
+	PreferencesSet: event.Apply(func(m *PreferencesModel, p PreferencesSetV1) { m.current = p.Preferences }),
 }
 
 func (m *PreferencesModel) Current() Preferences { return m.current }

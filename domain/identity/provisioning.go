@@ -78,22 +78,18 @@ type Checkout struct {
 }
 
 func LoadCheckout(history []event.Recorded) (*Checkout, error) {
-	c := &Checkout{}
-	for _, r := range history {
-		switch r.Type {
-		case CheckoutProvisioned:
-			// A superseding anchor is a new account: its safety net is unsent.
-			c.provisioned, c.safetyNetSent = CheckoutProvisionedV1{}, false
-			if err := json.Unmarshal(r.Payload, &c.provisioned); err != nil {
-				return nil, err
-			}
-		case CheckoutReleased:
-			c.provisioned, c.safetyNetSent = CheckoutProvisionedV1{}, false
-		case SafetyNetSent:
-			c.safetyNetSent = true
-		}
-	}
-	return c, nil
+	return checkoutFold.Load(&Checkout{}, history)
+}
+
+var checkoutFold = event.Fold[*Checkout]{
+	// A superseding anchor is a new account: its safety net is unsent.
+	CheckoutProvisioned: event.Apply(func(c *Checkout, p CheckoutProvisionedV1) {
+		c.provisioned, c.safetyNetSent = p, false
+	}),
+	CheckoutReleased: event.Mark(func(c *Checkout) {
+		c.provisioned, c.safetyNetSent = CheckoutProvisionedV1{}, false
+	}),
+	SafetyNetSent: event.Mark(func(c *Checkout) { c.safetyNetSent = true }),
 }
 
 func (c *Checkout) Exists() bool                 { return c.provisioned.OrganizationID != "" }

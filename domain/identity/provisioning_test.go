@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -20,7 +21,7 @@ func TestCheckoutAnchorSupersedeAndRelease(t *testing.T) {
 	}
 	history, _ := c.Provision("h", "o1", "u1", req, testNow)
 	history = append(history, c.MarkSafetyNetSent("tok", testNow)...)
-	c, _ = identity.LoadCheckout(recorded(t, history))
+	c, _ = identity.LoadCheckout(eventtest.History(t, history...))
 	if !c.SafetyNetSent() {
 		t.Fatal("safety net recorded")
 	}
@@ -32,7 +33,7 @@ func TestCheckoutAnchorSupersedeAndRelease(t *testing.T) {
 		t.Fatal("supersede from the checked state")
 	}
 	history = append(history, ch...)
-	c, _ = identity.LoadCheckout(recorded(t, history))
+	c, _ = identity.LoadCheckout(eventtest.History(t, history...))
 	if st := c.State(); st.OrganizationID != "o2" || st.UserID != "u1" || st.Supersedes != "o1" || st.AppID != "design" || c.SafetyNetSent() {
 		t.Fatalf("superseded anchor %+v sent=%v", st, c.SafetyNetSent())
 	}
@@ -41,7 +42,7 @@ func TestCheckoutAnchorSupersedeAndRelease(t *testing.T) {
 		t.Fatal("a release from a stale state changes nothing")
 	}
 	history = append(history, c.Release("o2", "email_taken", testNow)...)
-	c, _ = identity.LoadCheckout(recorded(t, history))
+	c, _ = identity.LoadCheckout(eventtest.History(t, history...))
 	if c.Exists() {
 		t.Fatal("a released anchor is gone")
 	}

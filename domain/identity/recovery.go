@@ -2,7 +2,6 @@ package identity
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -57,34 +56,19 @@ type PasswordReset struct {
 }
 
 func LoadPasswordReset(history []event.Recorded) (*PasswordReset, error) {
-	r := &PasswordReset{}
-	for _, e := range history {
-		if err := r.apply(e); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
+	return passwordResetFold.Load(&PasswordReset{}, history)
 }
 
-func (r *PasswordReset) apply(e event.Recorded) error {
-	switch e.Type {
-	case PasswordResetRequested:
-		var p PasswordResetRequestedV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return err
-		}
+var passwordResetFold = event.Fold[*PasswordReset]{
+	PasswordResetRequested: event.Apply(func(r *PasswordReset, p PasswordResetRequestedV1) {
 		r.pending = &p
 		r.requested = append(r.requested, p.At)
-	case PasswordResetCompleted:
-		var p PasswordResetCompletedV1
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return err
-		}
+	}),
+	PasswordResetCompleted: event.Apply(func(r *PasswordReset, p PasswordResetCompletedV1) {
 		if r.pending != nil && r.pending.TokenID == p.TokenID {
 			r.pending = nil
 		}
-	}
-	return nil
+	}),
 }
 
 // ErrResetTokenInvalid is the one answer for an unknown, superseded, used or

@@ -6,6 +6,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/identity"
 )
 
@@ -22,7 +23,7 @@ func resetHistory(t *testing.T, two bool) []event.Recorded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := recorded(t, first)
+	h := eventtest.History(t, first...)
 	if two {
 		r, _ = identity.LoadPasswordReset(h)
 		second, err := r.Request(resetRequest("t2", "h2"), testNow.Add(time.Minute))
@@ -112,7 +113,7 @@ func TestSetPasswordEndingSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := recorded(t, created)
+	h := eventtest.History(t, created...)
 	for _, tc := range []struct {
 		name   string
 		sealed string

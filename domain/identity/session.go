@@ -2,7 +2,6 @@ package identity
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -23,30 +22,19 @@ type Session struct {
 }
 
 func LoadSession(history []event.Recorded) (*Session, error) {
-	s := &Session{}
-	for _, r := range history {
-		switch r.Type {
-		case SessionStarted:
-			if err := json.Unmarshal(r.Payload, &s.started); err != nil {
-				return nil, err
-			}
-			s.access, s.refresh, s.accessUntil = s.started.AccessHash, s.started.RefreshHash, s.started.AccessExpiresAt
-		case SessionRefreshed:
-			var p SessionRefreshedV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			s.retired = append(s.retired, s.refresh)
-			s.access, s.refresh, s.accessUntil = p.AccessHash, p.RefreshHash, p.AccessExpiresAt
-		case SessionEnded:
-			var p SessionEndedV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			s.ended = p.Reason
-		}
-	}
-	return s, nil
+	return sessionFold.Load(&Session{}, history)
+}
+
+var sessionFold = event.Fold[*Session]{
+	SessionStarted: event.Apply(func(s *Session, p SessionStartedV1) {
+		s.started = p
+		s.access, s.refresh, s.accessUntil = p.AccessHash, p.RefreshHash, p.AccessExpiresAt
+	}),
+	SessionRefreshed: event.Apply(func(s *Session, p SessionRefreshedV1) {
+		s.retired = append(s.retired, s.refresh)
+		s.access, s.refresh, s.accessUntil = p.AccessHash, p.RefreshHash, p.AccessExpiresAt
+	}),
+	SessionEnded: event.Apply(func(s *Session, p SessionEndedV1) { s.ended = p.Reason }),
 }
 
 func (s *Session) Exists() bool              { return s.started.SessionID != "" }

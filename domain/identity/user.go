@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"encoding/json"
 	"net/mail"
 	"strings"
 	"time"
@@ -18,47 +17,27 @@ type User struct {
 	state     string
 	deletedAt time.Time
 	epoch     int
-	mfa       UserMFA // its own apply: mfa_user.go
+	mfa       UserMFA // folded by userMFAFold: mfa_user.go
 }
 
 func LoadUser(history []event.Recorded) (*User, error) {
-	u := &User{}
-	for _, r := range history {
-		if err := u.mfa.apply(r); err != nil {
-			return nil, err
-		}
-		switch r.Type {
-		case UserCreated:
-			if err := json.Unmarshal(r.Payload, &u.created); err != nil {
-				return nil, err
-			}
-			u.password, u.state = u.created.PasswordHash, StateActive
-		case UserPasswordChanged:
-			var p UserPasswordChangedV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			u.password = p.PasswordHash
-		case UserDeleted:
-			var p UserChangedV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			u.state, u.deletedAt = StateDeleted, p.At
-		case UserRestored:
-			u.state, u.deletedAt = StateActive, time.Time{}
-		case UserPermanentlyDeleted:
-			u.state, u.password = StateErased, ""
-		case UserSessionsRevoked:
-			var p UserSessionsRevokedV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			u.epoch = p.Epoch
-		}
-	}
-	return u, nil
+	return userFold.Load(&User{}, history)
 }
+
+// userFold: the user's lifecycle and credential here, its MFA in
+// mfa_user.go (both erase with the user).
+var userFold = event.Fold[*User]{
+	UserCreated: event.Apply(func(u *User, p UserCreatedV1) {
+		u.created, u.password, u.state = p, p.PasswordHash, StateActive
+	}),
+	UserPasswordChanged: event.Apply(func(u *User, p UserPasswordChangedV1) { u.password = p.PasswordHash }),
+	UserDeleted: event.Apply(func(u *User, p UserChangedV1) {
+		u.state, u.deletedAt = StateDeleted, p.At
+	}),
+	UserRestored:           event.Mark(func(u *User) { u.state, u.deletedAt = StateActive, time.Time{} }),
+	UserPermanentlyDeleted: event.Mark(func(u *User) { u.state, u.password = StateErased, "" }),
+	UserSessionsRevoked:    event.Apply(func(u *User, p UserSessionsRevokedV1) { u.epoch = p.Epoch }),
+}.With(userMFAFold)
 
 func (u *User) Exists() bool         { return u.state != "" }
 func (u *User) State() UserCreatedV1 { return u.created }

@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -28,20 +27,16 @@ type WorkspaceStatusV1 struct {
 	At             time.Time `json:"at"`
 }
 
-func (a *OrgAccess) applyStatus(r event.Recorded) error {
-	var p WorkspaceStatusV1
-	if err := json.Unmarshal(r.Payload, &p); err != nil {
-		return err
-	}
-	switch r.Type {
-	case WorkspaceSuspended:
-		a.status = WorkspaceStateSuspended
-	case WorkspaceReinstated:
-		a.status = WorkspaceActive
-	case WorkspaceRevoked:
-		a.status = WorkspaceStateRevoked
-	}
-	return nil
+// workspaceStatusFold folds a workspace's status changes into its access
+// model (permissions_access.go joins it to the access table).
+var workspaceStatusFold = event.Fold[*OrgAccess]{
+	WorkspaceSuspended:  workspaceStatus(WorkspaceStateSuspended),
+	WorkspaceReinstated: workspaceStatus(WorkspaceActive),
+	WorkspaceRevoked:    workspaceStatus(WorkspaceStateRevoked),
+}
+
+func workspaceStatus(status string) event.Step[*OrgAccess] {
+	return event.Apply(func(a *OrgAccess, _ WorkspaceStatusV1) { a.status = status })
 }
 
 // Status is active, suspended or revoked.

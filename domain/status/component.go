@@ -1,7 +1,6 @@
 package status
 
 import (
-	"encoding/json"
 	"net/url"
 	"strings"
 	"time"
@@ -19,37 +18,37 @@ type Component struct {
 }
 
 func LoadComponent(history []event.Recorded) (*Component, error) {
-	c := &Component{}
-	for _, r := range history {
-		switch r.Type {
-		case event.SnapshotType:
-			var st ComponentState
-			if err := json.Unmarshal(r.Payload, &st); err != nil {
-				return nil, err
-			}
-			c.def, c.status, c.consecutiveFails = st.ComponentDefinedV1, st.Status, st.ConsecutiveFails
-		case ComponentRegistered, ComponentChanged:
-			if err := json.Unmarshal(r.Payload, &c.def); err != nil {
-				return nil, err
-			}
-			if c.status == "" {
-				c.status = Operational
-			}
-		case ComponentCheckFailed, ComponentCheckSucceeded, ComponentDegraded, ComponentRecovered:
-			var p ComponentCheckedV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			c.consecutiveFails = p.ConsecutiveFails
-			switch r.Type {
-			case ComponentDegraded:
-				c.status = Degraded
-			case ComponentRecovered:
-				c.status = Operational
-			}
-		}
+	return componentFold.Load(&Component{}, history)
+}
+
+var componentFold = event.Fold[*Component]{
+	event.SnapshotType: event.Apply(func(c *Component, st ComponentState) {
+		c.def, c.status, c.consecutiveFails = st.ComponentDefinedV1, st.Status, st.ConsecutiveFails
+	}),
+	ComponentRegistered:     event.Apply((*Component).defined),
+	ComponentChanged:        event.Apply((*Component).defined),
+	ComponentCheckFailed:    componentChecked(""), // the status stays
+	ComponentCheckSucceeded: componentChecked(""),
+	ComponentDegraded:       componentChecked(Degraded),
+	ComponentRecovered:      componentChecked(Operational),
+}
+
+func (c *Component) defined(d ComponentDefinedV1) {
+	c.def = d
+	if c.status == "" {
+		c.status = Operational
 	}
-	return c, nil
+}
+
+// componentChecked records a check's outcome; status is the component's
+// status after it ("" leaves it as it is).
+func componentChecked(status string) event.Step[*Component] {
+	return event.Apply(func(c *Component, p ComponentCheckedV1) {
+		c.consecutiveFails = p.ConsecutiveFails
+		if status != "" {
+			c.status = status
+		}
+	})
 }
 
 func (c *Component) Exists() bool                   { return c.status != "" }

@@ -1,7 +1,6 @@
 package status
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -27,32 +26,24 @@ type Incident struct {
 
 // LoadIncident rebuilds an incident from its history.
 func LoadIncident(history []event.Recorded) (*Incident, error) {
-	i := &Incident{}
-	for _, r := range history {
-		switch r.Type {
-		case event.SnapshotType:
-			var st IncidentState
-			if err := json.Unmarshal(r.Payload, &st); err != nil {
-				return nil, err
-			}
-			i.id, i.status, i.revision, i.severity, i.title, i.message = st.IncidentID, st.Status, st.Revision, st.Severity, st.Title, st.Message
-			i.componentHost, i.componentName, i.createdAt, i.updatedAt = st.ComponentHost, st.ComponentName, st.CreatedAt, st.UpdatedAt
-		case IncidentCreated:
-			var p IncidentCreatedV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			i.id, i.status, i.revision, i.severity, i.title, i.message = p.IncidentID, p.Status, p.Revision, p.Severity, p.Title, p.Message
-			i.componentHost, i.componentName, i.createdAt, i.updatedAt = p.ComponentHost, p.ComponentName, p.OccurredAt, p.OccurredAt
-		case IncidentUpdated, IncidentResolved:
-			var p IncidentUpdatedV1
-			if err := json.Unmarshal(r.Payload, &p); err != nil {
-				return nil, err
-			}
-			i.status, i.revision, i.severity, i.title, i.message, i.updatedAt = p.Status, p.Revision, p.Severity, p.Title, p.Message, p.OccurredAt
-		}
-	}
-	return i, nil
+	return incidentFold.Load(&Incident{}, history)
+}
+
+var incidentFold = event.Fold[*Incident]{
+	event.SnapshotType: event.Apply(func(i *Incident, st IncidentState) {
+		i.id, i.status, i.revision, i.severity, i.title, i.message = st.IncidentID, st.Status, st.Revision, st.Severity, st.Title, st.Message
+		i.componentHost, i.componentName, i.createdAt, i.updatedAt = st.ComponentHost, st.ComponentName, st.CreatedAt, st.UpdatedAt
+	}),
+	IncidentCreated: event.Apply(func(i *Incident, p IncidentCreatedV1) {
+		i.id, i.status, i.revision, i.severity, i.title, i.message = p.IncidentID, p.Status, p.Revision, p.Severity, p.Title, p.Message
+		i.componentHost, i.componentName, i.createdAt, i.updatedAt = p.ComponentHost, p.ComponentName, p.OccurredAt, p.OccurredAt
+	}),
+	IncidentUpdated:  event.Apply((*Incident).revised),
+	IncidentResolved: event.Apply((*Incident).revised),
+}
+
+func (i *Incident) revised(p IncidentUpdatedV1) {
+	i.status, i.revision, i.severity, i.title, i.message, i.updatedAt = p.Status, p.Revision, p.Severity, p.Title, p.Message, p.OccurredAt
 }
 
 func (i *Incident) Exists() bool     { return i.revision > 0 }

@@ -1,7 +1,6 @@
 package status
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -59,50 +58,31 @@ func (m *Maintenance) State() MaintenanceState {
 }
 
 func LoadMaintenance(history []event.Recorded) (*Maintenance, error) {
-	m := &Maintenance{}
-	for _, r := range history {
-		if err := m.apply(r.Type, r.Payload); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return maintenanceFold.Load(&Maintenance{}, history)
 }
 
-// apply folds one recorded event (or a snapshot) into the model.
-func (m *Maintenance) apply(typ string, payload json.RawMessage) error {
-	switch typ {
-	case event.SnapshotType:
-		var st MaintenanceState
-		if err := json.Unmarshal(payload, &st); err != nil {
-			return err
-		}
+var maintenanceFold = event.Fold[*Maintenance]{
+	event.SnapshotType: event.Apply(func(m *Maintenance, st MaintenanceState) {
 		m.id, m.status, m.revision, m.title, m.message = st.MaintenanceID, st.Status, st.Revision, st.Title, st.Message
 		m.scheduledStart, m.scheduledEnd, m.updatedAt = st.ScheduledStart, st.ScheduledEnd, st.UpdatedAt
 		m.autoStart, m.autoComplete = st.AutoStart, st.AutoComplete
-	case MaintenanceScheduled:
-		var p MaintenanceScheduledV1
-		if err := json.Unmarshal(payload, &p); err != nil {
-			return err
-		}
+	}),
+	MaintenanceScheduled: event.Apply(func(m *Maintenance, p MaintenanceScheduledV1) {
 		m.id, m.status, m.revision, m.title, m.message, m.updatedAt = p.MaintenanceID, p.Status, p.Revision, p.Title, p.Message, p.OccurredAt
 		m.scheduledStart, m.scheduledEnd, m.autoStart, m.autoComplete = p.ScheduledStart, p.ScheduledEnd, p.AutoStart, p.AutoComplete
-	case MaintenanceRescheduled:
-		// Status, revision and message stay: a reschedule is not a
-		// transition and carries no note.
-		var p MaintenanceRescheduledV1
-		if err := json.Unmarshal(payload, &p); err != nil {
-			return err
-		}
+	}),
+	// Status, revision and message stay: a reschedule is not a transition
+	// and carries no note.
+	MaintenanceRescheduled: event.Apply(func(m *Maintenance, p MaintenanceRescheduledV1) {
 		m.scheduledStart, m.scheduledEnd, m.autoStart, m.autoComplete = p.ScheduledStart, p.ScheduledEnd, p.AutoStart, p.AutoComplete
 		m.updatedAt = p.OccurredAt
-	default: // started, completed
-		var p MaintenanceProgressedV1
-		if err := json.Unmarshal(payload, &p); err != nil {
-			return err
-		}
-		m.id, m.status, m.revision, m.message, m.updatedAt = p.MaintenanceID, p.Status, p.Revision, p.Message, p.OccurredAt
-	}
-	return nil
+	}),
+	MaintenanceStarted:   event.Apply((*Maintenance).progressed),
+	MaintenanceCompleted: event.Apply((*Maintenance).progressed),
+}
+
+func (m *Maintenance) progressed(p MaintenanceProgressedV1) {
+	m.id, m.status, m.revision, m.message, m.updatedAt = p.MaintenanceID, p.Status, p.Revision, p.Message, p.OccurredAt
 }
 
 func (m *Maintenance) Exists() bool   { return m.revision > 0 }
@@ -239,14 +219,8 @@ func (m *Maintenance) Update(c MaintenanceChange, to, message string, now time.T
 		return changes, err
 	}
 	after := *m
-	for _, ch := range changes {
-		raw, err := json.Marshal(ch.Payload)
-		if err != nil {
-			return nil, err
-		}
-		if err := after.apply(ch.Type, raw); err != nil {
-			return nil, err
-		}
+	if err := maintenanceFold.ApplyChanges(&after, changes); err != nil {
+		return nil, err
 	}
 	more, err := after.Advance(to, message, now)
 	if err != nil {

@@ -7,12 +7,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/status"
 	"github.com/platform/backend/domain/text"
 )
 
-func mntScheduledAuto(autoStart, autoComplete bool) event.Recorded {
-	return rec(status.MaintenanceScheduled, status.MaintenanceScheduledV1{
+func mntScheduledAuto(autoStart, autoComplete bool) event.Change {
+	return event.New(status.MaintenanceScheduled, status.MaintenanceScheduledV1{
 		MaintenanceID: mntID, Title: "Database upgrade", Message: "Short read-only window.",
 		ScheduledStart: mntStart, ScheduledEnd: mntEnd, Status: status.Scheduled, Revision: 1, OccurredAt: t0.Add(-24 * time.Hour),
 		AutoStart: autoStart, AutoComplete: autoComplete,
@@ -45,19 +46,19 @@ func TestMaintenanceScheduleAutomation(t *testing.T) {
 	tests := []struct {
 		name                    string
 		autoStart, autoComplete bool
-		then                    then
+		then                    eventtest.Then
 	}{
-		{"no automation: no timer", false, false, ok(v1("status.maintenance.scheduled", scheduled(false, false)))},
-		{"auto start", true, false, ok(withTimers(v1("status.maintenance.scheduled", scheduled(true, false)), startTimer(mntStart)))},
-		{"auto complete", false, true, ok(withTimers(v1("status.maintenance.scheduled", scheduled(false, true)), completeTimer(mntEnd)))},
-		{"both", true, true, ok(withTimers(v1("status.maintenance.scheduled", scheduled(true, true)), startTimer(mntStart), completeTimer(mntEnd)))},
+		{"no automation: no timer", false, false, eventtest.Events(event.New("status.maintenance.scheduled", scheduled(false, false)))},
+		{"auto start", true, false, eventtest.Events(withTimers(event.New("status.maintenance.scheduled", scheduled(true, false)), startTimer(mntStart)))},
+		{"auto complete", false, true, eventtest.Events(withTimers(event.New("status.maintenance.scheduled", scheduled(false, true)), completeTimer(mntEnd)))},
+		{"both", true, true, eventtest.Events(withTimers(event.New("status.maintenance.scheduled", scheduled(true, true)), startTimer(mntStart), completeTimer(mntEnd)))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := status.LoadMaintenance(nil)
 			got, err := m.Schedule(status.NewMaintenance{ID: mntID, Title: "T", Message: "M",
 				ScheduledStart: mntStart.In(cest), ScheduledEnd: mntEnd.In(cest), AutoStart: tt.autoStart, AutoComplete: tt.autoComplete}, t0)
-			check(t, got, err, tt.then)
+			eventtest.Check(t, got, err, tt.then)
 		})
 	}
 }
@@ -70,53 +71,53 @@ func TestMaintenanceReschedule(t *testing.T) {
 		return status.MaintenanceRescheduledV1{MaintenanceID: mntID, Title: "Database upgrade", ScheduledStart: start, ScheduledEnd: end,
 			AutoStart: autoStart, AutoComplete: autoComplete, Status: st, Revision: rev, OccurredAt: t0}
 	}
-	auto := given(mntScheduledAuto(true, true))
-	autoStarted := given(mntScheduledAuto(true, true), mntStarted())
+	auto := eventtest.History(t, mntScheduledAuto(true, true))
+	autoStarted := eventtest.History(t, mntScheduledAuto(true, true), mntStarted())
 	tests := []struct {
 		name  string
 		given []event.Recorded
 		when  status.MaintenanceChange
-		then  then
+		then  eventtest.Then
 	}{
 		{
 			name: "moving an automated window moves both timers", given: auto,
 			when: status.MaintenanceChange{ScheduledStart: at(later), ScheduledEnd: at(laterEnd)},
-			then: ok(withTimers(v1("status.maintenance.rescheduled", rescheduled(later, laterEnd, true, true, "scheduled", 1)),
+			then: eventtest.Events(withTimers(event.New("status.maintenance.rescheduled", rescheduled(later, laterEnd, true, true, "scheduled", 1)),
 				startTimer(later), completeTimer(laterEnd))),
 		},
 		{
 			name: "turning automation off cancels the timers", given: auto,
 			when: status.MaintenanceChange{AutoStart: &no, AutoComplete: &no},
-			then: ok(withTimers(v1("status.maintenance.rescheduled", rescheduled(mntStart, mntEnd, false, false, "scheduled", 1)),
+			then: eventtest.Events(withTimers(event.New("status.maintenance.rescheduled", rescheduled(mntStart, mntEnd, false, false, "scheduled", 1)),
 				cancel("start"), cancel("complete"))),
 		},
 		{
-			name: "turning automation on schedules the timers", given: given(mntScheduled()),
+			name: "turning automation on schedules the timers", given: eventtest.History(t, mntScheduled()),
 			when: status.MaintenanceChange{AutoStart: &yes, AutoComplete: &yes},
-			then: ok(withTimers(v1("status.maintenance.rescheduled", rescheduled(mntStart, mntEnd, true, true, "scheduled", 1)),
+			then: eventtest.Events(withTimers(event.New("status.maintenance.rescheduled", rescheduled(mntStart, mntEnd, true, true, "scheduled", 1)),
 				startTimer(mntStart), completeTimer(mntEnd))),
 		},
 		{
-			name: "moving a window without automation cancels nothing that exists", given: given(mntScheduled()),
+			name: "moving a window without automation cancels nothing that exists", given: eventtest.History(t, mntScheduled()),
 			when: status.MaintenanceChange{ScheduledEnd: at(laterEnd)},
-			then: ok(withTimers(v1("status.maintenance.rescheduled", rescheduled(mntStart, laterEnd, false, false, "scheduled", 1)),
+			then: eventtest.Events(withTimers(event.New("status.maintenance.rescheduled", rescheduled(mntStart, laterEnd, false, false, "scheduled", 1)),
 				cancel("start"), cancel("complete"))),
 		},
 		{
 			name: "extending a window in progress moves only the complete timer", given: autoStarted,
 			when: status.MaintenanceChange{ScheduledEnd: at(laterEnd)},
-			then: ok(withTimers(v1("status.maintenance.rescheduled", rescheduled(mntStart, laterEnd, true, true, "in_progress", 2)),
+			then: eventtest.Events(withTimers(event.New("status.maintenance.rescheduled", rescheduled(mntStart, laterEnd, true, true, "in_progress", 2)),
 				completeTimer(laterEnd))),
 		},
-		{name: "the same values append nothing", given: auto, when: status.MaintenanceChange{ScheduledStart: at(mntStart), AutoStart: &yes}, then: noEvents()},
-		{name: "a started window keeps its start", given: autoStarted, when: status.MaintenanceChange{ScheduledStart: at(later)}, then: conflict("invalid_transition")},
-		{name: "a started window keeps its autoStart", given: autoStarted, when: status.MaintenanceChange{AutoStart: &no}, then: conflict("invalid_transition")},
-		{name: "a completed window is not rescheduled", given: given(mntScheduled(), mntStarted(), mntCompleted()),
-			when: status.MaintenanceChange{ScheduledEnd: at(laterEnd)}, then: conflict("invalid_transition")},
-		{name: "end before start", given: auto, when: status.MaintenanceChange{ScheduledEnd: at(mntStart.Add(-time.Minute))}, then: invalid("/scheduledEnd")},
-		{name: "start moved past the end", given: auto, when: status.MaintenanceChange{ScheduledStart: at(mntEnd)}, then: invalid("/scheduledEnd")},
-		{name: "start moved into the past", given: auto, when: status.MaintenanceChange{ScheduledStart: at(t0.Add(-time.Hour))}, then: invalid("/scheduledStart")},
-		{name: "missing window", when: status.MaintenanceChange{AutoStart: &yes}, then: notFound()},
+		{name: "the same values append nothing", given: auto, when: status.MaintenanceChange{ScheduledStart: at(mntStart), AutoStart: &yes}, then: eventtest.NoEvents()},
+		{name: "a started window keeps its start", given: autoStarted, when: status.MaintenanceChange{ScheduledStart: at(later)}, then: eventtest.Conflict("invalid_transition")},
+		{name: "a started window keeps its autoStart", given: autoStarted, when: status.MaintenanceChange{AutoStart: &no}, then: eventtest.Conflict("invalid_transition")},
+		{name: "a completed window is not rescheduled", given: eventtest.History(t, mntScheduled(), mntStarted(), mntCompleted()),
+			when: status.MaintenanceChange{ScheduledEnd: at(laterEnd)}, then: eventtest.Conflict("invalid_transition")},
+		{name: "end before start", given: auto, when: status.MaintenanceChange{ScheduledEnd: at(mntStart.Add(-time.Minute))}, then: eventtest.Invalid("/scheduledEnd")},
+		{name: "start moved past the end", given: auto, when: status.MaintenanceChange{ScheduledStart: at(mntEnd)}, then: eventtest.Invalid("/scheduledEnd")},
+		{name: "start moved into the past", given: auto, when: status.MaintenanceChange{ScheduledStart: at(t0.Add(-time.Hour))}, then: eventtest.Invalid("/scheduledStart")},
+		{name: "missing window", when: status.MaintenanceChange{AutoStart: &yes}, then: eventtest.NotFound()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +126,7 @@ func TestMaintenanceReschedule(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := m.Reschedule(tt.when, t0)
-			check(t, got, err, tt.then)
+			eventtest.Check(t, got, err, tt.then)
 		})
 	}
 }
@@ -141,20 +142,20 @@ func TestMaintenanceManualTransitionCancelsTimers(t *testing.T) {
 		name  string
 		given []event.Recorded
 		to    string
-		then  then
+		then  eventtest.Then
 	}{
-		{"manual start of an auto-start window", given(mntScheduledAuto(true, true)), "in_progress",
-			ok(withTimers(v1("status.maintenance.started", started), cancel("start")))},
-		{"manual start of an auto-complete-only window keeps the complete timer", given(mntScheduledAuto(false, true)), "in_progress",
-			ok(v1("status.maintenance.started", started))},
-		{"manual completion of an auto-complete window", given(mntScheduledAuto(true, true), mntStarted()), "completed",
-			ok(withTimers(v1("status.maintenance.completed", completed), cancel("complete")))},
+		{"manual start of an auto-start window", eventtest.History(t, mntScheduledAuto(true, true)), "in_progress",
+			eventtest.Events(withTimers(event.New("status.maintenance.started", started), cancel("start")))},
+		{"manual start of an auto-complete-only window keeps the complete timer", eventtest.History(t, mntScheduledAuto(false, true)), "in_progress",
+			eventtest.Events(event.New("status.maintenance.started", started))},
+		{"manual completion of an auto-complete window", eventtest.History(t, mntScheduledAuto(true, true), mntStarted()), "completed",
+			eventtest.Events(withTimers(event.New("status.maintenance.completed", completed), cancel("complete")))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := status.LoadMaintenance(tt.given)
 			got, err := m.Advance(tt.to, "by hand", t0)
-			check(t, got, err, tt.then)
+			eventtest.Check(t, got, err, tt.then)
 		})
 	}
 }
@@ -171,33 +172,33 @@ func TestMaintenanceAutoAdvance(t *testing.T) {
 		given []event.Recorded
 		to    string
 		due   time.Time
-		then  then
+		then  eventtest.Then
 	}{
-		{"starts at its start", given(mntScheduledAuto(true, true)), "in_progress", mntStart,
-			ok(withTimers(v1("status.maintenance.started", started), cancel("start")))},
-		{"completes at its end", given(mntScheduledAuto(true, true), mntStarted()), "completed", mntEnd,
-			ok(withTimers(v1("status.maintenance.completed", completed), cancel("complete")))},
-		{"already started by hand", given(mntScheduledAuto(true, true), mntStarted()), "in_progress", mntStart, noEvents()},
-		{"automation turned off", given(mntScheduledAuto(false, false)), "in_progress", mntStart, noEvents()},
-		{"start moved since the timer was set", given(mntScheduledAuto(true, true)), "in_progress", mntStart.Add(-time.Hour), noEvents()},
-		{"a window never started is not completed", given(mntScheduledAuto(false, true)), "completed", mntEnd, noEvents()},
-		{"already completed", given(mntScheduledAuto(true, true), mntStarted(), mntCompleted()), "completed", mntEnd, noEvents()},
-		{"due read back from the database in microseconds", given(rec(status.MaintenanceScheduled, status.MaintenanceScheduledV1{
+		{"starts at its start", eventtest.History(t, mntScheduledAuto(true, true)), "in_progress", mntStart,
+			eventtest.Events(withTimers(event.New("status.maintenance.started", started), cancel("start")))},
+		{"completes at its end", eventtest.History(t, mntScheduledAuto(true, true), mntStarted()), "completed", mntEnd,
+			eventtest.Events(withTimers(event.New("status.maintenance.completed", completed), cancel("complete")))},
+		{"already started by hand", eventtest.History(t, mntScheduledAuto(true, true), mntStarted()), "in_progress", mntStart, eventtest.NoEvents()},
+		{"automation turned off", eventtest.History(t, mntScheduledAuto(false, false)), "in_progress", mntStart, eventtest.NoEvents()},
+		{"start moved since the timer was set", eventtest.History(t, mntScheduledAuto(true, true)), "in_progress", mntStart.Add(-time.Hour), eventtest.NoEvents()},
+		{"a window never started is not completed", eventtest.History(t, mntScheduledAuto(false, true)), "completed", mntEnd, eventtest.NoEvents()},
+		{"already completed", eventtest.History(t, mntScheduledAuto(true, true), mntStarted(), mntCompleted()), "completed", mntEnd, eventtest.NoEvents()},
+		{"due read back from the database in microseconds", eventtest.History(t, event.New(status.MaintenanceScheduled, status.MaintenanceScheduledV1{
 			MaintenanceID: mntID, Title: "Database upgrade", Message: "Short read-only window.", Status: status.Scheduled, Revision: 1,
 			ScheduledStart: mntStart.Add(999 * time.Nanosecond), ScheduledEnd: mntEnd, AutoStart: true})), "in_progress", mntStart,
-			ok(withTimers(v1("status.maintenance.started", func() status.MaintenanceProgressedV1 {
+			eventtest.Events(withTimers(event.New("status.maintenance.started", func() status.MaintenanceProgressedV1 {
 				p := started
 				p.ScheduledStart = mntStart.Add(999 * time.Nanosecond)
 				return p
 			}()), cancel("start")))},
-		{"missing window", nil, "in_progress", mntStart, notFound()},
-		{"unknown step", given(mntScheduledAuto(true, true)), "scheduled", mntStart, invalid("/status")},
+		{"missing window", nil, "in_progress", mntStart, eventtest.NotFound()},
+		{"unknown step", eventtest.History(t, mntScheduledAuto(true, true)), "scheduled", mntStart, eventtest.Invalid("/status")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := status.LoadMaintenance(tt.given)
 			got, err := m.AutoAdvance(tt.to, tt.due, t0)
-			check(t, got, err, tt.then)
+			eventtest.Check(t, got, err, tt.then)
 		})
 	}
 }
@@ -207,33 +208,31 @@ func TestMaintenanceAutoAdvance(t *testing.T) {
 func TestMaintenanceUpdate(t *testing.T) {
 	no := true
 	no = !no
-	m, _ := status.LoadMaintenance(given(mntScheduledAuto(true, true)))
+	m, _ := status.LoadMaintenance(eventtest.History(t, mntScheduledAuto(true, true)))
 	got, err := m.Update(status.MaintenanceChange{AutoComplete: &no}, "in_progress", "now", t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0].Type != status.MaintenanceRescheduled || got[1].Type != status.MaintenanceStarted {
-		t.Fatalf("want rescheduled then started, got %s", dump(got))
+		t.Fatalf("want rescheduled then started, got %s", eventtest.Dump(got))
 	}
 	// The start happened after autoComplete went off: no complete timer to cancel later.
-	after := appendChanges(t, given(mntScheduledAuto(true, true)), got)
+	after := eventtest.Append(t, eventtest.History(t, mntScheduledAuto(true, true)), got)
 	m, _ = status.LoadMaintenance(after)
 	if st := m.State(); st.Status != "in_progress" || st.AutoComplete || !st.AutoStart || st.Revision != 2 || st.Message != "now" {
 		t.Fatalf("state after update: %+v", st)
 	}
 	_, err = m.Update(status.MaintenanceChange{}, "", "", t0)
-	check(t, nil, err, invalid("/status"))
+	eventtest.Check(t, nil, err, eventtest.Invalid("/status"))
 }
 
 func TestMaintenanceStateKeepsAutomation(t *testing.T) {
-	m, _ := status.LoadMaintenance(given(mntScheduledAuto(true, false)))
+	m, _ := status.LoadMaintenance(eventtest.History(t, mntScheduledAuto(true, false)))
 	st := m.State()
 	if !st.AutoStart || st.AutoComplete {
 		t.Fatalf("flags not loaded: %+v", st)
 	}
-	snap := rec(event.SnapshotType, st)
-	snap.Version = 1
-	m, _ = status.LoadMaintenance([]event.Recorded{snap})
+	m, _ = status.LoadMaintenance(eventtest.History(t, event.New(event.SnapshotType, st)))
 	if m.State() != st {
 		t.Fatalf("snapshot round trip: %+v != %+v", m.State(), st)
 	}
@@ -271,25 +270,25 @@ func TestAutoIncidentTexts(t *testing.T) {
 func TestComponentAutoIncident(t *testing.T) {
 	on := cmpDef()
 	on.AutoIncident = true
-	c, _ := status.LoadComponent(given(cmpRegistered()))
+	c, _ := status.LoadComponent(eventtest.History(t, cmpRegistered()))
 	got, err := c.Define(on)
-	check(t, got, err, ok(v1("status.component.changed", on)))
+	eventtest.Check(t, got, err, eventtest.Events(event.New("status.component.changed", on)))
 
-	history := given(rec(status.ComponentRegistered, on), failed(1), failed(2))
+	history := eventtest.History(t, event.New(status.ComponentRegistered, on), failed(1), failed(2))
 	c, _ = status.LoadComponent(history)
 	if got, _ := c.Define(on); got != nil {
-		t.Fatalf("the same definition appends nothing, got %s", dump(got))
+		t.Fatalf("the same definition appends nothing, got %s", eventtest.Dump(got))
 	}
 	got, err = c.RecordCheck(503, "", t0)
 	if err != nil || len(got) != 2 || got[1].Type != status.ComponentDegraded {
-		t.Fatalf("third failure: %s %v", dump(got), err)
+		t.Fatalf("third failure: %s %v", eventtest.Dump(got), err)
 	}
 	for _, ch := range got {
 		if !ch.Payload.(status.ComponentCheckedV1).AutoIncident {
 			t.Fatalf("%s does not carry autoIncident", ch.Type)
 		}
 	}
-	off, _ := status.LoadComponent(given(cmpRegistered(), failed(1), failed(2)))
+	off, _ := status.LoadComponent(eventtest.History(t, cmpRegistered(), failed(1), failed(2)))
 	got, _ = off.RecordCheck(503, "", t0)
 	if got[1].Payload.(status.ComponentCheckedV1).AutoIncident {
 		t.Fatal("a component without autoIncident degrades without it")

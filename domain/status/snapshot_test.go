@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/event/eventtest"
 	"github.com/platform/backend/domain/status"
 )
 
@@ -26,7 +27,7 @@ func snapshotOf(t *testing.T, state any, version int64) event.Recorded {
 func TestSnapshotsRestoreTheWholeWriteModel(t *testing.T) {
 	host, name := "api.example.com", "API"
 	t.Run("incident", func(t *testing.T) {
-		full := given(rec(status.IncidentCreated, status.IncidentCreatedV1{IncidentID: "i1", Title: "Down", Message: "m",
+		full := eventtest.History(t, event.New(status.IncidentCreated, status.IncidentCreatedV1{IncidentID: "i1", Title: "Down", Message: "m",
 			Severity: "major", Status: "investigating", Revision: 1, ComponentHost: &host, ComponentName: &name, OccurredAt: t0}))
 		inc, err := status.LoadIncident(full)
 		if err != nil {
@@ -36,7 +37,7 @@ func TestSnapshotsRestoreTheWholeWriteModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full = appendChanges(t, full, changes)
+		full = eventtest.Append(t, full, changes)
 		whole, _ := status.LoadIncident(full)
 		restored, err := status.LoadIncident([]event.Recorded{snapshotOf(t, whole.State(), 2)})
 		if err != nil {
@@ -59,7 +60,7 @@ func TestSnapshotsRestoreTheWholeWriteModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := appendChanges(t, nil, changes)
+		full := eventtest.Append(t, nil, changes)
 		whole, _ := status.LoadMaintenance(full)
 		restored, err := status.LoadMaintenance([]event.Recorded{snapshotOf(t, whole.State(), 1)})
 		if err != nil {
@@ -80,14 +81,14 @@ func TestSnapshotsRestoreTheWholeWriteModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := appendChanges(t, nil, changes)
+		full := eventtest.Append(t, nil, changes)
 		for i := 0; i < 2; i++ { // two failures: one more degrades
 			model, _ := status.LoadComponent(full)
 			ch, err := model.RecordCheck(500, "boom", t0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			full = appendChanges(t, full, ch)
+			full = eventtest.Append(t, full, ch)
 		}
 		whole, _ := status.LoadComponent(full)
 		restored, err := status.LoadComponent([]event.Recorded{snapshotOf(t, whole.State(), int64(len(full)))})

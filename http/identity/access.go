@@ -3,7 +3,6 @@ package identity
 import (
 	"context"
 	"encoding/json"
-	httpapi "github.com/platform/backend/http"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/eventstore"
+	httpapi "github.com/platform/backend/http"
 	accessview "github.com/platform/backend/projections/access"
 )
 
@@ -79,24 +79,14 @@ func AccessPart(d AccessDeps) Part {
 	}
 	a := d.Access
 	actions := []httpapi.Action{
-		{
+		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.api_keys.options", Method: http.MethodGet, Path: "/api/api-keys/options", ReadOnly: true,
 			AuthorizationMode: httpapi.AuthRuntime,
 			Summary: "Scopes and resources the caller may bind on a key of the application in its active organization " +
 				"(needs app_platform_auth.api_keys:read or :write); resource-type duplicates collapse into one selector",
 			InputSchema: httpapi.Object([]string{"appId"}, map[string]string{"appId": httpapi.NonEmptyID}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					AppID string `json:"appId"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				opts, err := a.KeyOptions(ctx, c.Principal, in.AppID)
-				return httpapi.Reply{Body: opts}, err
-			},
-		},
-		{
+		}, d.keyOptions),
+		httpapi.NoStore(httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.api_keys.create", Method: http.MethodPost, Path: "/api/api-keys", Permission: "api_keys:write",
 			AuthorizationMode: httpapi.AuthRuntime, SuccessStatus: http.StatusCreated,
 			Summary: "Create a key of the caller's organization for one application; scopes and resourceBindings must be what " +
@@ -105,15 +95,8 @@ func AccessPart(d AccessDeps) Part {
 				"name": httpapi.LineSchema(1, text.MaxLabel), "service": appIDSchema,
 				"scopes":           `{"type":"array","minItems":1,"items":` + scopeSchema + `}`,
 				"resourceBindings": `{"type":"array","maxItems":100,"items":` + bindingSchema + `}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.CreateAPIKey
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.NoStore(httpapi.FromResult(a.CreateAPIKey(ctx, c.Meta, c.Principal, in)))
-			},
-		},
-		{
+		}, a.CreateAPIKey)),
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.api_keys.update", Method: http.MethodPatch, Path: "/api/api-keys/{keyId}", Permission: "api_keys:write",
 			AuthorizationMode: httpapi.AuthRuntime,
 			Summary:           "Replace a key's scopes and resource bindings (same calculation as api_keys.options); name is optional",
@@ -121,70 +104,28 @@ func AccessPart(d AccessDeps) Part {
 				"keyId": `{"type":"string","format":"uuid"}`, "name": httpapi.LineSchema(1, text.MaxLabel),
 				"scopes":           `{"type":"array","minItems":1,"items":` + scopeSchema + `}`,
 				"resourceBindings": `{"type":"array","maxItems":100,"items":` + bindingSchema + `}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.UpdateAPIKey
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.UpdateAPIKey(ctx, c.Meta, c.Principal, in))
-			},
-		},
-		{
+		}, a.UpdateAPIKey),
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.api_keys.revoke", Method: http.MethodDelete, Path: "/api/api-keys/{keyId}", Permission: "api_keys:write",
 			AuthorizationMode: httpapi.AuthRuntime, Destructive: true,
 			Summary:     "Revoke a key; it fails validation at once. A suspended or revoked workspace cannot",
 			InputSchema: httpapi.Object([]string{"keyId"}, map[string]string{"keyId": `{"type":"string","format":"uuid"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.RevokeAPIKey
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.RevokeAPIKey(ctx, c.Meta, c.Principal, in))
-			},
-		},
-		{
+		}, a.RevokeAPIKey),
+		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.api_keys.list", Method: http.MethodGet, Path: "/api/api-keys", ReadOnly: true,
 			AuthorizationMode: httpapi.AuthRuntime, ReadModel: accessview.Name,
 			Summary: "The organization's keys, newest first (needs app_platform_auth.api_keys:read or :write); never a secret or hash",
 			InputSchema: httpapi.Object(nil, map[string]string{"state": `{"type":"string","enum":["active","revoked","all"]}`,
 				"limit": `{"type":"integer","minimum":1,"maximum":200}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					State string `json:"state"`
-					Limit int    `json:"limit"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				if err := a.AuthorizeAny(ctx, c.Principal, identitycmd.PermAPIKeysRead, identitycmd.PermAPIKeysWrite); err != nil {
-					return httpapi.Reply{}, err
-				}
-				if in.State == "all" {
-					in.State = ""
-				}
-				keys, err := d.Queries.APIKeys(ctx, c.Principal.OrganizationID, in.State, in.Limit)
-				return httpapi.OK(map[string]any{"keys": keys}), err
-			},
-		},
-		{
+		}, d.listAPIKeys),
+		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.permissions.get", Method: http.MethodGet, Path: "/api/users/{userId}/permissions", ReadOnly: true,
 			AuthorizationMode: httpapi.AuthRuntime,
 			Summary: "Evaluated permissions of a member: effectivePermissions, entries and their sources (role bundle, user overrides, " +
 				"organization service access). One's own, or app_platform_auth.permissions:read, or an admin role of the organization",
 			InputSchema: httpapi.Object([]string{"userId"}, map[string]string{"userId": uuidString, "organizationId": uuidString}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					UserID         string `json:"userId"`
-					OrganizationID string `json:"organizationId"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.UserPermissions(ctx, c.Principal, in.UserID, in.OrganizationID)
-				return httpapi.Reply{Body: out}, err
-			},
-		},
-		{
+		}, d.userPermissions),
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.permissions.overrides.set", Method: http.MethodPut, Path: "/api/users/{userId}/permission-overrides",
 			AuthorizationMode: httpapi.AuthRuntime,
 			Summary: "Replace a member's grants and denials (a deny wins); an organization-scoped admin route. Grants never exceed " +
@@ -192,86 +133,39 @@ func AccessPart(d AccessDeps) Part {
 			InputSchema: httpapi.Object([]string{"userId", "grant", "deny"}, map[string]string{"userId": uuidString, "organizationId": uuidString,
 				"grant": `{"type":"array","maxItems":200,"items":` + permPattern + `}`,
 				"deny":  `{"type":"array","maxItems":200,"items":` + permPattern + `}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.SetUserOverrides
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.SetUserOverrides(ctx, c.Meta, c.Principal, in))
-			},
-		},
-		{
+		}, a.SetUserOverrides),
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.role_bundles.set", Method: http.MethodPut, Path: "/api/role-bundles/{role}",
 			AuthorizationMode: httpapi.AuthRuntime,
 			Summary:           "Replace an organization role's permission bundle (the owner's is fixed); an organization-scoped admin route",
 			InputSchema: httpapi.Object([]string{"role", "permissions"}, map[string]string{
 				"role":        `{"type":"string","enum":["super_admin","admin","member","guest"]}`,
 				"permissions": `{"type":"array","maxItems":200,"items":` + permPattern + `}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.SetRoleBundle
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.SetRoleBundle(ctx, c.Meta, c.Principal, in))
-			},
-		},
-		{
+		}, a.SetRoleBundle),
+		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.service_access.get", Method: http.MethodGet, Path: "/api/organizations/{orgId}/service-access",
 			ReadOnly: true, AuthorizationMode: httpapi.AuthRuntime,
 			Summary:     "Services the organization may use (and why), its workspace status and settings.appEntitlement",
 			InputSchema: httpapi.Object([]string{"orgId"}, map[string]string{"orgId": uuidString}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					OrgID string `json:"orgId"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.GetServiceAccess(ctx, c.Principal, in.OrgID)
-				return httpapi.Reply{Body: out}, err
-			},
-		},
+		}, d.serviceAccess),
 		serviceAccessAction(a, true),
 		serviceAccessAction(a, false),
-		{
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.workspaces.status.set", Method: http.MethodPut, Path: "/api/organizations/{orgId}/workspace-status",
 			AuthorizationMode: httpapi.AuthRuntime, Destructive: true,
 			Summary: "Suspend, reinstate or revoke (final) a developer workspace; platform roles only. A suspended or revoked " +
 				"workspace cannot change its API keys",
 			InputSchema: httpapi.Object([]string{"orgId", "status"}, map[string]string{"orgId": uuidString,
 				"status": `{"type":"string","enum":["active","suspended","revoked"]}`, "reason": httpapi.LineSchema(0, text.MaxReason)}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					OrgID  string `json:"orgId"`
-					Status string `json:"status"`
-					Reason string `json:"reason"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.SetWorkspaceStatus(ctx, c.Meta, c.Principal, in.OrgID, in.Status, in.Reason))
-			},
-		},
-		{
+		}, d.setWorkspaceStatus),
+		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.catalog.list", Method: http.MethodGet, Path: "/api/catalog", ReadOnly: true,
 			AuthorizationMode: httpapi.AuthRuntime, ReadModel: accessview.Name,
 			Summary: "The service catalog (surface_kind, surface_group, launchable, app_id) for any signed-in principal",
 			InputSchema: httpapi.Object(nil, map[string]string{"surfaceKind": `{"type":"string","enum":["app","platform","console","developer_app"]}`,
 				"surfaceGroup": httpapi.NonEmptyID, "launchable": `{"type":"boolean"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					SurfaceKind  string `json:"surfaceKind"`
-					SurfaceGroup string `json:"surfaceGroup"`
-					Launchable   *bool  `json:"launchable"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				list, err := d.Queries.Catalog(ctx, accessview.CatalogFilter{SurfaceKind: in.SurfaceKind, SurfaceGroup: in.SurfaceGroup, Launchable: in.Launchable})
-				return httpapi.OK(map[string]any{"entries": accessview.RedactOwners(list, c.Principal)}), err
-			},
-		},
-		{
+		}, d.catalog),
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.developer_apps.register", Method: http.MethodPost, Path: "/api/internal/developer-app-registrations",
 			AuthorizationMode: httpapi.AuthRuntime, AllowedServices: developerPortal, SuccessStatus: http.StatusCreated,
 			Summary: "Developer-portal handoff: register an approved developer application (developerAppId dapp_...) as a catalog " +
@@ -283,91 +177,46 @@ func AccessPart(d AccessDeps) Part {
 				"scopes":{"type":"array","minItems":1,"maxItems":100,"items":` + scopeSchema + `},
 				"resourceTypes":{"type":"array","maxItems":20,"items":` + httpapi.PatternSchema(text.MaxID, `^[a-z0-9][a-z0-9_-]*$`) + `},
 				"entrypointUrl":` + httpapi.URLSchema(httpapi.AnyScheme) + `,"surfaceGroup":` + httpapi.LineSchema(1, text.MaxGroup) + `}}`),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				if err := requireService(c.Principal); err != nil {
-					return httpapi.Reply{}, err
-				}
-				var in identitycmd.RegisterDeveloperApp
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.RegisterDeveloperApp(ctx, c.Meta, in))
-			},
-		},
-		{
+		}, d.registerDeveloperApp),
+		httpapi.NoStore(httpapi.Perform(httpapi.Action{
 			Name: "app_platform_auth.organizations.provision_from_checkout", Method: http.MethodPost, Path: "/api/internal/provision-from-checkout",
 			AuthorizationMode: httpapi.AuthRuntime, AllowedServices: domain.BillingPlaneServices,
 			Summary: "Billing plane: create (once per email) an organization with a passwordless owner, store the entitlement " +
 				"snapshot, grant default services plus appId, answer a single-use loginUrl; created is false for an existing owner",
 			InputSchema: json.RawMessage(checkoutSchema), OutputSchema: json.RawMessage(provisionedOut),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				if err := requireService(c.Principal); err != nil {
-					return httpapi.Reply{}, err
-				}
-				var in domain.CheckoutRequest
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.ProvisionFromCheckout(ctx, c.Meta, in)
-				return httpapi.Reply{Body: out, Header: http.Header{"Cache-Control": {"no-store"}}}, err
-			},
-		},
-		{
+		}, d.provisionFromCheckout)),
+		httpapi.NoStore(httpapi.Perform(httpapi.Action{
 			Name: "app_platform_auth.sso.handoff_code.create", Method: http.MethodPost, Path: "/sso/handoff-code",
 			AuthorizationMode: httpapi.AuthRuntime,
 			Summary: "A signed-in user's one-time code for a catalog application: answers callback_url (redirect_uri + code), " +
 				"never a bearer token",
 			InputSchema: httpapi.Object([]string{"app_id", "redirect_uri"}, map[string]string{"app_id": httpapi.NonEmptyID,
 				"redirect_uri": httpapi.URLSchema(httpapi.AnyScheme)}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.SSOHandoff
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.HandoffCode(ctx, c.Meta, c.Principal, in)
-				return httpapi.Reply{Body: out, Header: http.Header{"Cache-Control": {"no-store"}}}, err
-			},
-		},
-		{
+		}, a.HandoffCode)),
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.sso.code.exchange", Method: http.MethodPost, Path: "/sso/exchange-code",
 			Summary: "The destination application exchanges a handoff code (once) with its app_id and redirect_uri for a session",
 			InputSchema: httpapi.Object([]string{"code", "app_id", "redirect_uri"}, map[string]string{"code": httpapi.LineSchema(1, text.MaxToken),
 				"app_id": httpapi.NonEmptyID, "redirect_uri": httpapi.URLSchema(httpapi.AnyScheme)}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.SSOExchange
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				c.Meta.Actor = eventstore.Actor{ID: in.AppID, Type: "application"}
-				tokens, err := a.ExchangeCode(ctx, c.Meta, in)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				return d.Web.sessionReply(c.Request, tokens, true), nil
-			},
-		},
-		{
+		}, func(ctx context.Context, c *httpapi.Call, in identitycmd.SSOExchange) (httpapi.Reply, error) {
+			c.Meta.Actor = eventstore.Actor{ID: in.AppID, Type: "application"}
+			tokens, err := a.ExchangeCode(ctx, c.Meta, in)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			return d.Web.sessionReply(c.Request, tokens, true), nil
+		}),
+		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.app_switcher.preferences.get", Method: http.MethodGet, Path: "/api/app-switcher/preferences",
 			ReadOnly: true, AuthorizationMode: httpapi.AuthRuntime, ReadModel: accessview.Name,
 			Summary: "The caller's launcher preferences in its active organization (defaults before the first write)",
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				p, err := d.Queries.Preferences(ctx, c.Principal.OrganizationID, identitycmd.PreferencesOwner(c.Principal))
-				return httpapi.Reply{Body: p}, err
-			},
-		},
-		{
+		}, d.preferences),
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.app_switcher.preferences.set", Method: http.MethodPut, Path: "/api/app-switcher/preferences",
 			AuthorizationMode: httpapi.AuthRuntime,
 			Summary:           "Replace the caller's launcher preferences: favorites, hidden, tileSize, optional theme (light, dark)",
 			InputSchema:       json.RawMessage(preferencesSchema),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in domain.Preferences
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.SetPreferences(ctx, c.Meta, c.Principal, in))
-			},
-		},
+		}, a.SetPreferences),
 	}
 	actions = append(actions, serviceTokenAction(a.Keys()))
 	return Part{Actions: actions, Routes: func(r *mux.Router) {
@@ -396,17 +245,9 @@ func serviceAccessAction(a *identitycmd.Access, grant bool) httpapi.Action {
 		act.Name, act.Method, act.Destructive = "app_platform_auth.service_access.revoke", http.MethodDelete, true
 		act.Summary = "Take an application away from the organization, defaults included (platform roles only)"
 	}
-	act.Handle = func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-		var in struct {
-			OrgID string `json:"orgId"`
-			AppID string `json:"appId"`
-		}
-		if err := c.Decode(&in); err != nil {
-			return httpapi.Reply{}, err
-		}
-		return httpapi.FromResult(a.SetServiceAccess(ctx, c.Meta, c.Principal, in.OrgID, in.AppID, grant))
-	}
-	return act
+	return httpapi.CommandAs(act, func(ctx context.Context, m commands.Meta, p domain.Principal, in ServiceAccessInput) (commands.Result[identitycmd.ServiceAccess], error) {
+		return a.SetServiceAccess(ctx, m, p, in.OrganizationID, in.AppID, grant)
+	})
 }
 
 // WithServiceTokens lets a validator accept the identity service's own

@@ -2,11 +2,13 @@ package identity
 
 import (
 	"context"
-	httpapi "github.com/platform/backend/http"
 	"net/http"
 
+	"github.com/platform/backend/commands"
 	identitycmd "github.com/platform/backend/commands/identity"
+	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/domain/text"
+	httpapi "github.com/platform/backend/http"
 )
 
 // RecoveryDeps are what account recovery and onboarding call: the access
@@ -45,7 +47,7 @@ func RecoveryPart(d RecoveryDeps) Part {
 	a, web := d.Access, d.Web
 	orgInvitation := map[string]string{"orgId": uuidString, "invitationId": uuidString}
 	return Part{Actions: []httpapi.Action{
-		{
+		httpapi.NoStore(httpapi.Perform(httpapi.Action{
 			Name: "app_platform_auth.users.register", Method: http.MethodPost, Path: "/register", AuthorizationMode: httpapi.AuthPublic,
 			CredentialAttempt: true, SuccessStatus: http.StatusAccepted,
 			Summary: "Sign up: with developerWorkspace and createOrganization, seeds a developer workspace (an organization) whose " +
@@ -57,21 +59,8 @@ func RecoveryPart(d RecoveryDeps) Part {
 				"organizationSlug": slugSchema, "developerWorkspace": `{"type":"boolean"}`,
 				"createOrganization": `{"const":true,"description":"sign-up creates an organization; joining one needs an invitation"}`,
 				"returnRefreshToken": `{"type":"boolean","description":"accepted for older clients; send it to /register/confirm"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					identitycmd.Register
-					ReturnRefreshToken bool `json:"returnRefreshToken"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				if err := a.RequestSignup(ctx, in.Register); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.Reply{Body: signupAccepted, Header: http.Header{"Cache-Control": {"no-store"}}}, nil
-			},
-		},
-		{
+		}, d.requestSignup)),
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.users.register.confirm", Method: http.MethodPost, Path: "/register/confirm",
 			AuthorizationMode: httpapi.AuthPublic, CredentialAttempt: true, SuccessStatus: http.StatusCreated,
 			Summary: "Finish a sign-up with the emailed token: makes the account and its organization (the creator is owner) and " +
@@ -79,24 +68,16 @@ func RecoveryPart(d RecoveryDeps) Part {
 				"a second use 409 signup_token_used",
 			InputSchema: httpapi.Object([]string{"token"}, map[string]string{"token": httpapi.LineSchema(1, signupTokenMax),
 				"returnRefreshToken": `{"type":"boolean"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					Token              string `json:"token"`
-					ReturnRefreshToken bool   `json:"returnRefreshToken"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.ConfirmSignup(ctx, c.Meta, in.Token)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				r := web.sessionReply(c.Request, out.Session, in.ReturnRefreshToken)
-				r.Body = map[string]any{"organization": out.Organization, "user": out.User, "session": r.Body}
-				return r, nil
-			},
-		},
-		{
+		}, func(ctx context.Context, c *httpapi.Call, in ConfirmSignupInput) (httpapi.Reply, error) {
+			out, err := a.ConfirmSignup(ctx, c.Meta, in.Token)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			r := web.sessionReply(c.Request, out.Session, in.ReturnRefreshToken)
+			r.Body = map[string]any{"organization": out.Organization, "user": out.User, "session": r.Body}
+			return r, nil
+		}),
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.users.password.change", Method: http.MethodPost, Path: "/api/me/password",
 			AuthorizationMode: httpapi.AuthRuntime, CredentialAttempt: true,
 			Summary: "Change the signed-in user's password (session token; current password required). Every earlier session " +
@@ -104,73 +85,41 @@ func RecoveryPart(d RecoveryDeps) Part {
 			InputSchema: httpapi.Object([]string{"currentPassword", "newPassword"}, map[string]string{
 				"currentPassword": `{"type":"string","minLength":1,"maxLength":256}`, "newPassword": newPasswordSchema,
 				"returnRefreshToken": `{"type":"boolean"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					identitycmd.ChangePassword
-					ReturnRefreshToken bool `json:"returnRefreshToken"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.ChangePassword(ctx, c.Meta, c.Principal, in.ChangePassword)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				if out.Session == nil {
-					return httpapi.Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
-				}
-				r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
-				r.Body = map[string]any{"user_id": out.UserID, "sessions_ended": out.SessionsEnded, "session": r.Body}
-				return r, nil
-			},
-		},
-		{
+		}, func(ctx context.Context, c *httpapi.Call, in ChangePasswordInput) (httpapi.Reply, error) {
+			out, err := a.ChangePassword(ctx, c.Meta, c.Principal, in.ChangePassword)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			if out.Session == nil {
+				return httpapi.Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
+			}
+			r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
+			r.Body = map[string]any{"user_id": out.UserID, "sessions_ended": out.SessionsEnded, "session": r.Body}
+			return r, nil
+		}),
+		httpapi.NoStore(httpapi.Perform(httpapi.Action{
 			Name: "app_platform_auth.password_reset.request", Method: http.MethodPost, Path: "/password-reset",
 			AuthorizationMode: httpapi.AuthPublic, CredentialAttempt: true, SuccessStatus: http.StatusAccepted,
 			Summary: "Forgot password: always 202 with the same body. When an active user has this email, a single-use reset " +
 				"token (30 minutes) is emailed to it; a new request supersedes the previous token (at most 5 an hour)",
 			InputSchema: httpapi.Object([]string{"email"}, map[string]string{"email": httpapi.EmailSchema()}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.RequestPasswordReset
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				a.RequestPasswordReset(c.Meta, in)
-				return httpapi.Reply{Body: resetAccepted, Header: http.Header{"Cache-Control": {"no-store"}}}, nil
-			},
-		},
-		{
+		}, d.requestPasswordReset)),
+		httpapi.NoStore(httpapi.Perform(httpapi.Action{
 			Name: "app_platform_auth.password_reset.complete", Method: http.MethodPost, Path: "/password-reset/complete",
 			AuthorizationMode: httpapi.AuthPublic, CredentialAttempt: true,
 			Summary: "Set a new password with an emailed reset token (once). Every session of the user ends. An unknown, " +
 				"superseded, used or expired token is 409 reset_token_invalid",
 			InputSchema: httpapi.Object([]string{"token", "newPassword"}, map[string]string{
 				"token": httpapi.LineSchema(1, text.MaxToken), "newPassword": newPasswordSchema}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.CompletePasswordReset
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.CompletePasswordReset(ctx, c.Meta, in)
-				return httpapi.Reply{Body: out, Header: http.Header{"Cache-Control": {"no-store"}}}, err
-			},
-		},
-		{
+		}, d.completePasswordReset)),
+		httpapi.Perform(httpapi.Action{
 			Name: "app_platform_auth.organizations.members.password_reset", Method: http.MethodPost,
 			Path: "/api/organizations/{orgId}/members/{userId}/password-reset", AuthorizationMode: httpapi.AuthRuntime, SuccessStatus: http.StatusAccepted,
 			Summary: "Email a password reset token to a member of the organization (org admin route: owner, super_admin, admin, or " +
 				"app_platform_auth.security:manage; not to a member ranked above the caller). The caller never sees the token",
 			InputSchema: httpapi.Object([]string{"orgId", "userId"}, map[string]string{"orgId": uuidString, "userId": uuidString}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.MemberPasswordReset
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.TriggerPasswordReset(ctx, c.Meta, c.Principal, in)
-				return httpapi.OK(out), err
-			},
-		},
-		{
+		}, a.TriggerPasswordReset),
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.invitations.create", Method: http.MethodPost, Path: "/api/organizations/{orgId}/invitations",
 			AuthorizationMode: httpapi.AuthRuntime, SuccessStatus: http.StatusCreated,
 			Summary: "Invite an email to the organization with a role not above the caller's (org admin route: owner, super_admin, " +
@@ -178,76 +127,76 @@ func RecoveryPart(d RecoveryDeps) Part {
 			InputSchema: httpapi.Object([]string{"orgId", "email"}, map[string]string{"orgId": uuidString,
 				"email": httpapi.EmailSchema(), "role": roleEnum}),
 			OutputSchema: []byte(invitationOut),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.CreateInvitation
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.CreateInvitation(ctx, c.Meta, c.Principal, in))
-			},
-		},
-		{
+		}, a.CreateInvitation),
+		httpapi.Query(httpapi.Action{
 			Name: "app_platform_auth.invitations.list", Method: http.MethodGet, Path: "/api/organizations/{orgId}/invitations",
 			AuthorizationMode: httpapi.AuthRuntime, ReadOnly: true,
 			Summary: "The organization's invitations, pending ones by default (state=all adds accepted, revoked, expired); " +
 				"read from the write side, so a new invitation is listed at once",
 			InputSchema: httpapi.Object([]string{"orgId"}, map[string]string{"orgId": uuidString,
 				"state": `{"type":"string","enum":["pending","all"]}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.ListInvitations
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				list, err := a.ListInvitations(ctx, c.Principal, in)
-				return httpapi.OK(map[string]any{"invitations": list}), err
-			},
-		},
-		{
+		}, d.listInvitations),
+		httpapi.CommandAs(httpapi.Action{
 			Name: "app_platform_auth.invitations.revoke", Method: http.MethodDelete, Path: "/api/organizations/{orgId}/invitations/{invitationId}",
 			AuthorizationMode: httpapi.AuthRuntime, Destructive: true,
 			Summary:     "Revoke a pending invitation: its code fails from then on (an accepted one is 409 invitation_accepted)",
 			InputSchema: httpapi.Object([]string{"orgId", "invitationId"}, orgInvitation), OutputSchema: []byte(invitationOut),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in identitycmd.RevokeInvitation
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.FromResult(a.RevokeInvitation(ctx, c.Meta, c.Principal, in))
-			},
-		},
-		{
+		}, a.RevokeInvitation),
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.invitations.accept", Method: http.MethodPost, Path: "/invitations/accept",
 			AuthorizationMode: httpapi.AuthPublic, CredentialAttempt: true,
 			Summary: "Accept an invitation with its code, once. An invitee with an account sends its session token (bearer) and " +
 				"must be the invited email's user; without an account, send name and password: the user is created and signed in",
 			InputSchema: httpapi.Object([]string{"code"}, map[string]string{"code": httpapi.LineSchema(1, text.MaxToken),
 				"name": httpapi.LineSchema(0, text.MaxTitle), "password": newPasswordSchema, "returnRefreshToken": `{"type":"boolean"}`}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					identitycmd.AcceptInvitation
-					ReturnRefreshToken bool `json:"returnRefreshToken"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				p, err := a.OptionalPrincipal(ctx, httpapi.Credential(c.Request))
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				out, err := a.AcceptInvitation(ctx, c.Meta, p, in.AcceptInvitation)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				if out.Session == nil {
-					return httpapi.OK(out), nil
-				}
-				r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
-				body := r.Body
-				out.Session = nil
-				r.Body = map[string]any{"invitation_id": out.InvitationID, "organization_id": out.OrganizationID, "user_id": out.UserID,
-					"role": out.Role, "created_user": out.CreatedUser, "session": body}
-				return r, nil
-			},
-		},
+		}, func(ctx context.Context, c *httpapi.Call, in AcceptInvitationInput) (httpapi.Reply, error) {
+			p, err := a.OptionalPrincipal(ctx, httpapi.Credential(c.Request))
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			out, err := a.AcceptInvitation(ctx, c.Meta, p, in.AcceptInvitation)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			if out.Session == nil {
+				return httpapi.OK(out), nil
+			}
+			r := web.sessionReply(c.Request, *out.Session, in.ReturnRefreshToken)
+			body := r.Body
+			out.Session = nil
+			r.Body = map[string]any{"invitation_id": out.InvitationID, "organization_id": out.OrganizationID, "user_id": out.UserID,
+				"role": out.Role, "created_user": out.CreatedUser, "session": body}
+			return r, nil
+		}),
 	}}
+}
+
+// requestSignup answers the same for every well-formed request: the
+// address learns by email whether it had an account.
+func (d RecoveryDeps) requestSignup(ctx context.Context, _ commands.Meta, _ domain.Principal, in RegisterInput) (map[string]string, error) {
+	if err := d.Access.RequestSignup(ctx, in.Register); err != nil {
+		return nil, err
+	}
+	return signupAccepted, nil
+}
+
+// requestPasswordReset answers the same whatever the email; the reset
+// itself runs on.
+func (d RecoveryDeps) requestPasswordReset(_ context.Context, m commands.Meta, _ domain.Principal, in identitycmd.RequestPasswordReset) (map[string]string, error) {
+	d.Access.RequestPasswordReset(m, in)
+	return resetAccepted, nil
+}
+
+func (d RecoveryDeps) completePasswordReset(ctx context.Context, m commands.Meta, _ domain.Principal, in identitycmd.CompletePasswordReset) (identitycmd.PasswordReset, error) {
+	return d.Access.CompletePasswordReset(ctx, m, in)
+}
+
+// InvitationList is the answer of invitations.list.
+type InvitationList struct {
+	Invitations []identitycmd.InvitationView `json:"invitations"`
+}
+
+func (d RecoveryDeps) listInvitations(ctx context.Context, p domain.Principal, in identitycmd.ListInvitations) (InvitationList, error) {
+	list, err := d.Access.ListInvitations(ctx, p, in)
+	return InvitationList{Invitations: list}, err
 }

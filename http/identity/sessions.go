@@ -2,7 +2,6 @@ package identity
 
 import (
 	"context"
-	httpapi "github.com/platform/backend/http"
 	"net/http"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/text"
+	httpapi "github.com/platform/backend/http"
 )
 
 // SessionWeb configures the browser side of sessions.
@@ -47,7 +47,7 @@ var sessionOut = string(sessionTokensOut)
 func sessionActions(d AccountsDeps) Part {
 	cmds, web := d.Commands, d.Web
 	return Part{Actions: []httpapi.Action{
-		{
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.sessions.login", Method: http.MethodPost, Path: "/login", AuthorizationMode: httpapi.AuthPublic, CredentialAttempt: true,
 			Summary: "Sign in with email and password: an access token in the body, the refresh token in an HttpOnly cookie. " +
 				"organizationId picks the active organization; service (or X-App-ID) picks the one membership with access to that service. " +
@@ -57,88 +57,70 @@ func sessionActions(d AccountsDeps) Part {
 				"organizationId": uuidString, "service": httpapi.LineSchema(1, 64),
 				"returnRefreshToken": `{"type":"boolean","description":"also return the refresh token in the body (non-browser clients)"}`}),
 			OutputSchema: []byte(sessionOut),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					identitycmd.Login
-					ReturnRefreshToken bool `json:"returnRefreshToken"`
-				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				if in.Service == "" {
-					in.Service = c.Request.Header.Get("X-App-ID")
-				}
-				tokens, err := cmds.Login(ctx, c.Meta, in.Login)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				return web.sessionReply(c.Request, tokens, in.ReturnRefreshToken), nil
-			},
-		},
-		{
+		}, func(ctx context.Context, c *httpapi.Call, in LoginInput) (httpapi.Reply, error) {
+			if in.Service == "" {
+				in.Service = c.Request.Header.Get("X-App-ID")
+			}
+			tokens, err := cmds.Login(ctx, c.Meta, in.Login)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			return web.sessionReply(c.Request, tokens, in.ReturnRefreshToken), nil
+		}),
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.sessions.refresh", Method: http.MethodPost, Path: "/refresh", AuthorizationMode: httpapi.AuthPublic,
 			Summary: "Rotate the session's tokens. Browsers send the HttpOnly refresh cookie and the X-Platform-Auth header; " +
 				"other clients send refreshToken. A refresh token works once; reusing an old one ends the session.",
 			InputSchema: httpapi.Object(nil, map[string]string{"refreshToken": httpapi.LineSchema(1, text.MaxToken),
 				"returnRefreshToken": `{"type":"boolean"}`}),
 			OutputSchema: []byte(sessionOut),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in struct {
-					RefreshToken       string `json:"refreshToken"`
-					ReturnRefreshToken bool   `json:"returnRefreshToken"`
+		}, func(ctx context.Context, c *httpapi.Call, in RefreshInput) (httpapi.Reply, error) {
+			token, fromBody := in.RefreshToken, in.RefreshToken != ""
+			if !fromBody {
+				ck, err := c.Request.Cookie(web.cookieName())
+				if err != nil || ck.Value == "" {
+					return httpapi.Reply{}, errs.AuthenticationRequired("no refresh token: send the refresh cookie or refreshToken")
 				}
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
+				if c.Request.Header.Get(HeaderPlatformAuth) == "" {
+					return httpapi.Reply{}, errs.AuthenticationRequired("a cookie-backed refresh needs the " + HeaderPlatformAuth + " header")
 				}
-				token, fromBody := in.RefreshToken, in.RefreshToken != ""
-				if !fromBody {
-					ck, err := c.Request.Cookie(web.cookieName())
-					if err != nil || ck.Value == "" {
-						return httpapi.Reply{}, errs.AuthenticationRequired("no refresh token: send the refresh cookie or refreshToken")
-					}
-					if c.Request.Header.Get(HeaderPlatformAuth) == "" {
-						return httpapi.Reply{}, errs.AuthenticationRequired("a cookie-backed refresh needs the " + HeaderPlatformAuth + " header")
-					}
-					token = ck.Value
-				}
-				tokens, err := cmds.Refresh(ctx, c.Meta, token)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				return web.sessionReply(c.Request, tokens, fromBody || in.ReturnRefreshToken), nil
-			},
-		},
-		{
+				token = ck.Value
+			}
+			tokens, err := cmds.Refresh(ctx, c.Meta, token)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			return web.sessionReply(c.Request, tokens, fromBody || in.ReturnRefreshToken), nil
+		}),
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.sessions.logout", Method: http.MethodPost, Path: "/logout", AuthorizationMode: httpapi.AuthPublic,
 			Summary: "End the current session (bearer access token, or the refresh cookie); its tokens fail /validate at once",
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				token := httpapi.Credential(c.Request)
-				if token == "" {
-					if ck, err := c.Request.Cookie(web.cookieName()); err == nil {
-						token = ck.Value
-					}
+		}, func(ctx context.Context, c *httpapi.Call, _ httpapi.NoInput) (httpapi.Reply, error) {
+			token := httpapi.Credential(c.Request)
+			if token == "" {
+				if ck, err := c.Request.Cookie(web.cookieName()); err == nil {
+					token = ck.Value
 				}
-				if token == "" {
-					return httpapi.Reply{}, errs.AuthenticationRequired("no session: send the access token or the refresh cookie")
-				}
-				out, err := cmds.Logout(ctx, c.Meta, token)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
-			},
-		},
-		{
+			}
+			if token == "" {
+				return httpapi.Reply{}, errs.AuthenticationRequired("no session: send the access token or the refresh cookie")
+			}
+			out, err := cmds.Logout(ctx, c.Meta, token)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			return httpapi.Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
+		}),
+		httpapi.Decoded(httpapi.Action{
 			Name: "app_platform_auth.sessions.logout_everywhere", Method: http.MethodPost, Path: "/logout-everywhere", AuthorizationMode: httpapi.AuthRuntime,
 			Summary: "End every session of the signed-in user, on every device",
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				out, err := cmds.LogoutEverywhere(ctx, c.Meta, c.Principal)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
-			},
-		},
+		}, func(ctx context.Context, c *httpapi.Call, _ httpapi.NoInput) (httpapi.Reply, error) {
+			out, err := cmds.LogoutEverywhere(ctx, c.Meta, c.Principal)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			return httpapi.Reply{Body: out, Header: web.clearCookie(c.Request)}, nil
+		}),
 	}, Routes: sessionPages(d)}
 }
 

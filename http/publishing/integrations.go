@@ -6,6 +6,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/platform/backend/commands"
 	pubcmd "github.com/platform/backend/commands/publishing"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/principal"
@@ -23,24 +24,13 @@ var integrationStatuses = []string{pubcmd.ReadinessProduction, pubcmd.ReadinessS
 
 func (d Deps) integrationActions() []httpapi.Action {
 	return []httpapi.Action{
-		bearerOnly(httpapi.Action{
+		bearerOnly(httpapi.NoStore(httpapi.Perform(httpapi.Action{
 			Name: "integrations.connect", Method: http.MethodPost, Path: "/api/integrations/{platform}/connect", Permission: "accounts:write",
 			Summary:      "Start the OAuth 2.0 flow (PKCE, state) that connects a network account to a brand; 409 before any redirect for a provider that cannot be connected",
 			OutputSchema: httpapi.OutputOf(pubcmd.ConnectStarted{}, httpapi.FormatOf("authorization_url", "uri")),
 			InputSchema: httpapi.Object([]string{"platform", "brandId"}, map[string]string{"platform": enum(domain.Networks...),
 				"brandId": idSchema}),
-			Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-				var in pubcmd.Connect
-				if err := c.Decode(&in); err != nil {
-					return httpapi.Reply{}, err
-				}
-				started, err := d.Integrations.Connect(ctx, c.Meta, in)
-				if err != nil {
-					return httpapi.Reply{}, err
-				}
-				return httpapi.NoStore(httpapi.OK(started), nil)
-			},
-		}),
+		}, d.connect))),
 		bearerOnly(httpapi.Query(httpapi.Action{
 			Name: "integrations.list", Method: http.MethodGet, Path: "/api/integrations", Permission: "accounts:read", ReadOnly: true,
 			Summary:   "Every provider (production-ready, sandbox-only, setup-required or planned) with the brands' connected accounts",
@@ -48,6 +38,10 @@ func (d Deps) integrationActions() []httpapi.Action {
 				httpapi.EnumOf("integrations[].network", domain.Networks...)),
 		}, d.listIntegrations)),
 	}
+}
+
+func (d Deps) connect(ctx context.Context, m commands.Meta, _ principal.Principal, in pubcmd.Connect) (pubcmd.ConnectStarted, error) {
+	return d.Integrations.Connect(ctx, m, in)
 }
 
 func (d Deps) listIntegrations(ctx context.Context, p principal.Principal, _ struct{}) (IntegrationList, error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/notifications/contracts"
@@ -81,6 +82,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		AuthBaseURL: cfg.AuthBaseURL, Addrs: cfg.Addrs, Sections: cfg.Modules, Modules: mods}
 	if p.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {
 		return nil, err
+	}
+	if p.Objects, err = objectstore.Open(ctx, cfg.Objects); err != nil {
+		return nil, fmt.Errorf("object store: %w", err)
 	}
 	a.Platform = p
 	parts := make([]module.Parts, len(mods))
@@ -224,10 +228,28 @@ func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 		if err != nil {
 			return err
 		}
-		a.handlers[m.Service.Name] = h
+		a.handlers[m.Service.Name] = withObjects(h, a.Platform.Objects, a.Log)
 		a.Services[m.Service.Name] = svc
 	}
 	return nil
+}
+
+// withObjects serves the object store's signed URLs (uploads and downloads
+// of the local backend) beside a service: they carry their own
+// authorization (the signature) and their own media types, so they stay
+// outside the service's router (its JSON-only and credential rules).
+func withObjects(service http.Handler, store objectstore.Store, log *slog.Logger) http.Handler {
+	path, objects := objectstore.Handler(store, log)
+	if objects == nil {
+		return service
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, path) {
+			objects.ServeHTTP(w, r)
+			return
+		}
+		service.ServeHTTP(w, r)
+	})
 }
 
 // OpenPool connects with a pool sized for concurrent commands unless the

@@ -20,6 +20,7 @@ import (
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/modules"
+	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/projections"
@@ -57,6 +58,11 @@ type Config struct {
 	// (OUTBOUND_ALLOW_NETWORKS, OUTBOUND_TIMEOUT, OUTBOUND_MAX_BODY_BYTES,
 	// OUTBOUND_MAX_REDIRECTS).
 	Outbound outbound.Config
+	// Objects is the object store every module uses (OBJECTSTORE_URL,
+	// OBJECTSTORE_SIGNING_KEY, OBJECTSTORE_PUBLIC_URL (default: the first
+	// service's listener + /objects, served by every service),
+	// OBJECTSTORE_MAX_OBJECT_BYTES, PLATFORM_DATA_DIR, PLATFORM_ENV).
+	Objects objectstore.Config
 	// Timers fire durable timers (TIMERS_POLL_INTERVAL, TIMERS_LEASE);
 	// Reactors run the process managers (consumer groups of their own).
 	Timers   timers.Config
@@ -122,7 +128,9 @@ func FromEnv() (Config, error) {
 	for _, s := range Services() {
 		env.Parse("PLATFORM_"+strings.ToUpper(s)+"_ADDR", func(v string) error { c.Addrs[s] = v; return nil })
 	}
-	if err := errors.Join(env.Err(), c.Modules.FromEnv(os.Getenv)); err != nil {
+	objects, objErr := objectstore.FromEnv()
+	c.Objects = objects
+	if err := errors.Join(env.Err(), objErr, c.Modules.FromEnv(os.Getenv)); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
 	c = c.WithDefaults()
@@ -154,6 +162,12 @@ func (c Config) WithDefaults() Config {
 	if len(c.FirstPartyOrigins) == 0 {
 		c.FirstPartyOrigins = httpapi.DefaultFirstPartyOrigins
 	}
+	if c.Objects.PublicURL == "" && len(c.Services) > 0 {
+		// Signed URLs of the local store are served by every service's
+		// listener; the first one's is as good as any.
+		c.Objects.PublicURL = "http://" + c.Addrs[c.Services[0]] + "/objects"
+	}
+	c.Objects = c.Objects.WithDefaults()
 	c.Outbound = c.Outbound.WithDefaults()
 	c.Timers = c.Timers.WithDefaults()
 	c.Reactors.Kafka = c.Kafka
@@ -172,7 +186,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("database: DATABASE_URL is required"))
 	}
 	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate(), c.HTTP.Validate())
-	errs = append(errs, c.Outbound.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate())
+	errs = append(errs, c.Objects.Validate(), c.Outbound.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate())
 	known := Services()
 	for _, s := range c.Services {
 		if !slices.Contains(known, s) {

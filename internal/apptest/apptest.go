@@ -24,6 +24,7 @@ import (
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/module"
 	pubmod "github.com/platform/backend/internal/modules/publishing"
+	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
@@ -59,6 +60,7 @@ func Start(t testing.TB, opts Options) *Harness {
 	cfg.DatabaseURL = testenv.NewDatabase(t)
 	cfg.Kafka = eventstore.KafkaConfig{Brokers: testenv.KafkaBrokers(t), Topics: eventstore.Topics{Prefix: testenv.UniqueName("t")}}
 	cfg.Relay = eventstore.RelayConfig{PollInterval: 50 * time.Millisecond}
+	cfg.Objects.DataDir = t.TempDir() // objects of this platform only
 	cfg.Projections.PollInterval = 200 * time.Millisecond
 	cfg.RateLimit.PerSecond = 100000
 	cfg.RateLimit.AttemptsPerMinute = 6_000_000 // tests sign in often; TestCredentialAttemptLimit sets its own
@@ -67,17 +69,37 @@ func Start(t testing.TB, opts Options) *Harness {
 	// Check targets of tests are loopback fakes: allowed here, explicitly
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-	// Publishing talks to local fakes of the networks, and keeps media in
-	// the test's own directory.
+	// Publishing talks to local fakes of the networks.
 	pub := module.SectionOf[*pubmod.Config](cfg.Modules)
 	pub.Sandbox = true
-	pub.ObjectStore.URL = "file://" + t.TempDir()
 	status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
+	// AI calls go to the gateway's sandbox fakes (tests script their faults).
+	module.SectionOf[*gatewaymod.Config](cfg.Modules).Sandbox = true
 	// Every success answer the tests see is checked against its action's
 	// output schema (a mismatch is a 500 output_schema_violation).
 	cfg.HTTP.CheckOutput = true
 	if opts.Configure != nil {
 		opts.Configure(&cfg)
+	}
+	// The listeners exist before the platform, so that what it is built with
+	// (the object store's signed URLs) can name their addresses; each serves
+	// its service once the platform is built.
+	servers := map[string]*httptest.Server{}
+	handlers := map[string]http.Handler{}
+	for _, s := range app.Services() {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			handlers[s].ServeHTTP(w, r)
+		}))
+		servers[s] = srv
+		// Every service's address is the one clients reach (an OAuth
+		// callback's base URL names it).
+		cfg.Addrs[s] = srv.Listener.Addr().String()
+	}
+	if len(cfg.Services) == 0 {
+		cfg.Services = app.Services()
+	}
+	if cfg.Objects.PublicURL == "" {
+		cfg.Objects.PublicURL = "http://" + servers[cfg.Services[0]].Listener.Addr().String() + "/objects"
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -88,15 +110,6 @@ func Start(t testing.TB, opts Options) *Harness {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	// Listeners first, so every service's address (an OAuth callback's
-	// base URL) is the one clients reach.
-	servers := map[string]*httptest.Server{}
-	for _, s := range cfg.Services {
-		srv := httptest.NewUnstartedServer(nil)
-		t.Cleanup(srv.Close)
-		servers[s] = srv
-		cfg.Addrs[s] = srv.Listener.Addr().String()
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, cfg, log)
 	if err != nil {
@@ -108,11 +121,16 @@ func Start(t testing.TB, opts Options) *Harness {
 	for _, s := range cfg.Services {
 		// The listeners' bounds of platformd (timeouts, header limit), so tests
 		// meet what clients meet.
+		handlers[s] = a.Handler(s)
 		srv := servers[s]
-		srv.Config.Handler = a.Handler(s)
 		cfg.HTTP.Configure(srv.Config)
 		srv.Start()
 		h.URLs[s] = srv.URL
+	}
+	for s, srv := range servers {
+		if handlers[s] == nil {
+			srv.Listener.Close() // a service this harness does not serve
+		}
 	}
 	if !opts.NoWorkers {
 		go func() { h.done <- a.Run(ctx, false) }()

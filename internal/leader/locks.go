@@ -30,6 +30,7 @@ var (
 	Dispatcher         = mustRegister("notifications.dispatcher")
 	StatusPoller       = mustRegister("status.poller")
 	PrivacyMaintenance = mustRegister("identity.privacy_maintenance")
+	GatewaySweeper     = mustRegister("gateway.reservation_sweeper")
 	// PublishingReconciler settles publishing attempts without a recorded
 	// outcome from the networks; PublishingRefresher renews expiring tokens.
 	PublishingReconciler = mustRegister("publishing.reconciler")

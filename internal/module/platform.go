@@ -10,6 +10,7 @@ import (
 
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/projections"
 	"github.com/platform/backend/projections/history"
@@ -28,7 +29,9 @@ type Platform struct {
 	Engine *projections.Engine
 	// Outbound is the one client for URLs a tenant can influence.
 	Outbound *outbound.Client
-	Topics   eventstore.Topics
+	// Objects is the object store (exports, media, attachments, assets).
+	Objects objectstore.Store
+	Topics  eventstore.Topics
 	// Kafka is the brokers' configuration (health checks).
 	Kafka eventstore.KafkaConfig
 	// AuthBaseURL: when set, credentials are validated by that identity

@@ -5,6 +5,7 @@ package modules
 
 import (
 	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/internal/modules/ops"
 	"github.com/platform/backend/internal/modules/publishing"
@@ -17,6 +18,7 @@ func All() []module.Module {
 	return []module.Module{
 		identity.Module,
 		status.Module,
+		gateway.Module,
 		publishing.Module,
 		ops.Module,
 	}

@@ -6,8 +6,6 @@
 package identity
 
 import (
-	"encoding/json"
-
 	domain "github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
@@ -19,7 +17,7 @@ const Name = "identity_accounts"
 // Projection builds the accounts read model.
 type Projection struct{}
 
-var _ projections.Projection = Projection{}
+var _ projections.Declared = Projection{}
 
 func (Projection) Name() string       { return Name }
 func (Projection) Contexts() []string { return []string{"identity"} }
@@ -57,67 +55,43 @@ func (Projection) Schema() []string {
 	}
 }
 
-func decode[T any](e eventstore.Event) (T, error) {
-	var p T
-	err := json.Unmarshal(e.Payload, &p)
-	return p, err
+func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+	return reducers.Reduce(e)
 }
 
-func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
-	switch e.Type {
-	case domain.OrganizationCreated:
-		p, err := decode[domain.OrganizationCreatedV1](e)
-		if err != nil {
-			return nil, err
-		}
+// Reducers is the table of what each identity event does to the accounts
+// read model.
+func (Projection) Reducers() projections.Reducers { return reducers }
+
+var reducers = projections.Reducers{
+	domain.OrganizationCreated: projections.On(func(e eventstore.Event, p domain.OrganizationCreatedV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`INSERT INTO {{identity_organizations}} (organization_id, name, slug,
 			administration, developer_workspace, state, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,'active',$6,$6)
 			ON CONFLICT (organization_id) DO NOTHING`,
 			e.StreamID, p.Name, p.Slug, p.Administration, p.DeveloperWorkspace, p.CreatedAt)}, nil
-	case domain.OrganizationDeleted, domain.OrganizationRestored, domain.OrganizationPermanentlyDeleted:
-		p, err := decode[domain.OrganizationChangedV1](e)
-		if err != nil {
-			return nil, err
-		}
-		switch e.Type {
-		case domain.OrganizationDeleted:
-			return []projections.Statement{projections.Exec(`UPDATE {{identity_organizations}} SET state='deleted', deleted_at=$2,
-				updated_at=$2 WHERE organization_id=$1 AND state <> 'erased'`, e.StreamID, p.At)}, nil
-		case domain.OrganizationRestored:
-			return []projections.Statement{projections.Exec(`UPDATE {{identity_organizations}} SET state='active', deleted_at=NULL,
-				updated_at=$2 WHERE organization_id=$1 AND state <> 'erased'`, e.StreamID, p.At)}, nil
-		}
+	}),
+	domain.OrganizationDeleted: projections.On(func(e eventstore.Event, p domain.OrganizationChangedV1) ([]projections.Statement, error) {
+		return []projections.Statement{projections.Exec(`UPDATE {{identity_organizations}} SET state='deleted', deleted_at=$2,
+			updated_at=$2 WHERE organization_id=$1 AND state <> 'erased'`, e.StreamID, p.At)}, nil
+	}),
+	domain.OrganizationRestored: projections.On(func(e eventstore.Event, p domain.OrganizationChangedV1) ([]projections.Statement, error) {
+		return []projections.Statement{projections.Exec(`UPDATE {{identity_organizations}} SET state='active', deleted_at=NULL,
+			updated_at=$2 WHERE organization_id=$1 AND state <> 'erased'`, e.StreamID, p.At)}, nil
+	}),
+	domain.OrganizationPermanentlyDeleted: projections.On(func(e eventstore.Event, p domain.OrganizationChangedV1) ([]projections.Statement, error) {
 		return []projections.Statement{
 			projections.Exec(`UPDATE {{identity_organizations}} SET state='erased', name='', slug=NULL, updated_at=$2
 				WHERE organization_id=$1`, e.StreamID, p.At),
 			projections.Exec(`UPDATE {{identity_memberships}} SET state='removed', updated_at=$2 WHERE organization_id=$1`, e.StreamID, p.At),
 		}, nil
-	case domain.MemberAdded, domain.MemberRoleChanged:
-		p, err := decode[domain.MemberV1](e)
-		if err != nil {
-			return nil, err
-		}
-		// Streams of one topic interleave by partition: a user's erasure may be
-		// applied before a membership event of an organization's stream, so a
-		// membership of an erased user is recorded as removed.
-		return []projections.Statement{projections.Exec(`INSERT INTO {{identity_memberships}} (organization_id, user_id, role,
-			platform_role, state, updated_at) VALUES ($1,$2,$3,$4,
-			CASE WHEN EXISTS (SELECT 1 FROM {{identity_users}} WHERE user_id=$2 AND state='erased') THEN 'removed' ELSE 'active' END, $5)
-			ON CONFLICT (organization_id, user_id) DO UPDATE SET role=EXCLUDED.role, platform_role=EXCLUDED.platform_role,
-			state=EXCLUDED.state, updated_at=EXCLUDED.updated_at`,
-			e.StreamID, p.UserID, domain.RoleOrDefault(p.Role), p.PlatformRole, p.At)}, nil
-	case domain.MemberRemoved:
-		p, err := decode[domain.MemberRemovedV1](e)
-		if err != nil {
-			return nil, err
-		}
+	}),
+	domain.MemberAdded:       projections.On(memberSet),
+	domain.MemberRoleChanged: projections.On(memberSet),
+	domain.MemberRemoved: projections.On(func(e eventstore.Event, p domain.MemberRemovedV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`UPDATE {{identity_memberships}} SET state='removed', updated_at=$3
 			WHERE organization_id=$1 AND user_id=$2`, e.StreamID, p.UserID, p.At)}, nil
-	case domain.UserCreated:
-		p, err := decode[domain.UserCreatedV1](e)
-		if err != nil {
-			return nil, err
-		}
+	}),
+	domain.UserCreated: projections.On(func(e eventstore.Event, p domain.UserCreatedV1) ([]projections.Statement, error) {
 		var hash *string
 		if p.EmailHash != "" {
 			hash = &p.EmailHash
@@ -125,19 +99,16 @@ func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`INSERT INTO {{identity_users}} (user_id, home_organization_id, email_hash,
 			email, name, state, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,'active',$6,$6) ON CONFLICT (user_id) DO NOTHING`,
 			e.StreamID, p.OrganizationID, hash, p.Email, p.Name, p.CreatedAt)}, nil
-	case domain.UserDeleted, domain.UserRestored, domain.UserPermanentlyDeleted:
-		p, err := decode[domain.UserChangedV1](e)
-		if err != nil {
-			return nil, err
-		}
-		switch e.Type {
-		case domain.UserDeleted:
-			return []projections.Statement{projections.Exec(`UPDATE {{identity_users}} SET state='deleted', deleted_at=$2, updated_at=$2
-				WHERE user_id=$1 AND state <> 'erased'`, e.StreamID, p.At)}, nil
-		case domain.UserRestored:
-			return []projections.Statement{projections.Exec(`UPDATE {{identity_users}} SET state='active', deleted_at=NULL, updated_at=$2
-				WHERE user_id=$1 AND state <> 'erased'`, e.StreamID, p.At)}, nil
-		}
+	}),
+	domain.UserDeleted: projections.On(func(e eventstore.Event, p domain.UserChangedV1) ([]projections.Statement, error) {
+		return []projections.Statement{projections.Exec(`UPDATE {{identity_users}} SET state='deleted', deleted_at=$2, updated_at=$2
+			WHERE user_id=$1 AND state <> 'erased'`, e.StreamID, p.At)}, nil
+	}),
+	domain.UserRestored: projections.On(func(e eventstore.Event, p domain.UserChangedV1) ([]projections.Statement, error) {
+		return []projections.Statement{projections.Exec(`UPDATE {{identity_users}} SET state='active', deleted_at=NULL, updated_at=$2
+			WHERE user_id=$1 AND state <> 'erased'`, e.StreamID, p.At)}, nil
+	}),
+	domain.UserPermanentlyDeleted: projections.On(func(e eventstore.Event, p domain.UserChangedV1) ([]projections.Statement, error) {
 		return []projections.Statement{
 			projections.Exec(`UPDATE {{identity_users}} SET state='erased', email='', name='', email_hash=NULL, updated_at=$2
 				WHERE user_id=$1`, e.StreamID, p.At),
@@ -145,35 +116,44 @@ func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 			projections.Exec(`UPDATE {{identity_sessions}} SET ended_at=$2, end_reason='user_deleted' WHERE user_id=$1 AND ended_at IS NULL`,
 				e.StreamID, p.At),
 		}, nil
-	case domain.UserSessionsRevoked:
-		p, err := decode[domain.UserSessionsRevokedV1](e)
-		if err != nil {
-			return nil, err
-		}
+	}),
+	domain.UserSessionsRevoked: projections.On(func(e eventstore.Event, p domain.UserSessionsRevokedV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`UPDATE {{identity_sessions}} SET ended_at=$2, end_reason=$3
 			WHERE user_id=$1 AND ended_at IS NULL AND started_at <= $2`, e.StreamID, p.At, domain.EndEverywhere)}, nil
-	case domain.SessionStarted:
-		p, err := decode[domain.SessionStartedV1](e)
-		if err != nil {
-			return nil, err
-		}
+	}),
+	domain.SessionStarted: projections.On(func(e eventstore.Event, p domain.SessionStartedV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`INSERT INTO {{identity_sessions}} (session_id, user_id, organization_id,
 			service, started_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT (session_id) DO NOTHING`,
 			e.StreamID, p.UserID, p.OrganizationID, p.Service, p.StartedAt, p.ExpiresAt)}, nil
-	case domain.SessionRefreshed:
-		p, err := decode[domain.SessionRefreshedV1](e)
-		if err != nil {
-			return nil, err
-		}
+	}),
+	domain.SessionRefreshed: projections.On(func(e eventstore.Event, p domain.SessionRefreshedV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`UPDATE {{identity_sessions}} SET refreshed_at=$2
 			WHERE session_id=$1 AND (refreshed_at IS NULL OR refreshed_at < $2)`, e.StreamID, p.At)}, nil
-	case domain.SessionEnded:
-		p, err := decode[domain.SessionEndedV1](e)
-		if err != nil {
-			return nil, err
-		}
+	}),
+	domain.SessionEnded: projections.On(func(e eventstore.Event, p domain.SessionEndedV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`UPDATE {{identity_sessions}} SET ended_at=$2, end_reason=$3
 			WHERE session_id=$1 AND ended_at IS NULL`, e.StreamID, p.At, p.Reason)}, nil
-	}
-	return nil, nil
+	}),
+
+	// The access half: the access read model's (projections/access).
+	domain.APIKeyCreated:          projections.Ignore,
+	domain.APIKeyResourcesBound:   projections.Ignore,
+	domain.APIKeyUpdated:          projections.Ignore,
+	domain.APIKeyRevoked:          projections.Ignore,
+	domain.CatalogEntrySeeded:     projections.Ignore,
+	domain.DeveloperAppRegistered: projections.Ignore,
+	domain.PreferencesSet:         projections.Ignore,
+}.Ignoring(domain.WriteModelEventTypes...)
+
+// memberSet records a membership or its new role. Streams of one topic
+// interleave by partition: a user's erasure may be applied before a
+// membership event of an organization's stream, so a membership of an
+// erased user is recorded as removed.
+func memberSet(e eventstore.Event, p domain.MemberV1) ([]projections.Statement, error) {
+	return []projections.Statement{projections.Exec(`INSERT INTO {{identity_memberships}} (organization_id, user_id, role,
+		platform_role, state, updated_at) VALUES ($1,$2,$3,$4,
+		CASE WHEN EXISTS (SELECT 1 FROM {{identity_users}} WHERE user_id=$2 AND state='erased') THEN 'removed' ELSE 'active' END, $5)
+		ON CONFLICT (organization_id, user_id) DO UPDATE SET role=EXCLUDED.role, platform_role=EXCLUDED.platform_role,
+		state=EXCLUDED.state, updated_at=EXCLUDED.updated_at`,
+		e.StreamID, p.UserID, domain.RoleOrDefault(p.Role), p.PlatformRole, p.At)}, nil
 }

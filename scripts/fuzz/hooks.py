@@ -25,7 +25,7 @@ IDEMPOTENCY_KEY = "Idempotency-Key"
 
 # operationId -> [(JSON pointer, detail)] the server may answer 422 with for
 # schema-valid input; a pointer is matched whole, "{i}" standing for an array
-# index. Keep each with its reason; docs/decisions.md lists them.
+# index and "{*}" for any rest of the pointer (members below a free-form value). Keep each with its reason; docs/decisions.md lists them.
 KNOWN_422 = {
     # A maintenance window must not start in the past (the clock), and must
     # end after it starts (one member against another, or against the stored
@@ -61,6 +61,29 @@ KNOWN_422 = {
     # header: one or the other, which a body schema cannot say.
     "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
     "content_strategy.suggestions.generate_from_trends": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
+    # The gateway's AI actions: a model the caller names must have a price in
+    # the current price table (data: domain/gateway/prices), and the provider
+    # has rules of its own (its 4xx for a request it refuses, answered 422
+    # "refused by the provider"); a tool call's arguments are a string that
+    # must hold a JSON object, which no schema of a string can state.
+    **{op: [("/model", "the model has no price in the current price table"), ("", "refused by the provider")]
+       for op in ("ai.translations.create", "ai.embeddings.create", "ai.image.describe", "ai.transcriptions.create")},
+    "ai.completions.create": [
+        ("/model", "the model has no price in the current price table"),
+        ("", "refused by the provider"),
+        ("/messages/{i}/tool_calls/{i}/function/arguments", "must be a JSON object"),
+        # A tool's parameters and a structured output's schema are JSON
+        # Schemas: any JSON below their root, in which the kernel refuses
+        # U+0000 at every depth like everywhere else; a schema cannot say "no
+        # NUL in any member name or string at any depth" without a recursive
+        # reference the OpenAPI document cannot carry.
+        ("/tools/{i}/function/parameters{*}", "must not contain U+0000 (NUL)"),
+        ("/tools/{i}/function/parameters{*}", "a member name must not contain U+0000 (NUL)"),
+        ("/response_format/json_schema/schema{*}", "must not contain U+0000 (NUL)"),
+        ("/response_format/json_schema/schema{*}", "a member name must not contain U+0000 (NUL)"),
+    ],
+    "ai.markdown.create": [("", "refused by the provider")],
+    "ai.autorag.search": [("", "refused by the provider")],
     # favorites and hidden are disjoint: one array against another.
     "app_platform_auth.app_switcher.preferences.set": [
         ("/favorites/{i}", "an application cannot be a favorite and hidden"),
@@ -68,7 +91,8 @@ KNOWN_422 = {
 }
 
 _KNOWN = {
-    op: [(re.compile("^" + re.escape(pointer).replace(re.escape("{i}"), "[0-9]+") + "$"), detail) for pointer, detail in rules]
+    op: [(re.compile("^" + re.escape(pointer).replace(re.escape("{i}"), "[0-9]+").replace(re.escape("{*}"), "(/.*)?") + "$"), detail)
+         for pointer, detail in rules]
     for op, rules in KNOWN_422.items()
 }
 

@@ -10,7 +10,6 @@ import (
 	pubcmd "github.com/platform/backend/commands/publishing"
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/internal/module"
-	"github.com/platform/backend/internal/objectstore"
 )
 
 // Config is the publishing service's section.
@@ -40,9 +39,6 @@ type Config struct {
 	// RefreshInterval is how often expiring tokens are renewed
 	// (PUBLISHING_REFRESH_INTERVAL, 1m; negative: never).
 	RefreshInterval time.Duration
-	// ObjectStore is where media go (OBJECTSTORE_*; internal/objectstore).
-	// Its public URL defaults to <PublicURL>/objects, served by this service.
-	ObjectStore objectstore.Config
 }
 
 // NetworkConfig is one network's client.
@@ -83,13 +79,6 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 			c.Networks[name] = n
 		}
 	}
-	store, err := objectstore.FromEnv()
-	if err != nil {
-		return errors.Join(env.Err(), err)
-	}
-	if c.ObjectStore.URL == "" {
-		c.ObjectStore = store
-	}
 	return env.Err()
 }
 
@@ -101,7 +90,6 @@ func (c *Config) Defaults() {
 	if c.RefreshInterval == 0 {
 		c.RefreshInterval = time.Minute
 	}
-	c.ObjectStore = c.ObjectStore.WithDefaults()
 }
 
 func (c *Config) Validate() error {

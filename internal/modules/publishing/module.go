@@ -7,10 +7,10 @@ package publishing
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
+	gatewaycmd "github.com/platform/backend/commands/gateway"
 	identitycmd "github.com/platform/backend/commands/identity"
 	pubcmd "github.com/platform/backend/commands/publishing"
 	"github.com/platform/backend/commands/reactor"
@@ -20,7 +20,6 @@ import (
 	pubhttp "github.com/platform/backend/http/publishing"
 	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/internal/module"
-	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/projections"
 	view "github.com/platform/backend/projections/publishing"
 )
@@ -78,25 +77,18 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	if err != nil {
 		return module.Parts{}, err
 	}
-	storeCfg := cfg.ObjectStore
-	if storeCfg.PublicURL == "" && strings.HasPrefix(storeCfg.URL, "file:") {
-		storeCfg.PublicURL = base + "/objects"
-	}
-	store, err := objectstore.Open(ctx, storeCfg)
-	if err != nil {
-		stopFakes()
-		return module.Parts{}, err
-	}
+	store := p.Objects
 	queries := view.NewQueries(p.Pool, p.Reader)
 	creds := pubcmd.NewCredentials(p.Pool, sealer)
 	library := pubcmd.NewMediaLibrary(h, store, queries.MediaFile)
 	publisher := pubcmd.NewPublisher(h, nets, creds, library, cfg.Publisher, p.Log)
 	integrations := pubcmd.NewIntegrations(h, nets, creds, sealer, base)
 	var ai pubcmd.AI
-	if g, err := module.Lookup[pubcmd.AI](p); err == nil {
-		ai = g
-	} else if cfg.Sandbox {
+	if cfg.Sandbox {
 		ai = pubcmd.SandboxAI{} // no gateway in this process: the sandbox's stand-in, unmetered
+	}
+	if client, err := module.Lookup[*gatewaycmd.Client](p); err == nil {
+		ai = gatewayAI{client: client, images: ai}
 	}
 	studio := pubcmd.NewStudio(h, ai, library)
 	module.Provide(p, h)
@@ -120,17 +112,12 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 		Reactors:    []reactor.Reactor{publisher.Threads()},
 		Timers:      publisher.RegisterTimers,
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			svc := pubhttp.Service(pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
-				Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log})
-			if path, handler := objectstore.Handler(store, p.Log); handler != nil {
-				svc.Mounts = map[string]http.Handler{path: handler}
-			}
-			return svc, nil
+			return pubhttp.Service(pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
+				Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log}), nil
 		},
 		Workers: []module.Worker{{Name: "publishing-fakes", Run: func(ctx context.Context) error {
 			<-ctx.Done()
 			stopFakes()
-			_ = store.Close()
 			return nil
 		}}},
 	}

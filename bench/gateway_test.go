@@ -1,0 +1,129 @@
+package bench
+
+import (
+	"context"
+
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/platform/backend/internal/app"
+	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/module"
+	gatewaymod "github.com/platform/backend/internal/modules/gateway"
+	"github.com/platform/backend/providers/ai"
+)
+
+const (
+	gatewayClients = 16
+	gatewayCalls   = 2000
+)
+
+// BenchmarkGatewayCompletions measures what the usage gateway adds to an AI
+// call. The ceiling is the provider itself: the sandbox's OpenAI fake (zero
+// latency) called directly with the same adapter, by the same number of
+// clients, in the same run. The gateway's figure is the same completions
+// through POST /api/ai/completions: authentication, the input schema, the
+// price lookup, the reservation, the call, the settle (one event-store
+// transaction) and the usage event's relay and projections running. It
+// reports completions/s of both, the ratio, and the p50/p99 the gateway
+// adds; then the same load with an active hard cap (the cap check on the
+// path), and the reserve statement alone with and without a hard cap.
+func BenchmarkGatewayCompletions(b *testing.B) {
+	h := apptest.Start(b, apptest.Options{Configure: func(c *app.Config) {
+		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
+		c.HTTP.CheckOutput = false
+		module.SectionOf[*gatewaymod.Config](c.Modules).Sandbox = true
+	}})
+	sandbox := apptest.Provided[*gatewaymod.Sandbox](h)
+	provider := sandbox.Provider(ai.Provider1) // the very adapter the gateway calls
+	req := ai.CompletionRequest{Model: "gpt-4o-mini", MaxTokens: 64, Messages: []ai.Message{ai.Text(ai.RoleUser, "hello gateway bench")}}
+	client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: gatewayClients}},
+		base: h.URLs["gateway"], token: h.APIKey}
+	body := map[string]any{"prompt": "hello gateway bench", "max_tokens": 64}
+	viaGateway := func(int) error {
+		_, err := client.do(http.MethodPost, "/api/ai/completions", body, http.StatusOK)
+		return err
+	}
+	direct := func(int) error { _, err := provider.Complete(context.Background(), req); return err }
+
+	// Warm both paths (connections, the price table, caches).
+	closedLoop(b, gatewayClients, 200, direct)
+	closedLoop(b, gatewayClients, 200, viaGateway)
+
+	var d, g, capped loadResult
+	var cpuD, cpuG cpuUse
+	b.ResetTimer()
+	for range b.N {
+		s0 := sampleCPU(h.Config.DatabaseURL)
+		d = closedLoop(b, gatewayClients, gatewayCalls, direct)
+		s1 := sampleCPU(h.Config.DatabaseURL)
+		g = closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
+		s2 := sampleCPU(h.Config.DatabaseURL)
+		cpuD, cpuG = s0.to(s1), s1.to(s2)
+		b.StopTimer()
+		// A hard cap far above the load: every call takes the cap check.
+		_, err := client.do(http.MethodPost, "/api/billing/spend-caps", map[string]any{"scopeType": "organization", "monthlyCapCents": 1e9,
+			"capMode": "hard"}, http.StatusOK)
+		must(b, err)
+		b.StartTimer()
+		capped = closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
+	}
+	b.StopTimer()
+	reserveFree, reserveCapped := reserveCost(b, h)
+
+	ratio := g.rate / d.rate
+	addedP50, addedP99 := g.p50-d.p50, g.p99-d.p99
+	b.ReportMetric(g.rate, "completions/s")
+	b.ReportMetric(d.rate, "direct/s")
+	b.ReportMetric(ratio, "ratio")
+	b.ReportMetric(ms(addedP50), "added-p50-ms")
+	b.ReportMetric(ms(addedP99), "added-p99-ms")
+	b.ReportMetric(ms(capped.p50-g.p50), "cap-added-p50-ms")
+	b.ReportMetric(float64(reserveCapped.Microseconds()), "reserve-capped-µs")
+	b.Logf("direct to the fake (openai adapter), %d calls by %d clients: %.0f calls/s, p50 %.2f ms, p99 %.2f ms",
+		gatewayCalls, gatewayClients, d.rate, ms(d.p50), ms(d.p99))
+	b.Logf("  %s", cpuD.perOp(gatewayCalls, "call"))
+	b.Logf("through the gateway (POST /api/ai/completions): %.0f completions/s, p50 %.2f ms, p99 %.2f ms, max %.1f ms",
+		g.rate, ms(g.p50), ms(g.p99), ms(g.max))
+	b.Logf("  %s (the Go process holds the clients, the gateway and the fake)", cpuG.perOp(gatewayCalls, "completion"))
+	b.Logf("with an active hard cap: %.0f completions/s, p50 %.2f ms, p99 %.2f ms (cap check adds %.2f ms at p50)",
+		capped.rate, ms(capped.p50), ms(capped.p99), ms(capped.p50-g.p50))
+	b.Logf("the reserve statement alone, sequential: %.0f µs without a hard cap, %.0f µs with one (one UPDATE of the budget row)",
+		float64(reserveFree.Microseconds()), float64(reserveCapped.Microseconds()))
+	bar := "MET"
+	if addedP99 >= 10*time.Millisecond || ratio < 0.4 {
+		bar = "NOT MET"
+	}
+	b.Logf("gateway %.0f/s vs direct %.0f/s: ratio %.2f; added p50 %.2f ms, p99 %.2f ms at %d clients (bar: added p99 < 10 ms, ratio >= 0.4: %s)",
+		g.rate, d.rate, ratio, ms(addedP50), ms(addedP99), gatewayClients, bar)
+}
+
+// reserveCost times gateway_reserve alone (then deletes the reservation),
+// p50 of 500 sequential calls, for an organization without a cap and one
+// with an active hard cap.
+func reserveCost(b *testing.B, h *apptest.Harness) (free, capped time.Duration) {
+	ctx := context.Background()
+	pool := h.App.Pool
+	run := func(org string) time.Duration {
+		lat := make([]time.Duration, 500)
+		for i := range lat {
+			id := uuid.NewString()
+			t := time.Now()
+			_, err := pool.Exec(ctx, `SELECT gateway_reserve($1, $2, ARRAY['organization', 'user:bench'], to_char(now(), 'YYYY-MM'), 1000,
+				now() + interval '1 hour', '{}'::jsonb)`, id, org)
+			lat[i] = time.Since(t)
+			must(b, err)
+			_, err = pool.Exec(ctx, `DELETE FROM gateway_reservations WHERE request_id = $1`, id)
+			must(b, err)
+		}
+		return percentiles(lat, 0.5)[0]
+	}
+	free = run("bench-no-cap-" + uuid.NewString())
+	capped = run(h.OrgID) // the benchmark's organization has its hard cap now
+	_, err := pool.Exec(ctx, `UPDATE gateway_budgets SET reserved = 0 WHERE organization_id = $1`, h.OrgID)
+	must(b, err)
+	return free, capped
+}

@@ -1,0 +1,76 @@
+package commands_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/eventstore/memstore"
+)
+
+// The in-memory store serves command handlers as the PostgreSQL one does.
+var _ commands.Store = (*memstore.Store)(nil)
+
+// tally is a toy write model: a running total.
+type tally struct{ total int }
+
+type addedV1 struct {
+	By int `json:"by"`
+}
+
+var tallyFold = event.Fold[*tally]{
+	"test.tally.added": event.Apply(func(t *tally, p addedV1) { t.total += p.By }),
+}
+
+func loadTally(history []event.Recorded) (*tally, error) { return tallyFold.Load(&tally{}, history) }
+
+func add(by int) func(*tally) ([]event.Change, error) {
+	return func(*tally) ([]event.Change, error) {
+		if by <= 0 {
+			return nil, errs.InvalidField("/by", "must be positive")
+		}
+		return []event.Change{event.New("test.tally.added", addedV1{By: by})}, nil
+	}
+}
+
+func total(t *tally) int { return t.total }
+
+func TestExecute(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New(func() time.Time { return time.Unix(0, 0) })
+	m := commands.Meta{OrganizationID: "org", IdempotencyKey: "k1", RequestHash: "h1"}
+	tests := []struct {
+		name         string
+		meta         commands.Meta
+		by           int
+		want         int
+		wantVersion  int64
+		wantReplayed bool
+		wantKind     errs.Kind
+	}{
+		{name: "answers from the state the new events leave", meta: m, by: 2, want: 2, wantVersion: 1},
+		{name: "the same request replays the first answer", meta: m, by: 5, want: 2, wantVersion: 1, wantReplayed: true},
+		{name: "the model's refusal", meta: commands.Meta{OrganizationID: "org"}, by: 0, wantKind: errs.KindInvalidInput},
+		{name: "the next command decides on the stream so far", meta: commands.Meta{OrganizationID: "org"}, by: 3, want: 5, wantVersion: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := commands.Execute(ctx, store, tt.meta, "test.tally", "tally-1", loadTally, add(tt.by), total)
+			if tt.wantKind != 0 {
+				if errs.KindOf(err) != tt.wantKind {
+					t.Fatalf("want kind %v, got %v", tt.wantKind, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Value != tt.want || res.Position.Version != tt.wantVersion || res.Replayed != tt.wantReplayed {
+				t.Fatalf("got %+v", res)
+			}
+		})
+	}
+}

@@ -1,0 +1,204 @@
+package gateway
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/errs"
+	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/domain/gateway/prices"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/retry"
+)
+
+// Caller is who a metered call is for.
+type Caller struct {
+	OrganizationID string `json:"organization_id"`
+	PrincipalID    string `json:"principal_id"`
+	PrincipalType  string `json:"principal_type"`
+	AppID          string `json:"app_id"`
+	UseCase        string `json:"use_case"`
+	// CorrelationID ties the call to its request (the HTTP request id).
+	CorrelationID string `json:"correlation_id"`
+}
+
+// CallerOf is the caller of a command's meta (the HTTP routes').
+func CallerOf(m commands.Meta, appID, useCase string) Caller {
+	return Caller{OrganizationID: m.OrganizationID, PrincipalID: m.Actor.ID, PrincipalType: m.Actor.Type, AppID: appID,
+		UseCase: useCase, CorrelationID: m.CorrelationID}
+}
+
+// Call is one metered provider operation: what it is, on which connection,
+// and its worst case (what is reserved).
+type Call struct {
+	Caller       Caller       `json:"caller"`
+	Action       string       `json:"action"` // ai.completions, email.send, ...
+	Provider     string       `json:"provider"`
+	Model        string       `json:"model"`
+	Operation    string       `json:"operation"` // the priced operation (prices.OpChat, ...)
+	ConnectionID string       `json:"connection_id"`
+	BYOK         bool         `json:"byok"`
+	Estimate     prices.Units `json:"estimate"`
+}
+
+// Attempt is what a provider call left, as the metered path records it.
+type Attempt struct {
+	Units prices.Units
+	// Partial: the units are what was seen of a call that did not finish
+	// (a cut stream, an answer without usage): it settles at the larger of
+	// them and the estimate, never at 0.
+	Partial           bool
+	Outcome           string // domain.Outcome*
+	Error             string // a few words, never a provider's body
+	ProviderRequestID string
+	RetryAfter        time.Duration
+}
+
+// Receipt is what a metered call cost.
+type Receipt struct {
+	RequestID    string       `json:"request_id"`
+	Provider     string       `json:"provider"`
+	Model        string       `json:"model"`
+	Units        prices.Units `json:"units"`
+	Estimated    bool         `json:"estimated"`
+	CostCents    float64      `json:"cost_cents"`
+	PriceVersion string       `json:"price_version"`
+	Outcome      string       `json:"outcome"`
+	LatencyMS    int64        `json:"latency_ms"`
+}
+
+// Metered is the one path of every provider operation: price it (an
+// unpriced model or operation is refused before anything), reserve its
+// worst case against the hard caps (402 spend_cap_exceeded, 503 when the
+// budget store is down: before any provider is contacted), call it, record
+// the provider's health, and settle the usage event with the actual cost.
+// do gets a context bounded by the call timeout; its Attempt is recorded
+// whatever its outcome. The receipt comes back with the attempt's outcome
+// for the caller to answer (Problem turns a failed one into its error).
+func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.Context) Attempt) (Receipt, Attempt, error) {
+	price, err := prices.Current.Lookup(call.Provider, call.Model, call.Operation)
+	if err != nil {
+		e := errs.InvalidField("/model", UnpricedModel)
+		e.Message = "the model " + call.Model + " has no price for " + call.Operation + " on " + call.Provider +
+			" in price table " + prices.Current.Version + "; priced models: " + joinModels(call.Provider, call.Operation)
+		return Receipt{}, Attempt{}, e
+	}
+	fee := 0.0
+	if call.BYOK {
+		if fee, err = h.serviceFee(ctx, call.Caller.OrganizationID); err != nil {
+			return Receipt{}, Attempt{}, err
+		}
+	}
+	now := h.now()
+	r := &reservation{RequestID: uuid.Must(uuid.NewV7()).String(), Org: call.Caller.OrganizationID,
+		Amount: domain.Rate(price, call.Estimate, call.BYOK, fee).Cost, Month: domain.Month(now), Call: call}
+	if err := h.reserve(ctx, r, now.Add(h.cfg.ReservationTTL)); err != nil {
+		return Receipt{}, Attempt{}, err
+	}
+	start := time.Now()
+	a := do(ctx)
+	latency := time.Since(start).Milliseconds()
+	if a.Outcome == "" {
+		a.Outcome = domain.OutcomeOK
+	}
+	units, estimated := a.Units, false
+	if a.Partial || a.Outcome == domain.OutcomeCut {
+		units, estimated = a.Units.Max(call.Estimate), true
+	}
+	if a.Outcome == domain.OutcomeOK && !estimated && price.Cost(units) == 0 && price.Cost(call.Estimate) > 0 {
+		// A success that reported nothing billable is not free: no
+		// operation passes the meter at $0.
+		units, estimated = a.Units.Max(call.Estimate), true
+	}
+	charge := domain.Rate(price, units, call.BYOK, fee)
+	rec := domain.UsageRecordedV1{RequestID: r.RequestID, PrincipalID: call.Caller.PrincipalID, PrincipalType: call.Caller.PrincipalType,
+		AppID: call.Caller.AppID, UseCase: call.Caller.UseCase, Action: call.Action, Provider: call.Provider, Model: call.Model,
+		Operation: call.Operation, ConnectionID: call.ConnectionID, BYOK: call.BYOK, Units: units, Estimated: estimated,
+		LatencyMS: latency, Outcome: a.Outcome, Error: a.Error, ProviderRequestID: a.ProviderRequestID,
+		ProviderCost: charge.ProviderCost, ServiceFee: charge.ServiceFee, Cost: charge.Cost, Reserved: r.Amount,
+		PriceVersion: prices.Current.Version, Month: r.Month, OccurredAt: h.now()}
+	// The caller may be gone (a closed stream): what happened is recorded all the same.
+	bg := context.WithoutCancel(ctx)
+	h.recordHealth(bg, call, a, latency)
+	m := commands.Meta{OrganizationID: call.Caller.OrganizationID, Actor: eventstore.Actor{ID: call.Caller.PrincipalID, Type: call.Caller.PrincipalType},
+		CorrelationID: call.Caller.CorrelationID}
+	if err := h.settleWithRetries(bg, m, rec, r.Scopes); err != nil {
+		// The reservation stays: the sweeper settles it at its full amount
+		// (over-counted, never leaked). The caller still gets its answer.
+		h.log.Error("gateway: settle failed; the sweeper will settle the reservation", "request_id", r.RequestID, "err", err)
+	}
+	return Receipt{RequestID: r.RequestID, Provider: call.Provider, Model: call.Model, Units: units, Estimated: estimated,
+		CostCents: float64(charge.Cost) / 1e6, PriceVersion: prices.Current.Version, Outcome: a.Outcome, LatencyMS: latency}, a, nil
+}
+
+// settleWithRetries waits out a short database hiccup (a few tries within
+// a few seconds) before leaving the call to the sweeper.
+func (h *Handlers) settleWithRetries(ctx context.Context, m commands.Meta, rec domain.UsageRecordedV1, scopes []string) error {
+	var err error
+	for try := range 4 {
+		if _, err = h.settle(ctx, m, rec, scopes); err == nil || !commands.IsOutage(err) {
+			return err
+		}
+		if !retry.Sleep(ctx, time.Duration(1<<try)*250*time.Millisecond) {
+			return err
+		}
+	}
+	return err
+}
+
+// Details of the 422s whose rule is data, not schema (the fuzzing gate's
+// known rules name them): the price table, the provider's own rules.
+const (
+	UnpricedModel     = "the model has no price in the current price table"
+	RefusedByProvider = "refused by the provider"
+)
+
+// Problem is the error a failed attempt answers with: the provider's fault
+// 502 provider_error (naming the provider and its request id, never its
+// body), its timeout 504, its 429 with its Retry-After, input it refused 422.
+func Problem(r Receipt, a Attempt) error {
+	ext := map[string]any{"provider": r.Provider, "request_id_gateway": r.RequestID}
+	if a.ProviderRequestID != "" {
+		ext["provider_request_id"] = a.ProviderRequestID
+	}
+	why := a.Error
+	if why == "" {
+		why = a.Outcome
+	}
+	var e *errs.Error
+	switch a.Outcome {
+	case domain.OutcomeOK:
+		return nil
+	case domain.OutcomeTimeout:
+		e = errs.GatewayTimeout("provider_timeout", "the provider "+r.Provider+" did not answer in time", nil)
+	case domain.OutcomeRateLimited:
+		e = &errs.Error{Kind: errs.KindRateLimited, Code: "provider_rate_limited", Message: "the provider " + r.Provider + " is rate limiting: " + why,
+			RetryAfterSeconds: max(1, int((a.RetryAfter+time.Second-1)/time.Second))}
+	case domain.OutcomeInvalidRequest:
+		e = &errs.Error{Kind: errs.KindInvalidInput, Code: "invalid_input", Message: "the provider " + r.Provider + " refused the request: " + why,
+			Fields: []errs.Field{{Pointer: "", Detail: RefusedByProvider}}}
+	case domain.OutcomeUnauthorized:
+		e = errs.BadGateway("provider_unauthorized", "the provider "+r.Provider+" refused the connection's credentials", nil)
+	case domain.OutcomeCallerCanceled:
+		return context.Canceled
+	default:
+		e = errs.BadGateway("provider_error", "the provider "+r.Provider+" failed: "+why, nil)
+	}
+	e.Extensions = ext
+	return e
+}
+
+func joinModels(provider, op string) string {
+	models := prices.Current.Models(provider, op)
+	if len(models) == 0 {
+		return "none"
+	}
+	out := models[0]
+	for _, m := range models[1:] {
+		out += ", " + m
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/commands"
+	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/domain/gateway/prices"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/leader"
+)
+
+// SweeperActor is the actor of the usage events the sweeper records.
+const SweeperActor = "gateway.sweeper"
+
+// sweepBatch bounds one sweep.
+const sweepBatch = 100
+
+// RunSweeper settles reservations left past their expiry (a process that
+// died between reserve and settle) at their full amount, as usage events
+// with outcome abandoned: spend is over-counted, never leaked. One process
+// of a deployment sweeps (leader lock gateway.reservation_sweeper).
+func (h *Handlers) RunSweeper(ctx context.Context, pool *pgxpool.Pool, every time.Duration) error {
+	return leader.Run(ctx, pool, leader.GatewaySweeper, leader.Config{}, h.log, leader.Every(every, func(ctx context.Context) {
+		if n, err := h.Sweep(ctx, h.now()); err != nil {
+			h.log.Warn("gateway: reservation sweep failed", "err", err, "settled", n)
+		} else if n > 0 {
+			h.log.Info("gateway: settled abandoned reservations", "count", n)
+		}
+	}))
+}
+
+// Sweep settles every reservation that expired before now (now is passed
+// in, so tests move the clock); it returns how many it settled.
+func (h *Handlers) Sweep(ctx context.Context, now time.Time) (int, error) {
+	settled := 0
+	for {
+		rows, err := h.pool.Query(ctx, `SELECT request_id, organization_id, amount, scopes, month, call FROM gateway_reservations
+			WHERE expires_at < $1 ORDER BY expires_at LIMIT $2`, now, sweepBatch)
+		if err != nil {
+			return settled, dbError(err)
+		}
+		type row struct {
+			id, org, month string
+			amount         int64
+			scopes         []string
+			call           []byte
+		}
+		batch, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+			var x row
+			err := r.Scan(&x.id, &x.org, &x.amount, &x.scopes, &x.month, &x.call)
+			return x, err
+		})
+		if err != nil {
+			return settled, dbError(err)
+		}
+		for _, r := range batch {
+			var call Call
+			if err := json.Unmarshal(r.call, &call); err != nil {
+				return settled, err
+			}
+			rec := domain.UsageRecordedV1{RequestID: r.id, PrincipalID: call.Caller.PrincipalID, PrincipalType: call.Caller.PrincipalType,
+				AppID: call.Caller.AppID, UseCase: call.Caller.UseCase, Action: call.Action, Provider: call.Provider, Model: call.Model,
+				Operation: call.Operation, ConnectionID: call.ConnectionID, BYOK: call.BYOK, Units: call.Estimate, Estimated: true,
+				Outcome: domain.OutcomeAbandoned, Error: "never settled", ProviderCost: r.amount, Cost: r.amount, Reserved: r.amount,
+				PriceVersion: prices.Current.Version, Month: r.month, OccurredAt: h.now()}
+			if call.BYOK {
+				// The reservation is the fee on the estimate; the rated cost is not known without the table's lookup.
+				if p, err := prices.Current.Lookup(call.Provider, call.Model, call.Operation); err == nil {
+					rec.ProviderCost, rec.ServiceFee = p.Cost(call.Estimate), r.amount
+				}
+			}
+			m := commands.Meta{OrganizationID: r.org, Actor: eventstore.Actor{ID: SweeperActor, Type: "system"}, CorrelationID: call.Caller.CorrelationID}
+			if _, err := h.settle(ctx, m, rec, r.scopes); err != nil {
+				return settled, err
+			}
+			// A call that settled meanwhile appended first; its reservation is gone either way.
+			if _, err := h.pool.Exec(ctx, `DELETE FROM gateway_reservations WHERE request_id = $1`, r.id); err != nil {
+				return settled, dbError(err)
+			}
+			settled++
+		}
+		if len(batch) < sweepBatch {
+			return settled, nil
+		}
+	}
+}

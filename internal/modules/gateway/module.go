@@ -1,0 +1,79 @@
+// Package gateway is the usage gateway's module (seed 001): the one metered
+// path to AI (and later email, instant-message and payment) providers,
+// spend caps, meters and their thresholds, provider health, billing and
+// usage views, provisioning by the identity service. It provides
+// *gatewaycmd.Client, the library other contexts call in-process.
+package gateway
+
+import (
+	"context"
+
+	gatewaycmd "github.com/platform/backend/commands/gateway"
+	"github.com/platform/backend/commands/reactor"
+	domain "github.com/platform/backend/domain/gateway"
+	httpapi "github.com/platform/backend/http"
+	gatewayhttp "github.com/platform/backend/http/gateway"
+	"github.com/platform/backend/internal/module"
+	gatewaymap "github.com/platform/backend/notifications/gateway"
+	"github.com/platform/backend/projections"
+	gatewayview "github.com/platform/backend/projections/gateway"
+)
+
+// Scopes are the permissions the gateway's actions check (seed 001's, and
+// organizations:provision for the identity service's provisioning call).
+var Scopes = []string{"dashboard:read", "organizations:read", "organizations:provision", "audit:read", "usage:read", "ai:invoke",
+	"ai:translate", "email:write", "email:send", "message:send", "payments:invoke", "billing:read", "billing:write"}
+
+// Module is the gateway context.
+var Module = module.Module{
+	Name:       "gateway",
+	Topic:      true,
+	EventTypes: domain.EventTypes,
+	Migrations: []module.Migration{gatewaycmd.Migrate},
+	NewConfig:  func() module.Section { return &Config{} },
+	Service: &module.ServiceSpec{Name: "gateway", DefaultAddr: "127.0.0.1:8083", HealthPath: gatewayhttp.HealthPath,
+		Summary: "/api/ai/*, /api/usage/*, /api/billing/*, /api/organization: metered provider calls, spend caps, meters, usage"},
+	App: &module.App{AppID: gatewayhttp.AppID, Name: "Usage gateway", SurfaceKind: "platform", SurfaceGroup: "platform", Launchable: true,
+		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"workspace"}},
+	// A tenant's key: everything but the service-only actions
+	// (organization.provision, instant_message.send).
+	TenantKeyScopes: []string{"dashboard:read", "organizations:read", "audit:read", "usage:read", "ai:invoke", "ai:translate",
+		"email:write", "email:send", "payments:invoke", "billing:read", "billing:write"},
+	Build: build,
+}
+
+func build(_ context.Context, p *module.Platform) (module.Parts, error) {
+	cfg := module.SectionOf[*Config](p.Sections)
+	handlers := gatewaycmd.NewHandlers(p.Store, p.Pool, p.Now, cfg.Metering, p.Log)
+	conns, sandbox, err := connections(cfg)
+	if err != nil {
+		return module.Parts{}, err
+	}
+	client := gatewaycmd.NewClient(handlers, conns)
+	queries := gatewayview.NewQueries(p.Pool, p.Reader)
+	module.Provide(p, handlers)
+	module.Provide(p, client)
+	module.Provide(p, queries)
+	module.Provide(p, sandbox)
+	dashboard := cfg.DashboardURL
+	if dashboard == "" {
+		dashboard = "http://" + p.Addrs["gateway"]
+	}
+	parts := module.Parts{
+		Projections:   []projections.Projection{gatewayview.Projection{}},
+		Notifications: gatewaymap.Mapping(dashboard),
+		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner()},
+		Service: func(httpapi.Deps) (httpapi.Service, error) {
+			return gatewayhttp.Service(gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Now: p.Now}), nil
+		},
+	}
+	if len(sandbox.fakes) > 0 {
+		parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-sandbox", Run: sandbox.closeOnDone})
+	}
+	if cfg.Metering.SweepInterval > 0 {
+		parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-sweeper", Run: func(ctx context.Context) error {
+			return handlers.RunSweeper(ctx, p.Pool, cfg.Metering.SweepInterval)
+		}})
+	}
+	return parts, nil
+}

@@ -1,0 +1,90 @@
+// Package gateway maps the usage gateway's events to seed 001's eight
+// gateway contracts. The mapping is per-area tables merged (health and
+// meters here; connections, credentials, deliveries and webhooks add theirs),
+// and every key is deterministic from the event, so a redelivery, a crash
+// between event and notification, or a full replay emits each key once (the
+// delivery log's unique key).
+package gateway
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+
+	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/notifications"
+)
+
+// Mapping is the gateway's notification mapping; dashboardURL is where
+// each notification's cta_url points (the gateway's dashboard).
+func Mapping(dashboardURL string) notifications.Mapping {
+	m := notifications.Mapping{}
+	for _, area := range []notifications.Mapping{healthMapping(dashboardURL), meterMapping(dashboardURL), silent} {
+		maps.Copy(m, area)
+	}
+	// Every other gateway event type emits nothing: declared, so the
+	// invariant test sees each type handled or silent.
+	for _, t := range domain.EventTypes {
+		if _, ok := m[t]; !ok {
+			m[t] = notifications.Silent
+		}
+	}
+	return m
+}
+
+// silent lists types that are not contract events (records, configuration).
+var silent = notifications.Mapping{
+	domain.UsageRecorded:           notifications.Silent,
+	domain.SpendCapUpserted:        notifications.Silent,
+	domain.SpendCapDeleted:         notifications.Silent,
+	domain.ByokFeeUpdated:          notifications.Silent,
+	domain.MeterDefined:            notifications.Silent,
+	domain.MeterDeleted:            notifications.Silent,
+	domain.MeterConsumed:           notifications.Silent,
+	domain.OrganizationProvisioned: notifications.Silent,
+	domain.OrganizationUpdated:     notifications.Silent,
+}
+
+func healthMapping(dashboard string) notifications.Mapping {
+	health := func(e eventstore.Event, p domain.ProviderHealthV1) ([]notifications.Notification, error) {
+		title, body := p.Provider+" degraded", fmt.Sprintf("Calls to %s are failing (%s, %d ms).", p.Provider, p.Error, p.LatencyMS)
+		if e.Type == domain.ProviderRecovered {
+			title, body = p.Provider+" recovered", fmt.Sprintf("Calls to %s succeed again (%d ms).", p.Provider, p.LatencyMS)
+		}
+		key := fmt.Sprintf("gateway:provider-health:%s:%s:v%d", e.OrganizationID, p.Provider, e.StreamVersion)
+		return notifications.One(e.Type, key, map[string]any{
+			"title": title, "body": body, "object_id": p.Provider, "occurred_at": notifications.Timestamp(p.At),
+			"cta_url": link(dashboard, "/usage/key-health"), "provider": p.Provider, "status": p.Status, "error": p.Error,
+			"latency_ms": p.LatencyMS,
+		}), nil
+	}
+	return notifications.Mapping{
+		domain.ProviderDegraded:  notifications.MapAs(health),
+		domain.ProviderRecovered: notifications.MapAs(health),
+	}
+}
+
+func meterMapping(dashboard string) notifications.Mapping {
+	return notifications.Mapping{
+		domain.MeterThresholdCrossed: notifications.MapAs(func(e eventstore.Event, p domain.MeterThresholdCrossedV1) ([]notifications.Notification, error) {
+			key := fmt.Sprintf("gateway:usage-threshold:%s:%s:%d:%d", e.OrganizationID, p.MeterID, p.PeriodStart, p.ThresholdPercentage)
+			return notifications.One(domain.UsageThresholdReached, key, map[string]any{
+				"title":     fmt.Sprintf("%s reached %d%%", p.MeterKey, p.ThresholdPercentage),
+				"body":      fmt.Sprintf("%d of %d included units of %s used this period.", p.ConsumedUnits, p.IncludedUnits, p.MeterKey),
+				"object_id": p.MeterID, "occurred_at": notifications.Timestamp(p.OccurredAt), "cta_url": link(dashboard, "/billing/meters"),
+				"app_id": p.AppID, "meter_id": p.MeterID, "meter_key": p.MeterKey, "consumed_units": p.ConsumedUnits,
+				"included_units": p.IncludedUnits, "threshold_percentage": p.ThresholdPercentage, "period_start": p.PeriodStart,
+			}), nil
+		}),
+	}
+}
+
+// link joins the dashboard's base URL and a path.
+func link(base, path string) string {
+	u, err := url.JoinPath(base, path)
+	if err != nil {
+		return base
+	}
+	return u
+}

@@ -1,0 +1,70 @@
+package httpcall
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/platform/backend/providers/ai"
+)
+
+// DefaultTimeout bounds a call (or a stream's silences) when a Config sets none.
+const DefaultTimeout = 60 * time.Second
+
+// Connection is the part every adapter Config shares.
+type Connection struct {
+	BaseURL      string
+	APIKey       string
+	Timeout      time.Duration
+	HTTPClient   *http.Client
+	Capabilities ai.Capability
+}
+
+// WithDefaults fills the empty members.
+func (c Connection) WithDefaults(baseURL string, all ai.Capability) Connection {
+	if c.BaseURL == "" {
+		c.BaseURL = baseURL
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.HTTPClient == nil {
+		// No redirects: a provider API does not redirect, and Go forwards
+		// custom key headers (x-api-key, x-goog-api-key) to wherever a
+		// redirect points. A 3xx is reported as a provider fault.
+		c.HTTPClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if c.Capabilities == 0 {
+		c.Capabilities = all
+	}
+	return c
+}
+
+// Validate checks a connection after WithDefaults: an absolute http(s) base
+// URL without credentials in it, a key, a positive timeout, and capabilities
+// the protocol has.
+func (c Connection) Validate(protocol string, all ai.Capability) error {
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
+		return fmt.Errorf("ai %s: base URL must be an absolute http(s) URL without credentials or query", protocol)
+	}
+	if strings.TrimSpace(c.APIKey) == "" {
+		return fmt.Errorf("ai %s: API key is required", protocol)
+	}
+	if c.Timeout < 0 {
+		return fmt.Errorf("ai %s: timeout must not be negative", protocol)
+	}
+	if extra := c.Capabilities &^ all; extra != 0 {
+		return fmt.Errorf("ai %s: the protocol cannot do %s", protocol, extra)
+	}
+	return nil
+}
+
+// Caller builds the caller of a validated connection.
+func (c Connection) Caller(protocol string, requestIDHeaders []string, decode func(int, http.Header, []byte) Upstream) *Caller {
+	return &Caller{Protocol: protocol, Client: c.HTTPClient, Timeout: c.Timeout,
+		RequestIDHeaders: requestIDHeaders, DecodeError: decode}
+}

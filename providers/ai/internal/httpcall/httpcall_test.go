@@ -1,0 +1,163 @@
+package httpcall
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/platform/backend/providers/ai"
+)
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := map[string]struct {
+		header map[string]string
+		want   time.Duration
+	}{
+		"none":             {nil, 0},
+		"seconds":          {map[string]string{"Retry-After": "20"}, 20 * time.Second},
+		"fraction":         {map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond},
+		"milliseconds":     {map[string]string{"Retry-After-Ms": "250", "Retry-After": "1"}, 250 * time.Millisecond},
+		"http date":        {map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
+		"date in the past": {map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
+		"garbage":          {map[string]string{"Retry-After": "soon"}, 0},
+		"negative":         {map[string]string{"Retry-After": "-3"}, 0},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tc.header {
+				h.Set(k, v)
+			}
+			if got := RetryAfter(h, now); got != tc.want {
+				t.Fatalf("%s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKindForStatus(t *testing.T) {
+	tests := map[int]ai.Kind{
+		400: ai.KindInvalidRequest, 404: ai.KindInvalidRequest, 409: ai.KindInvalidRequest, 413: ai.KindInvalidRequest, 422: ai.KindInvalidRequest,
+		401: ai.KindUnauthorized, 403: ai.KindUnauthorized, 429: ai.KindRateLimited,
+		408: ai.KindProviderFault, 500: ai.KindProviderFault, 502: ai.KindProviderFault, 503: ai.KindProviderFault, 529: ai.KindProviderFault,
+		302: ai.KindProviderFault,
+	}
+	for status, want := range tests {
+		if got := KindForStatus(status); got != want {
+			t.Fatalf("%d: %s, want %s", status, got, want)
+		}
+	}
+}
+
+func TestSanitizeCode(t *testing.T) {
+	tests := map[string]string{
+		"rate_limit_exceeded": "rate_limit_exceeded", "RESOURCE_EXHAUSTED": "RESOURCE_EXHAUSTED", "3040": "3040",
+		"invalid key sk-abc": "", "<html>": "", string(make([]byte, 65)): "",
+	}
+	for in, want := range tests {
+		if got := SanitizeCode(in); got != want {
+			t.Fatalf("%q: %q", in, got)
+		}
+	}
+}
+
+// The caller's deadline, the adapter's own timeout and a dead address are
+// three different things to the gateway.
+func TestTransportClassification(t *testing.T) {
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // net/http notices a closed connection only once the body is read
+		<-r.Context().Done()
+	}))
+	defer hang.Close()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close()
+
+	tests := []struct {
+		name    string
+		url     string
+		timeout time.Duration
+		ctx     time.Duration
+		kind    ai.Kind
+		reason  string
+	}{
+		{"provider too slow", hang.URL, 50 * time.Millisecond, time.Minute, ai.KindProviderFault, ai.ReasonTimeout},
+		{"caller deadline first", hang.URL, time.Minute, 50 * time.Millisecond, ai.KindCanceled, ai.ReasonCanceled},
+		{"nobody listening", deadURL, time.Minute, time.Minute, ai.KindProviderFault, ai.ReasonConnection},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Caller{Protocol: "test", Client: &http.Client{}, Timeout: tc.timeout}
+			ctx, cancel := context.WithTimeout(context.Background(), tc.ctx)
+			defer cancel()
+			var out any
+			_, err := c.Do(ctx, Request{Capability: ai.CapChat, URL: tc.url, JSON: map[string]int{}}, &out)
+			e, ok := ai.AsError(err)
+			if !ok || e.Kind != tc.kind || e.Reason != tc.reason {
+				t.Fatalf("%v", err)
+			}
+			if tc.kind == ai.KindCanceled && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatal("the caller's deadline is not the cause")
+			}
+		})
+	}
+}
+
+func TestStreamAnsweredWithJSONIsMalformed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"choices":[]}`))
+	}))
+	defer srv.Close()
+	c := &Caller{Protocol: "test", Client: &http.Client{}, Timeout: time.Minute}
+	_, err := c.Stream(context.Background(), Request{Capability: ai.CapStream, URL: srv.URL, JSON: map[string]int{}})
+	if e, ok := ai.AsError(err); !ok || e.Reason != ai.ReasonMalformed {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestOversizedAnswerIsAProviderFault(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 64 MiB")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chunk := make([]byte, 1<<20)
+		for range MaxAnswerBytes/len(chunk) + 1 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	c := &Caller{Protocol: "test", Client: &http.Client{}, Timeout: time.Minute}
+	var out any
+	_, err := c.Do(context.Background(), Request{Capability: ai.CapChat, URL: srv.URL, JSON: map[string]int{}}, &out)
+	if e, ok := ai.AsError(err); !ok || e.Kind != ai.KindProviderFault || e.Reason != "answer too large" {
+		t.Fatalf("%v", err)
+	}
+}
+
+// The default client follows no redirect: Go would forward x-api-key (not
+// a header it knows to be sensitive) to wherever the redirect points.
+func TestDefaultClientFollowsNoRedirect(t *testing.T) {
+	reached := false
+	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached = true }))
+	defer target.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	conn := Connection{BaseURL: redirect.URL, APIKey: "k"}.WithDefaults("", ai.CapChat)
+	c := conn.Caller("test", nil, nil)
+	var out any
+	_, err := c.Do(context.Background(), Request{Capability: ai.CapChat, URL: redirect.URL,
+		Header: http.Header{"X-Api-Key": {"secret"}}, JSON: map[string]int{}}, &out)
+	if e, ok := ai.AsError(err); !ok || e.Kind != ai.KindProviderFault || e.Status != http.StatusTemporaryRedirect || reached {
+		t.Fatalf("%v reached=%v", err, reached)
+	}
+}
