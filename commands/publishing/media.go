@@ -108,15 +108,18 @@ func mediaKey(organizationID, mediaID string) string {
 }
 
 // Media turns media ids of a brand into network media: a presigned URL for
-// networks that pull, the bytes for those that take uploads.
-func (l *MediaLibrary) Media(ctx context.Context, brandID string, ids []string) ([]social.Media, error) {
+// networks that pull, the bytes for those that take uploads. A file is the
+// brand's own, or one of no brand in the brand's home organization; any
+// other id is missing (a post cannot publish another tenant's file).
+func (l *MediaLibrary) Media(ctx context.Context, brand *domain.Brand, ids []string) ([]social.Media, error) {
 	out := make([]social.Media, 0, len(ids))
 	for _, id := range ids {
 		f, err := l.file(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		if f.BrandID != nil && *f.BrandID != brandID {
+		own := f.BrandID != nil && *f.BrandID == brand.BrandID || f.BrandID == nil && f.OrganizationID == brand.HomeOrganizationID
+		if !own {
 			return nil, errs.NotFound("media")
 		}
 		dl, err := l.store.PresignDownload(ctx, f.Key, objectstore.DownloadOptions{Expires: time.Hour})

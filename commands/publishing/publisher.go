@@ -56,7 +56,7 @@ func (c PublisherConfig) WithDefaults() PublisherConfig {
 
 // MediaSource turns a post's media ids into what a network takes.
 type MediaSource interface {
-	Media(ctx context.Context, brandID string, ids []string) ([]social.Media, error)
+	Media(ctx context.Context, brand *domain.Brand, ids []string) ([]social.Media, error)
 }
 
 // Publisher sends claimed targets and records their outcomes: claim (a
@@ -151,7 +151,7 @@ func (p *Publisher) sendAll(ctx context.Context, organizationID string, post dom
 func (p *Publisher) send(ctx context.Context, organizationID string, post domain.Post, c domain.ClaimedTarget) {
 	sctx, cancel := context.WithTimeout(ctx, p.cfg.SendTimeout)
 	defer cancel()
-	conn, net, connection, fail := p.prepare(sctx, post, c)
+	brand, conn, net, connection, fail := p.prepare(sctx, post, c)
 	if fail != nil {
 		p.recordFailed(organizationID, post.PostID, c, *fail)
 		return
@@ -161,7 +161,7 @@ func (p *Publisher) send(ctx context.Context, organizationID string, post domain
 		sp.Link = *c.Item.Link
 	}
 	if len(c.Item.Media) > 0 {
-		media, err := p.mediaOf(sctx, post.BrandID, c.Item.Media)
+		media, err := p.mediaOf(sctx, brand, c.Item.Media)
 		if err != nil {
 			p.recordFailed(organizationID, post.PostID, c, domain.Failure{Code: "media_unavailable", Reason: "the post's media could not be read", Retryable: true})
 			return
@@ -186,38 +186,41 @@ func deref(s *string) string {
 	return *s
 }
 
-func (p *Publisher) mediaOf(ctx context.Context, brandID string, ids []string) ([]social.Media, error) {
+func (p *Publisher) mediaOf(ctx context.Context, brand *domain.Brand, ids []string) ([]social.Media, error) {
 	if p.media == nil {
 		return nil, errors.New("no media source")
 	}
-	return p.media.Media(ctx, brandID, ids)
+	return p.media.Media(ctx, brand, ids)
 }
 
 // prepare resolves the connection at brand level (the author's active
 // connection for the network, else another active one of the brand), its
 // adapter and its tokens, refreshed when they are about to expire.
-func (p *Publisher) prepare(ctx context.Context, post domain.Post, c domain.ClaimedTarget) (domain.Connection, social.Network, social.Connection, *domain.Failure) {
+func (p *Publisher) prepare(ctx context.Context, post domain.Post, c domain.ClaimedTarget) (*domain.Brand, domain.Connection, social.Network, social.Connection, *domain.Failure) {
+	fail := func(code, reason string, retryable bool) (*domain.Brand, domain.Connection, social.Network, social.Connection, *domain.Failure) {
+		return nil, domain.Connection{}, nil, social.Connection{}, &domain.Failure{Code: code, Reason: reason, Retryable: retryable}
+	}
 	net, ok := p.networks.Get(c.Network)
 	if !ok {
-		return domain.Connection{}, nil, social.Connection{}, &domain.Failure{Code: "network_unavailable", Reason: "the network is not set up", Retryable: true}
+		return fail("network_unavailable", "the network is not set up", true)
 	}
 	brand, err := p.h.BrandAny(ctx, post.BrandID)
 	if err != nil {
-		return domain.Connection{}, nil, social.Connection{}, &domain.Failure{Code: "no_connection", Reason: "the brand is gone", Retryable: false}
+		return fail("no_connection", "the brand is gone", false)
 	}
 	conn, ok := brand.Resolve(c.Network, c.AccountID, c.PageID, post.AuthorID)
 	if !ok {
-		return domain.Connection{}, nil, social.Connection{}, &domain.Failure{Code: "no_connection", Reason: "the brand has no active connection for the network", Retryable: true}
+		return fail("no_connection", "the brand has no active connection for the network", true)
 	}
 	connection, err := p.Token(ctx, brand, conn, net)
 	if err != nil {
-		code, retry := "reconnect", true
+		code := "reconnect"
 		if social.KindOf(err) != social.KindReconnect {
 			code = "provider_fault"
 		}
-		return conn, net, social.Connection{}, &domain.Failure{Code: code, Reason: "the connection's token could not be used", Retryable: retry}
+		return fail(code, "the connection's token could not be used", true)
 	}
-	return conn, net, connection, nil
+	return brand, conn, net, connection, nil
 }
 
 // recordContext bounds a record: it runs even when the send's context

@@ -38,7 +38,10 @@ type Media struct {
 	ContentType string    `json:"content_type"`
 	Size        int64     `json:"size"`
 	Key         string    `json:"-"`
-	Kind        string    `json:"kind"` // image or video
+	// OrganizationID is the organization whose store holds the file (a
+	// brand's home organization, or the uploader's for a file of no brand).
+	OrganizationID string `json:"-"`
+	Kind           string `json:"kind"` // image or video
 	CreatedBy   string    `json:"created_by"`
 	CreatedAt   time.Time `json:"created_at"`
 }

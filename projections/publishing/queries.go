@@ -131,13 +131,14 @@ func (q *Queries) Media(ctx context.Context, org, brandID string, limit int) ([]
 // MediaFile is one media file by id, whatever the organization (the
 // publisher resolves a post's media by its brand).
 func (q *Queries) MediaFile(ctx context.Context, mediaID string) (domain.Media, error) {
-	s, err := q.sql(ctx, `SELECT media_id, brand_id, filename, content_type, size, object_key, created_by, created_at
+	s, err := q.sql(ctx, `SELECT media_id, brand_id, filename, content_type, size, object_key, created_by, created_at, organization_id
 		FROM {{publishing_media}} WHERE media_id = $1`)
 	if err != nil {
 		return domain.Media{}, err
 	}
 	var m domain.Media
-	err = q.pool.QueryRow(ctx, s, mediaID).Scan(&m.MediaID, &m.BrandID, &m.Filename, &m.ContentType, &m.Size, &m.Key, &m.CreatedBy, &m.CreatedAt)
+	err = q.pool.QueryRow(ctx, s, mediaID).Scan(&m.MediaID, &m.BrandID, &m.Filename, &m.ContentType, &m.Size, &m.Key, &m.CreatedBy,
+		&m.CreatedAt, &m.OrganizationID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return m, errs.NotFound("media")
 	}
