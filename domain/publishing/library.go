@@ -32,18 +32,18 @@ func MediaContentTypes() []string {
 
 // Media is one file of a brand's library.
 type Media struct {
-	MediaID     string    `json:"id"`
-	BrandID     *string   `json:"brand_id"`
-	Filename    string    `json:"filename"`
-	ContentType string    `json:"content_type"`
-	Size        int64     `json:"size"`
-	Key         string    `json:"-"`
+	MediaID     string  `json:"id"`
+	BrandID     *string `json:"brand_id"`
+	Filename    string  `json:"filename"`
+	ContentType string  `json:"content_type"`
+	Size        int64   `json:"size"`
+	Key         string  `json:"-"`
 	// OrganizationID is the organization whose store holds the file (a
 	// brand's home organization, or the uploader's for a file of no brand).
-	OrganizationID string `json:"-"`
-	Kind           string `json:"kind"` // image or video
-	CreatedBy   string    `json:"created_by"`
-	CreatedAt   time.Time `json:"created_at"`
+	OrganizationID string    `json:"-"`
+	Kind           string    `json:"kind"` // image or video
+	CreatedBy      string    `json:"created_by"`
+	CreatedAt      time.Time `json:"created_at"`
 }
 
 // MediaRegisteredV1 is a media file whose upload was granted.
