@@ -23,8 +23,8 @@ import (
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/module"
-	pubmod "github.com/platform/backend/internal/modules/publishing"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
+	pubmod "github.com/platform/backend/internal/modules/publishing"
 	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
