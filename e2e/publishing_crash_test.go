@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/social/socialfake"
-	xfake "github.com/platform/backend/providers/social/x/fake"
 )
 
 // TestPublishKillNineBetweenAcceptanceAndCommit: the network accepts a
@@ -16,41 +15,9 @@ import (
 // records the post published. The network received it exactly once, and
 // the other posts due with it once each too.
 func TestPublishKillNineBetweenAcceptanceAndCommit(t *testing.T) {
-	s := NewStack(t)
-	x := xfake.Start(socialfake.Options{Consent: socialfake.ConsentApprove})
-	defer x.Close()
-	srv := s.StartServer(ServerOptions{Env: []string{
-		"PUBLISHING_NETWORK_1_BASE_URL=" + x.URL(), "PUBLISHING_NETWORK_1_CLIENT_ID=" + x.ClientID(),
-		"PUBLISHING_NETWORK_1_CLIENT_SECRET=" + x.ClientSecret(),
-		"PUBLISHING_SEND_TIMEOUT=5s", "PUBLISHING_CLAIM_LEASE=6s", "PUBLISHING_RECONCILE_INTERVAL=300ms",
-		"TIMERS_POLL_INTERVAL=100ms",
-	}})
-	api := srv.URL("publishing")
-	call := func(method, path string, body any, want int, out any) {
-		t.Helper()
-		res := do(t, Req{Method: method, URL: api + path, Key: s.APIKey, Body: body})
-		if res.Status != want {
-			t.Fatalf("%s %s: %s, want %d", method, path, res, want)
-		}
-		if out != nil {
-			if err := json.Unmarshal(res.Body, out); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	var brand struct {
-		ID string `json:"id"`
-	}
-	call(http.MethodPost, "/api/brands", map[string]any{"name": "Acme"}, http.StatusCreated, &brand)
-	var started struct {
-		AuthorizationURL string `json:"authorization_url"`
-	}
-	call(http.MethodPost, "/api/integrations/network_1/connect", map[string]any{"brandId": brand.ID}, http.StatusOK, &started)
-	resp, err := http.Get(started.AuthorizationURL) // the fake approves and redirects to platformd's callback
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("connect callback: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	c := startPublishing(t, "PUBLISHING_SEND_TIMEOUT=5s", "PUBLISHING_CLAIM_LEASE=6s", "PUBLISHING_RECONCILE_INTERVAL=300ms")
+	s, srv, x, call, api := c.s, c.srv, c.x, c.call, c.srv.URL("publishing")
+	brand := struct{ ID string }{c.brandID}
 
 	// The first post the network sees is stored, and its answer never
 	// comes: platformd is killed while it waits.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/social/socialfake"
-	xfake "github.com/platform/backend/providers/social/x/fake"
 )
 
 // TestPublishingAsAClient: the publishing API over HTTP against the real
@@ -19,30 +18,8 @@ import (
 // content-operations desk: suggestions approved and rejected, a failed
 // publish rescheduled, another retried.
 func TestPublishingAsAClient(t *testing.T) {
-	s := NewStack(t)
-	x := xfake.Start(socialfake.Options{Consent: socialfake.ConsentApprove})
-	defer x.Close()
-	srv := s.StartServer(ServerOptions{Env: []string{
-		"PUBLISHING_NETWORK_1_BASE_URL=" + x.URL(), "PUBLISHING_NETWORK_1_CLIENT_ID=" + x.ClientID(),
-		"PUBLISHING_NETWORK_1_CLIENT_SECRET=" + x.ClientSecret(), "TIMERS_POLL_INTERVAL=100ms",
-	}})
-	api := srv.URL("publishing")
-	call := func(method, path string, body any, want int, out any, headers ...string) {
-		t.Helper()
-		h := map[string]string{}
-		for i := 0; i+1 < len(headers); i += 2 {
-			h[headers[i]] = headers[i+1]
-		}
-		res := do(t, Req{Method: method, URL: api + path, Key: s.APIKey, Body: body, Headers: h})
-		if res.Status != want {
-			t.Fatalf("%s %s: %s, want %d", method, path, res, want)
-		}
-		if out != nil {
-			if err := json.Unmarshal(res.Body, out); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	c := startPublishing(t)
+	s, x, call, api := c.s, c.x, c.call, c.srv.URL("publishing")
 	type post struct {
 		ID      string `json:"id"`
 		Status  string `json:"status"`
@@ -69,19 +46,7 @@ func TestPublishingAsAClient(t *testing.T) {
 		}
 	}
 
-	var brand struct {
-		ID string `json:"id"`
-	}
-	call(http.MethodPost, "/api/brands", map[string]any{"name": "Acme"}, http.StatusCreated, &brand)
-	var started struct {
-		AuthorizationURL string `json:"authorization_url"`
-	}
-	call(http.MethodPost, "/api/integrations/network_1/connect", map[string]any{"brandId": brand.ID}, http.StatusOK, &started)
-	resp, err := http.Get(started.AuthorizationURL)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("OAuth callback: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	brand := struct{ ID string }{c.brandID}
 	var integrations struct {
 		Integrations []struct {
 			Network     string `json:"network"`
