@@ -242,6 +242,7 @@ func (s *Stack) NewServer(o ServerOptions) *Server {
 		"OUTBOUND_ALLOW_NETWORKS=127.0.0.0/8,::1", // their check targets are loopback fakes
 		"RATE_LIMIT_PER_SECOND=100000",
 		"GATEWAY_SANDBOX=true",             // AI calls go to the gateway's in-process fake providers
+		"PUBLISHING_SANDBOX=true",          // local fakes of the networks, unless a test points one elsewhere
 		"PLATFORM_DATA_DIR="+s.t.TempDir(), // the local object store of this server
 	)
 	for _, svc := range o.Services {

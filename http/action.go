@@ -49,6 +49,9 @@ type Action struct {
 	// a spend cap, 502 and 504 of an upstream provider), for the OpenAPI
 	// document.
 	Problems []int `json:"-"`
+	// InvalidStatus answers invalid input with this status instead of 422
+	// (0: 422): 400 where a seed's table says so (publishing's create).
+	InvalidStatus int `json:"-"`
 
 	// CredentialAttempt marks routes where each call tries a secret
 	// (password, one-time token, second factor): they take from the

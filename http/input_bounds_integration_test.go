@@ -31,7 +31,7 @@ var boundsUnpatterned = map[string]string{
 // translate or embed, a tool's description) are multi-line too, and so is
 // a contact's note (body).
 var boundsMultiLineMembers = []string{"message", "prompt", "content", "text", "query", "input", "initial_prompt", "context", "texts",
-	"description", "body", "html"}
+	"description", "body", "html", "reason"} // reason: publishing's rejection notes
 
 // TestEveryInputStringIsBounded walks the input schema of every action of
 // every service the app builds (as /api/actions serves them) and fails on a

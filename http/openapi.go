@@ -46,6 +46,9 @@ func OpenAPI(svc Service) map[string]any {
 		responses := map[string]any{
 			strconv.Itoa(a.SuccessStatus): map[string]any{"description": "success", "content": success},
 		}
+		if a.SuccessStatus == http.StatusNoContent {
+			responses[strconv.Itoa(a.SuccessStatus)] = map[string]any{"description": "success, no content"}
+		}
 		for _, status := range problemStatuses(a, svc.InvalidInputStatus) {
 			responses[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/Problem" + strconv.Itoa(status)}
 		}
@@ -147,6 +150,9 @@ const problemSchema = `{"type":"object","required":["type","title","status","cod
 // body adds 413. Protocol answers of any route (400 of net/http, 405, 408,
 // 431) are not per operation.
 func problemStatuses(a Action, invalid int) []int {
+	if a.InvalidStatus != 0 {
+		invalid = a.InvalidStatus
+	}
 	if invalid == 0 {
 		invalid = http.StatusUnprocessableEntity
 	}

@@ -59,10 +59,10 @@ var statusOf = map[errs.Kind]int{
 	errs.KindRateLimited:            http.StatusTooManyRequests,
 	errs.KindUnavailable:            http.StatusServiceUnavailable,
 	errs.KindIdempotencyMismatch:    http.StatusUnprocessableEntity,
+	errs.KindTooLarge:               http.StatusRequestEntityTooLarge,
 	errs.KindPaymentRequired:        http.StatusPaymentRequired,
 	errs.KindBadGateway:             http.StatusBadGateway,
 	errs.KindGatewayTimeout:         http.StatusGatewayTimeout,
-	errs.KindTooLarge:               http.StatusRequestEntityTooLarge,
 }
 
 // StatusClientClosedRequest is the answer to a client that went away before
@@ -156,8 +156,16 @@ func withInvalidInputStatus(next http.Handler, status int) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), invalidInputStatusKey{}, status)))
+		next.ServeHTTP(w, InvalidInputAs(r, status))
 	})
+}
+
+// InvalidInputAs is r with its invalid input answered status instead of
+// 422 (the same problem, code and pointers): the one way a seed's 400 is
+// said, for a whole service (Service.InvalidInputStatus), an action
+// (Action.InvalidStatus) or a plain route.
+func InvalidInputAs(r *http.Request, status int) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), invalidInputStatusKey{}, status))
 }
 
 // newProblem is the one place a problem body is made.

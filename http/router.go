@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -50,6 +51,9 @@ type Service struct {
 	// platform's; seed 002's contacts API says 400). The body is the same
 	// problem with the same code and pointers.
 	InvalidInputStatus int
+	// Health, when set, answers the health route: its status and body (a
+	// service whose seed asks for dependency checks, 503 when one fails).
+	Health func(ctx context.Context) (int, any)
 }
 
 // DefaultHealthPath is the liveness route of seed 000 and most services.
@@ -123,7 +127,12 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	if health == "" {
 		health = DefaultHealthPath
 	}
-	r.HandleFunc(health, func(w http.ResponseWriter, _ *http.Request) {
+	r.HandleFunc(health, func(w http.ResponseWriter, req *http.Request) {
+		if svc.Health != nil {
+			status, body := svc.Health(req.Context())
+			WriteJSON(w, status, body)
+			return
+		}
 		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok", "service": svc.Name,
 			"timestamp": time.Now().UTC().Format(time.RFC3339Nano)})
 	}).Methods(http.MethodGet)
@@ -144,6 +153,9 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		permission = principal.Qualify(appID, a.Permission)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.InvalidStatus != 0 {
+			r = InvalidInputAs(r, a.InvalidStatus)
+		}
 		fail := func(err error) { WriteError(w, r, d.Log, err) }
 		ctx := r.Context()
 		var p principal.Principal
@@ -260,6 +272,16 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 					ew.fail(r, d.Log, err)
 				}
 			}
+			return
+		}
+		if a.SuccessStatus == http.StatusNoContent {
+			for k, vs := range reply.Header {
+				w.Header()[k] = vs
+			}
+			if reply.Position != nil {
+				w.Header().Set(HeaderPosition, reply.Position.String())
+			}
+			w.WriteHeader(http.StatusNoContent) // no body (RFC 9110): the command's answer is not shown
 			return
 		}
 		if d.CheckOutput && reply.Content == nil {

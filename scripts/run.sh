@@ -14,6 +14,9 @@ export STATUS_PUBLIC_ORGANIZATION_ID="${STATUS_PUBLIC_ORGANIZATION_ID:-$TENANT_O
 # (GATEWAY_AI_PROVIDER_<N>_KEY) are served by the fake providers in-process,
 # marked "sandbox": true in every answer and "sandbox:<provider>" in usage.
 export GATEWAY_SANDBOX="${GATEWAY_SANDBOX:-true}"
+# Publishing talks to local fakes of the six networks unless clients are
+# configured (PUBLISHING_NETWORK_<N>_CLIENT_ID ...).
+export PUBLISHING_SANDBOX="${PUBLISHING_SANDBOX:-true}"
 
 echo "platformd: services"
 bin/platformctl services

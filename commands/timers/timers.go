@@ -45,6 +45,10 @@ type Config struct {
 	Lease time.Duration
 	// BatchSize is the most timers one claim takes (default 20).
 	BatchSize int
+	// Concurrency is how many claimed timers fire at once (TIMERS_CONCURRENCY,
+	// default 8): a fire that waits on a network (a scheduled post) does not
+	// hold up the rest of its batch. 1 fires them one after another.
+	Concurrency int
 	// FireTimeout bounds one timer's command (default 10s).
 	FireTimeout time.Duration
 	// Attempts is how many failures that are not outages (a refused
@@ -71,6 +75,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.BatchSize == 0 {
 		c.BatchSize = 20
+	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 8
 	}
 	if c.FireTimeout == 0 {
 		c.FireTimeout = 10 * time.Second
@@ -99,8 +106,8 @@ func (c Config) Validate() error {
 	if c.MaxBackoff < c.Backoff {
 		problems = append(problems, errors.New("timers: the maximum backoff must be at least the backoff"))
 	}
-	if c.BatchSize < 1 || c.Attempts < 1 {
-		problems = append(problems, errors.New("timers: batch size and attempts must be at least 1"))
+	if c.BatchSize < 1 || c.Attempts < 1 || c.Concurrency < 1 {
+		problems = append(problems, errors.New("timers: batch size, concurrency and attempts must be at least 1"))
 	}
 	if c.Lease <= c.FireTimeout {
 		// A lease shorter than one fire lets another process claim a timer
@@ -243,12 +250,20 @@ func (s *Scheduler) Tick(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	sem := make(chan struct{}, s.cfg.Concurrency)
+	var wg sync.WaitGroup
 	for _, t := range claimed {
 		if ctx.Err() != nil {
 			break // unfired claims go back to the pool when their lease ends
 		}
-		s.fire(ctx, t)
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			s.fire(ctx, t)
+		}()
 	}
+	wg.Wait()
 	return len(claimed), nil
 }
 

@@ -22,6 +22,9 @@ const (
 	KindRateLimited
 	KindUnavailable
 	KindIdempotencyMismatch
+	// KindTooLarge: the thing to store (a body, an attachment, an import
+	// file, a media file) is over its limit (413): nothing of it was kept.
+	KindTooLarge
 	// KindPaymentRequired: a budget refuses the request (a hard spend cap):
 	// retrying cannot succeed until the budget changes (402).
 	KindPaymentRequired
@@ -29,9 +32,6 @@ const (
 	KindBadGateway
 	// KindGatewayTimeout: an upstream provider did not answer in time (504).
 	KindGatewayTimeout
-	// KindTooLarge is a body above a configured size (an attachment, an
-	// import file): nothing of it was kept (413).
-	KindTooLarge
 )
 
 // Field names one failing input member as a JSON pointer.
@@ -133,14 +133,14 @@ func RateLimited(retryAfterSeconds int) *Error {
 	return &Error{Kind: KindRateLimited, Code: "rate_limited", Message: "too many requests", RetryAfterSeconds: retryAfterSeconds}
 }
 
-// TooLarge is a body above a configured size; nothing of it was kept.
-func TooLarge(message string) *Error {
-	return &Error{Kind: KindTooLarge, Code: "payload_too_large", Message: message}
-}
-
 func IdempotencyMismatch() *Error {
 	return &Error{Kind: KindIdempotencyMismatch, Code: "idempotency_key_reused",
 		Message: "this Idempotency-Key was already used with a different request"}
+}
+
+// TooLarge is content over its size limit (413).
+func TooLarge(code, message string) *Error {
+	return &Error{Kind: KindTooLarge, Code: code, Message: message}
 }
 
 // PaymentRequired is a request a budget refuses (402): code names the

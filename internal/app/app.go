@@ -79,7 +79,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		return nil, err
 	}
 	a.Reader = projections.NewReader(a.Pool, nil)
-	p := &module.Platform{Log: log, Pool: a.Pool, Store: a.Store, Reader: a.Reader, Topics: cfg.Kafka.Topics,
+	p := &module.Platform{Log: log, Pool: a.Pool, Store: a.Store, Reader: a.Reader, Topics: cfg.Kafka.Topics, Kafka: cfg.Kafka,
 		AuthBaseURL: cfg.AuthBaseURL, Addrs: cfg.Addrs, Sections: cfg.Modules, Modules: mods}
 	a.Platform = p // from here on, Close releases what p holds
 	if p.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {

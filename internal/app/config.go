@@ -127,6 +127,7 @@ func FromEnv() (Config, error) {
 	})
 	env.Duration("TIMERS_POLL_INTERVAL", &c.Timers.PollInterval)
 	env.Duration("TIMERS_LEASE", &c.Timers.Lease)
+	env.Int("TIMERS_CONCURRENCY", &c.Timers.Concurrency)
 	for _, s := range Services() {
 		env.Parse("PLATFORM_"+strings.ToUpper(s)+"_ADDR", func(v string) error { c.Addrs[s] = v; return nil })
 	}

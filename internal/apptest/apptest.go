@@ -24,6 +24,7 @@ import (
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/module"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
+	pubmod "github.com/platform/backend/internal/modules/publishing"
 	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
@@ -72,6 +73,9 @@ func Start(t testing.TB, opts Options) *Harness {
 	// Check targets of tests are loopback fakes: allowed here, explicitly
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	// Publishing talks to local fakes of the networks.
+	pub := module.SectionOf[*pubmod.Config](cfg.Modules)
+	pub.Sandbox = true
 	status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
 	// AI calls go to the gateway's sandbox fakes (tests script their faults).
 	module.SectionOf[*gatewaymod.Config](cfg.Modules).Sandbox = true
@@ -92,6 +96,9 @@ func Start(t testing.TB, opts Options) *Harness {
 		}))
 		servers[s] = srv
 		t.Cleanup(srv.Close) // also when the platform fails to start
+		// Every service's address is the one clients reach (an OAuth
+		// callback's base URL names it).
+		cfg.Addrs[s] = srv.Listener.Addr().String()
 	}
 	if len(cfg.Services) == 0 {
 		cfg.Services = app.Services()

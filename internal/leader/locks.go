@@ -32,6 +32,10 @@ var (
 	PrivacyMaintenance = mustRegister("identity.privacy_maintenance")
 	GatewaySweeper     = mustRegister("gateway.reservation_sweeper")
 	GatewayCanary      = mustRegister("gateway.credential_canary")
+	// PublishingReconciler settles publishing attempts without a recorded
+	// outcome from the networks; PublishingRefresher renews expiring tokens.
+	PublishingReconciler = mustRegister("publishing.reconciler")
+	PublishingRefresher  = mustRegister("publishing.token_refresher")
 )
 
 // Lock is a registered lock name and its advisory lock key. The zero Lock is

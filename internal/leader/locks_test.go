@@ -46,7 +46,7 @@ func TestRegisteredLocksAreUnique(t *testing.T) {
 // keys of the platform's locks are pinned.
 func TestKeysAreStable(t *testing.T) {
 	for l, want := range map[Lock]int32{Relay: 2040579459, Dispatcher: 1825329122, StatusPoller: 1380907973,
-		PrivacyMaintenance: 248440501, GatewaySweeper: 1452595817, GatewayCanary: 252436649} {
+		PrivacyMaintenance: 248440501, GatewaySweeper: 1452595817, GatewayCanary: 252436649, PublishingReconciler: 1501445452, PublishingRefresher: 940099688} {
 		if l.Key() != want {
 			t.Errorf("%s: key %d, pinned %d", l.Name(), l.Key(), want)
 		}

@@ -33,6 +33,8 @@ type Platform struct {
 	// Objects is the object store (exports, media, attachments, assets).
 	Objects objectstore.Store
 	Topics  eventstore.Topics
+	// Kafka is the brokers' configuration (health checks).
+	Kafka eventstore.KafkaConfig
 	// AuthBaseURL: when set, credentials are validated by that identity
 	// service over HTTP instead of in-process.
 	AuthBaseURL string

@@ -9,6 +9,7 @@ import (
 	"github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/internal/modules/ops"
+	"github.com/platform/backend/internal/modules/publishing"
 	"github.com/platform/backend/internal/modules/status"
 )
 
@@ -20,6 +21,7 @@ func All() []module.Module {
 		status.Module,
 		gateway.Module,
 		contacts.Module,
+		publishing.Module,
 		ops.Module,
 	}
 }

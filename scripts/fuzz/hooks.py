@@ -8,7 +8,8 @@ that carries a key gets a fresh one (a UUID: unique, 32 characters, within the
 documented maxLength of 255); negative cases keep theirs, so the header's
 bounds are still probed.
 
-Rules JSON Schema cannot state: a schema-valid request refused with 422 is a
+Rules JSON Schema cannot state: a schema-valid request refused with 422 (400
+where a seed says so: publishing's creates) is a
 finding (positive_data_acceptance) unless every error the problem names is one
 of the rules listed in KNOWN_422 for that operation: rules that depend on the
 clock, on another member or on the server's configuration. Anything else in
@@ -43,6 +44,23 @@ KNOWN_422 = {
     "components.upsert": [
         ("/checkUrl", "host is an internal address"),
     ],
+    # Publishing (400 for the seed's "invalid create", 422 elsewhere): a
+    # publish time must not be in the past (the clock); a post scheduled by
+    # an update needs a publish time, which may be the stored one (state);
+    # a reschedule must be in the future (the clock); a transfer's target
+    # must be an organization the caller belongs to (data).
+    "posts.create": [("/publishAt", "must not be in the past")],
+    "posts.update": [
+        ("/publishAt", "must not be in the past"),
+        ("/publishAt", "a scheduled post needs a publish time"),
+        ("/text", "an item needs text or media"),
+    ],
+    "content_ops.items.reschedule": [("/publishAt", "must be in the future")],
+    "brands.transfer_organization": [("/organizationId", "must be an organization you can access")],
+    # The brand of a machine route comes from brandId or the X-Brand-ID
+    # header: one or the other, which a body schema cannot say.
+    "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
+    "content_strategy.suggestions.generate_from_trends": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
     # The gateway's AI actions: a model the caller names must have a price in
     # the current price table (data: domain/gateway/prices), and the provider
     # has rules of its own (its 4xx for a request it refuses, answered 422

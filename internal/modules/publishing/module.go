@@ -1,0 +1,137 @@
+// Package publishing is the publishing API's module (seed 002): posts that
+// publish once to each network target, on time, by durable timers; threads;
+// content operations; brands and their network connections; media in the
+// object store; AI images and suggestions through the gateway.
+package publishing
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	gatewaycmd "github.com/platform/backend/commands/gateway"
+	identitycmd "github.com/platform/backend/commands/identity"
+	pubcmd "github.com/platform/backend/commands/publishing"
+	"github.com/platform/backend/commands/reactor"
+	"github.com/platform/backend/domain/principal"
+	domain "github.com/platform/backend/domain/publishing"
+	httpapi "github.com/platform/backend/http"
+	pubhttp "github.com/platform/backend/http/publishing"
+	"github.com/platform/backend/internal/leader"
+	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/projections"
+	view "github.com/platform/backend/projections/publishing"
+)
+
+// Scopes are seed 002's publishing scopes in the catalog's permission
+// syntax: `accounts.read` is the scope `accounts:read` (resource:action;
+// the identity catalog refuses a dotted scope).
+var Scopes = []string{"accounts:read", "accounts:write", "analytics:read", "api_keys:write", "calendar:read", "calendar:write",
+	"dashboard:read", "posts:read", "posts:write"}
+
+// Module is the publishing context.
+var Module = module.Module{
+	Name:       "publishing",
+	Topic:      true,
+	EventTypes: domain.EventTypes,
+	Migrations: []module.Migration{pubcmd.Migrate},
+	NewConfig:  func() module.Section { return &Config{} },
+	Service: &module.ServiceSpec{Name: "publishing", DefaultAddr: "127.0.0.1:8084", HealthPath: "/health",
+		Summary: "/api/posts, /api/content-ops, /api/brands, /api/integrations, /api/media, /api/trends, /api/seeds, /api/ai"},
+	App: &module.App{AppID: "publishing", Name: "Publishing", SurfaceKind: "app", SurfaceGroup: "publish", Launchable: true,
+		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"brand", "workspace"}},
+	TenantKeyScopes: Scopes,
+	Build:           build,
+}
+
+func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
+	cfg := module.SectionOf[*Config](p.Sections)
+	base := cfg.PublicURL
+	if base == "" {
+		base = "http://" + p.Addrs["publishing"]
+	}
+	base = strings.TrimRight(base, "/")
+	h := pubcmd.NewHandlers(p.Store, p.Pool, p.Now)
+	if ids, err := module.Lookup[*identitycmd.Handlers](p); err == nil {
+		h.SetOrganizationAccess(func(ctx context.Context, userID, organizationID string) (bool, error) {
+			a, err := ids.ActorIn(ctx, principal.Principal{ID: userID, Type: "user", UserID: userID}, organizationID)
+			if err != nil {
+				return false, nil // a missing organization is not accessible
+			}
+			return a.Role != "" || a.PlatformRole != "", nil
+		})
+	}
+	key := cfg.TokenKey
+	if key == nil {
+		var err error
+		if key, err = pubcmd.DevelopmentKey(ctx, p.Pool); err != nil {
+			return module.Parts{}, fmt.Errorf("publishing: token key: %w", err)
+		}
+	}
+	sealer, err := pubcmd.NewAESSealer(key)
+	if err != nil {
+		return module.Parts{}, err
+	}
+	nets, sandbox, stopFakes, err := buildNetworks(cfg, cfg.Publisher.SendTimeout)
+	if err != nil {
+		return module.Parts{}, err
+	}
+	store := p.Objects
+	queries := view.NewQueries(p.Pool, p.Reader)
+	creds := pubcmd.NewCredentials(p.Pool, sealer)
+	library := pubcmd.NewMediaLibrary(h, store, queries.MediaFile)
+	publisher := pubcmd.NewPublisher(h, nets, creds, library, cfg.Publisher, p.Log)
+	integrations := pubcmd.NewIntegrations(h, nets, creds, sealer, base)
+	var ai pubcmd.AI
+	if cfg.Sandbox {
+		ai = pubcmd.SandboxAI{} // no gateway in this process: the sandbox's stand-in, unmetered
+	}
+	if client, err := module.Lookup[*gatewaycmd.Client](p); err == nil {
+		ai = gatewayAI{client: client, images: ai}
+	}
+	studio := pubcmd.NewStudio(h, ai, library)
+	module.Provide(p, h)
+	module.Provide(p, publisher)
+	module.Provide(p, queries)
+	module.Provide(p, nets)
+	module.Provide(p, sandbox)
+	module.Provide(p, studio)
+	module.Provide(p, integrations)
+	check := &checker{pool: p.Pool, kafka: p.Kafka, store: store, nets: nets}
+	stuck := func(ctx context.Context, before time.Time, limit int) ([]pubcmd.Stuck, error) {
+		list, err := queries.Stuck(ctx, before, limit)
+		out := make([]pubcmd.Stuck, len(list))
+		for i, s := range list {
+			out[i] = pubcmd.Stuck{PostID: s.PostID, TargetID: s.TargetID}
+		}
+		return out, err
+	}
+	parts := module.Parts{
+		Projections: []projections.Projection{view.Projection{}},
+		Reactors:    []reactor.Reactor{publisher.Threads()},
+		Timers:      publisher.RegisterTimers,
+		Service: func(httpapi.Deps) (httpapi.Service, error) {
+			return pubhttp.Service(pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
+				Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log}), nil
+		},
+		Workers: []module.Worker{{Name: "publishing-fakes", Run: func(ctx context.Context) error {
+			<-ctx.Done()
+			stopFakes()
+			return nil
+		}}},
+	}
+	if cfg.ReconcileInterval > 0 {
+		parts.Workers = append(parts.Workers, module.Worker{Name: "publishing-reconciler", Run: func(ctx context.Context) error {
+			return leader.Run(ctx, p.Pool, leader.PublishingReconciler, leader.Config{}, p.Log, leader.Every(cfg.ReconcileInterval,
+				func(ctx context.Context) { publisher.ReconcileStuck(ctx, stuck) }))
+		}})
+	}
+	if cfg.RefreshInterval > 0 {
+		parts.Workers = append(parts.Workers, module.Worker{Name: "publishing-refresher", Run: func(ctx context.Context) error {
+			return leader.Run(ctx, p.Pool, leader.PublishingRefresher, leader.Config{}, p.Log, leader.Every(cfg.RefreshInterval,
+				publisher.RefreshExpiring))
+		}})
+	}
+	return parts, nil
+}
