@@ -50,7 +50,7 @@ func TestAuthentication(t *testing.T) {
 	}
 
 	t.Run("missing permission", func(t *testing.T) {
-		before := h.Count(t, `SELECT count(*) FROM es_events`)
+		before := h.Events(t, "status")
 		p := apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", key.Token, map[string]any{"title": "x", "message": "y", "severity": "minor"}),
 			http.StatusForbidden, "permission_denied")
 		if !strings.Contains(p.Detail, "status:write") {
@@ -58,7 +58,7 @@ func TestAuthentication(t *testing.T) {
 		}
 		apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/poll", key.Token, nil), http.StatusForbidden, "permission_denied")
 		apptest.ExpectProblem(t, h.Do(t, "ops", http.MethodGet, "/api/projections", key.Token, nil), http.StatusForbidden, "permission_denied")
-		if after := h.Count(t, `SELECT count(*) FROM es_events`); after != before {
+		if after := h.Events(t, "status"); after != before {
 			t.Fatalf("a refused command appended %d events", after-before)
 		}
 		apptest.Must(t, h.Do(t, "status", http.MethodGet, "/api/incidents", key.Token, nil), http.StatusOK, "read with status:read")
@@ -129,7 +129,7 @@ func TestTenantIsolation(t *testing.T) {
 // TestInvalidInputListsEveryPointer: one 422 names every failing member.
 func TestInvalidInputListsEveryPointer(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{NoWorkers: true})
-	before := h.Count(t, `SELECT count(*) FROM es_events`)
+	before := h.Events(t, "status")
 	p := apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", map[string]any{"title": "", "severity": "huge", "extra": 1}),
 		http.StatusUnprocessableEntity, "invalid_input")
 	var pointers []string
@@ -155,7 +155,7 @@ func TestInvalidInputListsEveryPointer(t *testing.T) {
 	}
 	// A body that is not JSON.
 	apptest.ExpectProblem(t, h.Do(t, "status", http.MethodPost, "/api/incidents", "", []byte("{not json")), http.StatusUnprocessableEntity, "invalid_input")
-	if after := h.Count(t, `SELECT count(*) FROM es_events`); after != before {
+	if after := h.Events(t, "status"); after != before {
 		t.Fatalf("invalid input appended %d events", after-before)
 	}
 }

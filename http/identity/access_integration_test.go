@@ -148,7 +148,7 @@ func TestAPIKeyOptionsDriveCreateAndUpdate(t *testing.T) {
 	})
 
 	t.Run("a scope the options do not offer is refused", func(t *testing.T) {
-		before := accCount(t, h, `SELECT count(*) FROM es_events`)
+		before := h.Events(t, "identity")
 		p := apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/api-keys", limited,
 			map[string]any{"name": "escalate", "service": "status", "scopes": []string{"status:read", "status:write"}}),
 			http.StatusUnprocessableEntity, "invalid_input")
@@ -174,7 +174,7 @@ func TestAPIKeyOptionsDriveCreateAndUpdate(t *testing.T) {
 		}
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/api-keys", limited,
 			map[string]any{"name": "b", "service": "dapp_123", "scopes": []string{"status:read"}}), http.StatusUnprocessableEntity, "invalid_input")
-		if after := accCount(t, h, `SELECT count(*) FROM es_events`); after != before {
+		if after := h.Events(t, "identity"); after != before {
 			t.Fatalf("refused creations appended %d events", after-before)
 		}
 	})
@@ -239,13 +239,13 @@ func TestAPIKeyOptionsDriveCreateAndUpdate(t *testing.T) {
 		if _, err := h.Access().SetWorkspaceStatus(ctx, m, accPlatformAdmin(), h.OrgID, domain.WorkspaceStateSuspended, "abuse"); err != nil {
 			t.Fatal(err)
 		}
-		before := accCount(t, h, `SELECT count(*) FROM es_events`)
+		before := h.Events(t, "identity")
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/api-keys", limited,
 			map[string]any{"name": "x", "service": "status", "scopes": []string{"status:read"}}), http.StatusConflict, "workspace_suspended")
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPatch, "/api/api-keys/"+created.KeyID, limited,
 			map[string]any{"scopes": []string{"status:read"}}), http.StatusConflict, "workspace_suspended")
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodDelete, "/api/api-keys/"+created.KeyID, limited, nil), http.StatusConflict, "workspace_suspended")
-		if after := accCount(t, h, `SELECT count(*) FROM es_events`); after != before {
+		if after := h.Events(t, "identity"); after != before {
 			t.Fatalf("a suspended workspace appended %d events", after-before)
 		}
 		// Reading still works, and reinstating lets it change keys again.

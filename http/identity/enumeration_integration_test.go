@@ -48,13 +48,13 @@ func TestSignupDoesNotTellAccounts(t *testing.T) {
 		return map[string]any{"email": email, "password": "a long sign-up password", "name": "New Person",
 			"organizationName": "New Org", "organizationSlug": slug, "developerWorkspace": true, "createOrganization": true}
 	}
-	before := h.Count(t, `SELECT count(*) FROM es_events`)
+	before := h.Events(t, "identity")
 	taken := h.Do(t, "identity", http.MethodPost, "/register", "-", body(existing.Email, takenSlug))
 	apptest.Must(t, taken, http.StatusAccepted, "sign-up with an address that has an account")
 	unused := h.Do(t, "identity", http.MethodPost, "/register", "-", body(fresh, freshSlug))
 	apptest.Must(t, unused, http.StatusAccepted, "sign-up with a new address")
 	entSame(t, "sign-up", taken, unused)
-	if after := h.Count(t, `SELECT count(*) FROM es_events`); after != before {
+	if after := h.Events(t, "identity"); after != before {
 		t.Fatalf("a sign-up request appended %d events before its confirmation", after-before)
 	}
 

@@ -60,6 +60,15 @@ func (h *Harness) Count(t testing.TB, sql string, args ...any) int64 {
 	return n
 }
 
+// Events counts the events of a context's streams (stream types
+// "<context>.*"): what a test checks a refused command did not append.
+// Other contexts' reactors may append meanwhile (the gateway provisions every
+// new organization), so a count over every stream would race with them.
+func (h *Harness) Events(t testing.TB, context string) int64 {
+	t.Helper()
+	return h.Count(t, `SELECT count(*) FROM es_events WHERE stream_type LIKE $1`, context+".%")
+}
+
 // CreateIncident opens an incident through the status service with token
 // ("" the harness key) and returns its id and position.
 func (h *Harness) CreateIncident(t testing.TB, token string) (string, string) {
