@@ -55,6 +55,6 @@ operator key:          $OPERATOR_KEY
                        platform scopes: replays, privacy maintenance, service tokens; keep it out of tenants' hands
 tenant organization:   $TENANT_ORG   (Demo Tenant: a customer's view)
 tenant key:            $TENANT_KEY
-                       tenant scopes only: status, history, API keys of its own organization
+                       tenant scopes only (every service's, for its own organization: platformctl bootstrap --help)
 (both kept in $demo)
 MSG
