@@ -83,12 +83,12 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	library := pubcmd.NewMediaLibrary(h, store, queries.MediaFile)
 	publisher := pubcmd.NewPublisher(h, nets, creds, library, cfg.Publisher, p.Log)
 	integrations := pubcmd.NewIntegrations(h, nets, creds, sealer, base)
+	// AI goes through the gateway, metered; without its module there is
+	// none (503), never an unmetered stand-in: in a sandbox the gateway's
+	// fake providers answer.
 	var ai pubcmd.AI
-	if cfg.Sandbox {
-		ai = pubcmd.SandboxAI{} // no gateway in this process: the sandbox's stand-in, unmetered
-	}
 	if client, err := module.Lookup[*gatewaycmd.Client](p); err == nil {
-		ai = gatewayAI{client: client, images: ai}
+		ai = gatewayAI{client: client}
 	}
 	studio := pubcmd.NewStudio(h, ai, library)
 	module.Provide(p, h)
