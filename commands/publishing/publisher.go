@@ -213,12 +213,13 @@ func (p *Publisher) prepare(ctx context.Context, post domain.Post, c domain.Clai
 		return fail("no_connection", "the brand has no active connection for the network", true)
 	}
 	connection, err := p.Token(ctx, brand, conn, net)
-	if err != nil {
-		code := "reconnect"
-		if social.KindOf(err) != social.KindReconnect {
-			code = "provider_fault"
-		}
-		return fail(code, "the connection's token could not be used", true)
+	switch {
+	case errors.Is(err, ErrUnreadable):
+		return fail("token_unreadable", "the connection's token does not open with the key ring", true)
+	case err != nil && social.KindOf(err) == social.KindReconnect:
+		return fail("reconnect", "the connection's token could not be used", true)
+	case err != nil:
+		return fail("provider_fault", "the connection's token could not be used", true)
 	}
 	return brand, conn, net, connection, nil
 }
