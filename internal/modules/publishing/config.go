@@ -33,7 +33,8 @@ type Config struct {
 	// (PUBLISHING_NETWORK_<N>_BASE_URL, _CLIENT_ID, _CLIENT_SECRET).
 	Networks map[string]NetworkConfig
 	// Publisher: PUBLISHING_SEND_TIMEOUT (8s), PUBLISHING_CLAIM_LEASE (2m),
-	// PUBLISHING_MAX_ATTEMPTS (3).
+	// PUBLISHING_MAX_ATTEMPTS (3 per item, the first included),
+	// PUBLISHING_RETRY_BACKOFF (30s, doubling), PUBLISHING_RETRY_MAX_BACKOFF (15m).
 	Publisher pubcmd.PublisherConfig
 	// ReconcileInterval is how often unsettled attempts are reconciled
 	// (PUBLISHING_RECONCILE_INTERVAL, 5s; negative: never).
@@ -70,6 +71,8 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.Duration("PUBLISHING_SEND_TIMEOUT", &c.Publisher.SendTimeout)
 	env.Duration("PUBLISHING_CLAIM_LEASE", &c.Publisher.ClaimLease)
 	env.Int("PUBLISHING_MAX_ATTEMPTS", &c.Publisher.MaxAttempts)
+	env.Duration("PUBLISHING_RETRY_BACKOFF", &c.Publisher.RetryBackoff)
+	env.Duration("PUBLISHING_RETRY_MAX_BACKOFF", &c.Publisher.RetryMaxBackoff)
 	env.Duration("PUBLISHING_RECONCILE_INTERVAL", &c.ReconcileInterval)
 	env.Duration("PUBLISHING_REFRESH_INTERVAL", &c.RefreshInterval)
 	for i, name := range domain.Networks {
@@ -106,6 +109,9 @@ func (c *Config) Validate() error {
 	}
 	if p.MaxAttempts < 1 || p.Parallel < 1 {
 		errs = append(errs, errors.New("publishing: PUBLISHING_MAX_ATTEMPTS must be at least 1"))
+	}
+	if p.RetryBackoff <= 0 || p.RetryMaxBackoff < p.RetryBackoff {
+		errs = append(errs, errors.New("publishing: PUBLISHING_RETRY_BACKOFF must be positive and at most PUBLISHING_RETRY_MAX_BACKOFF"))
 	}
 	if c.LegacyTokenKey != nil && len(c.LegacyTokenKey) != 32 {
 		errs = append(errs, errors.New("publishing: PUBLISHING_TOKEN_KEY must be 32 bytes (base64)"))
