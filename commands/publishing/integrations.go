@@ -22,10 +22,10 @@ import (
 // Integrations runs the OAuth 2.0 authorization-code flow with PKCE and
 // state that connects a network account to a brand.
 type Integrations struct {
-	h      *Handlers
-	nets   *Networks
-	creds  *Credentials
-	vault  *Vault
+	h     *Handlers
+	nets  *Networks
+	creds *Credentials
+	vault *Vault
 	// CallbackBase is the publishing API's public base URL: the callback
 	// is <base>/api/integrations/<platform>/callback.
 	callbackBase string
