@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +35,7 @@ func TestTokensSealedWithTheGatewayKeyRing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &lines{}
+	logs := &apptest.LogSink{}
 	withRing := func(r vault.Ring) func(*app.Config) {
 		return func(cfg *app.Config) {
 			module.SectionOf[*gatewaymod.Config](cfg.Modules).Edge.Ring = r
@@ -145,22 +144,4 @@ func sealLegacy(t *testing.T, key []byte, c any, connID string) []byte {
 	nonce := make([]byte, aead.NonceSize())
 	_, _ = rand.Read(nonce)
 	return aead.Seal(nonce, nonce, plain, []byte(connID))
-}
-
-// lines keeps what the platform logs, to scan.
-type lines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
