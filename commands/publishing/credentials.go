@@ -14,23 +14,25 @@ import (
 	"github.com/platform/backend/providers/social"
 )
 
-// Credentials keeps connections' tokens sealed in publishing_credentials.
+// Credentials keeps connections' tokens sealed in publishing_credentials,
+// under the gateway's key ring.
 type Credentials struct {
-	pool   *pgxpool.Pool
-	sealer Sealer
+	pool  *pgxpool.Pool
+	vault *Vault
 }
 
-func NewCredentials(pool *pgxpool.Pool, sealer Sealer) *Credentials {
-	return &Credentials{pool: pool, sealer: sealer}
+func NewCredentials(pool *pgxpool.Pool, vault *Vault) *Credentials {
+	return &Credentials{pool: pool, vault: vault}
 }
 
-// Save seals and stores a connection's tokens (and its account's own token).
+// Save seals a connection's tokens (and its account's own token) with the
+// ring's active key and stores them: a legacy row is re-sealed here too.
 func (c *Credentials) Save(ctx context.Context, organizationID, brandID, connectionID, network string, conn social.Connection) error {
 	plain, err := json.Marshal(conn)
 	if err != nil {
 		return err
 	}
-	sealed, err := c.sealer.Seal(plain, []byte(connectionID))
+	sealed, err := c.vault.seal(plain, []byte(connectionID))
 	if err != nil {
 		return err
 	}
@@ -39,23 +41,25 @@ func (c *Credentials) Save(ctx context.Context, organizationID, brandID, connect
 		e := conn.Token.Expiry.UTC()
 		expires = &e
 	}
-	_, err = c.pool.Exec(ctx, `INSERT INTO publishing_credentials (connection_id, organization_id, brand_id, network, sealed, expires_at)
-		VALUES ($1,$2,$3,$4,$5,$6) ON CONFLICT (connection_id) DO UPDATE SET sealed=EXCLUDED.sealed, expires_at=EXCLUDED.expires_at,
-		updated_at=now()`, connectionID, organizationID, brandID, network, sealed, expires)
+	_, err = c.pool.Exec(ctx, `INSERT INTO publishing_credentials (connection_id, organization_id, brand_id, network, key_id, nonce, sealed, expires_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8) ON CONFLICT (connection_id) DO UPDATE SET key_id=EXCLUDED.key_id, nonce=EXCLUDED.nonce,
+		sealed=EXCLUDED.sealed, expires_at=EXCLUDED.expires_at, updated_at=now()`,
+		connectionID, organizationID, brandID, network, sealed.KeyID, sealed.Nonce, sealed.Sealed, expires)
 	return dbError(err)
 }
 
-// Load opens a connection's tokens.
+// Load opens a connection's tokens (ErrUnreadable when they do not open).
 func (c *Credentials) Load(ctx context.Context, connectionID string) (social.Connection, error) {
-	var sealed []byte
-	err := c.pool.QueryRow(ctx, `SELECT sealed FROM publishing_credentials WHERE connection_id=$1`, connectionID).Scan(&sealed)
+	var s stored
+	err := c.pool.QueryRow(ctx, `SELECT key_id, nonce, sealed FROM publishing_credentials WHERE connection_id=$1`, connectionID).
+		Scan(&s.KeyID, &s.Nonce, &s.Sealed)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return social.Connection{}, errs.NotFound("connection credentials")
 	}
 	if err != nil {
 		return social.Connection{}, dbError(err)
 	}
-	plain, err := c.sealer.Open(sealed, []byte(connectionID))
+	plain, err := c.vault.open(s, []byte(connectionID))
 	if err != nil {
 		return social.Connection{}, err
 	}

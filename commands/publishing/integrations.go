@@ -22,18 +22,18 @@ import (
 // Integrations runs the OAuth 2.0 authorization-code flow with PKCE and
 // state that connects a network account to a brand.
 type Integrations struct {
-	h      *Handlers
-	nets   *Networks
-	creds  *Credentials
-	sealer Sealer
+	h     *Handlers
+	nets  *Networks
+	creds *Credentials
+	vault *Vault
 	// CallbackBase is the publishing API's public base URL: the callback
 	// is <base>/api/integrations/<platform>/callback.
 	callbackBase string
 	flowTTL      time.Duration
 }
 
-func NewIntegrations(h *Handlers, nets *Networks, creds *Credentials, sealer Sealer, callbackBase string) *Integrations {
-	return &Integrations{h: h, nets: nets, creds: creds, sealer: sealer, callbackBase: callbackBase, flowTTL: 10 * time.Minute}
+func NewIntegrations(h *Handlers, nets *Networks, creds *Credentials, vault *Vault, callbackBase string) *Integrations {
+	return &Integrations{h: h, nets: nets, creds: creds, vault: vault, callbackBase: callbackBase, flowTTL: 10 * time.Minute}
 }
 
 // Connect is integrations.connect's input.
@@ -80,14 +80,14 @@ func (i *Integrations) Connect(ctx context.Context, m commands.Meta, in Connect)
 		return ConnectStarted{}, err
 	}
 	hash := stateHash(flow.State)
-	sealed, err := i.sealer.Seal([]byte(flow.CodeVerifier), []byte(hash))
+	sealed, err := i.vault.seal([]byte(flow.CodeVerifier), []byte(hash))
 	if err != nil {
-		return ConnectStarted{}, err
+		return ConnectStarted{}, err // no ring: 503 before any redirect exists
 	}
 	expires := i.h.now().Add(i.flowTTL)
 	if _, err := i.h.pool.Exec(ctx, `INSERT INTO publishing_oauth_flows (state_hash, organization_id, brand_id, network, user_id,
-		redirect_uri, sealed_verifier, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
-		hash, b.HomeOrganizationID, b.BrandID, in.Platform, m.Actor.ID, redirect, sealed, expires); err != nil {
+		redirect_uri, key_id, verifier_nonce, sealed_verifier, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
+		hash, b.HomeOrganizationID, b.BrandID, in.Platform, m.Actor.ID, redirect, sealed.KeyID, sealed.Nonce, sealed.Sealed, expires); err != nil {
 		return ConnectStarted{}, dbError(err)
 	}
 	return ConnectStarted{AuthorizationURL: authURL, State: flow.State, ExpiresAt: expires}, nil
@@ -117,11 +117,12 @@ func (i *Integrations) Callback(ctx context.Context, c Callback) (Connected, err
 		return Connected{}, errBadState
 	}
 	var org, brandID, network, userID, redirect string
-	var sealed []byte
+	var sealed stored
 	var expires time.Time
 	hash := stateHash(c.State)
 	err := i.h.pool.QueryRow(ctx, `DELETE FROM publishing_oauth_flows WHERE state_hash=$1 RETURNING organization_id, brand_id, network,
-		user_id, redirect_uri, sealed_verifier, expires_at`, hash).Scan(&org, &brandID, &network, &userID, &redirect, &sealed, &expires)
+		user_id, redirect_uri, key_id, verifier_nonce, sealed_verifier, expires_at`, hash).
+		Scan(&org, &brandID, &network, &userID, &redirect, &sealed.KeyID, &sealed.Nonce, &sealed.Sealed, &expires)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return Connected{}, errBadState
@@ -136,7 +137,7 @@ func (i *Integrations) Callback(ctx context.Context, c Callback) (Connected, err
 	if c.Code == "" || len(c.Code) > 2048 {
 		return Connected{}, errs.InvalidField("/code", "missing or too long")
 	}
-	verifier, err := i.sealer.Open(sealed, []byte(hash))
+	verifier, err := i.vault.open(sealed, []byte(hash))
 	if err != nil {
 		return Connected{}, err
 	}

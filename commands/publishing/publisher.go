@@ -26,9 +26,16 @@ type PublisherConfig struct {
 	// claim and the record, and the reconciler reads the network.
 	ClaimLease time.Duration
 	// MaxAttempts bounds automatic attempts of one item (PUBLISHING_MAX_ATTEMPTS,
-	// 3): a reconciled attempt that left nothing on the network is sent
-	// again until then, and fails after.
+	// 3, the first included): a reconciled attempt that left nothing on the
+	// network, a rate limit and a network fault are sent again until then,
+	// and stay failed after.
 	MaxAttempts int
+	// RetryBackoff is the pause before the automatic retry of a rate
+	// limited or faulted attempt, doubling per attempt up to RetryMaxBackoff
+	// (PUBLISHING_RETRY_BACKOFF 30s, PUBLISHING_RETRY_MAX_BACKOFF 15m); a
+	// network's own Retry-After or reset time is waited out when later.
+	RetryBackoff    time.Duration
+	RetryMaxBackoff time.Duration
 	// Parallel is how many targets of one post are sent at once (4).
 	Parallel int
 	// RefreshBefore renews a token this long before it expires (5m).
@@ -44,6 +51,12 @@ func (c PublisherConfig) WithDefaults() PublisherConfig {
 	}
 	if c.MaxAttempts == 0 {
 		c.MaxAttempts = 3
+	}
+	if c.RetryBackoff == 0 {
+		c.RetryBackoff = 30 * time.Second
+	}
+	if c.RetryMaxBackoff == 0 {
+		c.RetryMaxBackoff = 15 * time.Minute
 	}
 	if c.Parallel == 0 {
 		c.Parallel = 4
@@ -153,7 +166,7 @@ func (p *Publisher) send(ctx context.Context, organizationID string, post domain
 	defer cancel()
 	brand, conn, net, connection, fail := p.prepare(sctx, post, c)
 	if fail != nil {
-		p.recordFailed(organizationID, post.PostID, c, *fail)
+		p.recordFailed(organizationID, post.PostID, c, *fail, 0)
 		return
 	}
 	sp := social.Post{Text: c.Item.Text, ReplyTo: deref(c.Claim.ReplyTo), IdempotencyKey: c.Claim.IdempotencyKey}
@@ -163,7 +176,7 @@ func (p *Publisher) send(ctx context.Context, organizationID string, post domain
 	if len(c.Item.Media) > 0 {
 		media, err := p.mediaOf(sctx, brand, c.Item.Media)
 		if err != nil {
-			p.recordFailed(organizationID, post.PostID, c, domain.Failure{Code: "media_unavailable", Reason: "the post's media could not be read", Retryable: true})
+			p.recordFailed(organizationID, post.PostID, c, domain.Failure{Code: "media_unavailable", Reason: "the post's media could not be read", Retryable: true}, 0)
 			return
 		}
 		sp.Media = media
@@ -213,12 +226,13 @@ func (p *Publisher) prepare(ctx context.Context, post domain.Post, c domain.Clai
 		return fail("no_connection", "the brand has no active connection for the network", true)
 	}
 	connection, err := p.Token(ctx, brand, conn, net)
-	if err != nil {
-		code := "reconnect"
-		if social.KindOf(err) != social.KindReconnect {
-			code = "provider_fault"
-		}
-		return fail(code, "the connection's token could not be used", true)
+	switch {
+	case errors.Is(err, ErrUnreadable):
+		return fail("token_unreadable", "the connection's token does not open with the key ring", true)
+	case err != nil && social.KindOf(err) == social.KindReconnect:
+		return fail("reconnect", "the connection's token could not be used", true)
+	case err != nil:
+		return fail("provider_fault", "the connection's token could not be used", true)
 	}
 	return brand, conn, net, connection, nil
 }
@@ -255,7 +269,12 @@ func (p *Publisher) recordPublished(organizationID, postID string, c domain.Clai
 	})
 }
 
-func (p *Publisher) recordFailed(organizationID, postID string, c domain.ClaimedTarget, f domain.Failure) {
+// recordFailed records a failed attempt; one the retry policy retries gets
+// its time (wait: the network's own, 0 when it named none).
+func (p *Publisher) recordFailed(organizationID, postID string, c domain.ClaimedTarget, f domain.Failure, wait time.Duration) {
+	if f.Retryable {
+		f.RetryAt = p.retryPolicy().At(f.Code, c.Claim.Tries(), wait, p.h.now())
+	}
 	p.record(organizationID, postID, c, "failed", func(post *domain.Post) ([]event.Change, error) {
 		return post.RecordFailed(c.TargetID, c.Claim.Item, c.Claim.Attempt, f, p.h.now())
 	})
@@ -285,13 +304,14 @@ func (p *Publisher) recordError(organizationID, postID string, c domain.ClaimedT
 			return post.Requeue(c.TargetID, c.Claim.Item, c.Claim.Attempt, "canceled_before_send", p.h.now())
 		})
 	case social.KindRejected:
-		p.recordFailed(organizationID, postID, c, domain.Failure{Code: "rejected", Reason: reason, Retryable: false})
+		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureRejected, Reason: reason, Retryable: false}, 0)
 	case social.KindReconnect:
-		p.recordFailed(organizationID, postID, c, domain.Failure{Code: "reconnect", Reason: reason, Retryable: true})
+		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureReconnect, Reason: reason, Retryable: true}, 0)
 	case social.KindRateLimited:
-		p.recordFailed(organizationID, postID, c, domain.Failure{Code: "rate_limited", Reason: reason, Retryable: true})
+		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureRateLimited, Reason: reason, Retryable: true},
+			networkWait(se, p.h.now()))
 	default:
-		p.recordFailed(organizationID, postID, c, domain.Failure{Code: "provider_fault", Reason: reason, Retryable: true})
+		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureProviderFault, Reason: reason, Retryable: true}, 0)
 	}
 }
 

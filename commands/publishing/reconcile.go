@@ -79,7 +79,7 @@ func (p *Publisher) Reconcile(ctx context.Context, postID, targetID string) erro
 	if !ok {
 		// Nobody can look: the connection is gone. Fail without sending;
 		// a person decides (retry once connected again).
-		p.recordFailed(org, postID, c, domain.Failure{Code: "unverifiable", Reason: "the attempt's connection is gone", Retryable: true})
+		p.recordFailed(org, postID, c, domain.Failure{Code: "unverifiable", Reason: "the attempt's connection is gone", Retryable: true}, 0)
 		return nil
 	}
 	connection, err := p.Token(ctx, brand, conn, net)
@@ -107,10 +107,10 @@ func (p *Publisher) Reconcile(ctx context.Context, postID, targetID string) erro
 		if res.Err != nil && res.Err.Reason != "" {
 			reason = res.Err.Reason
 		}
-		p.recordFailed(org, postID, c, domain.Failure{Code: "rejected", Reason: reason, Retryable: false})
+		p.recordFailed(org, postID, c, domain.Failure{Code: domain.FailureRejected, Reason: reason, Retryable: false}, 0)
 	case social.LookupNotFound:
-		if claim.Attempt >= p.cfg.MaxAttempts {
-			p.recordFailed(org, postID, c, domain.Failure{Code: "not_found", Reason: "the network did not get the post", Retryable: true})
+		if claim.Tries() >= p.cfg.MaxAttempts {
+			p.recordFailed(org, postID, c, domain.Failure{Code: "not_found", Reason: "the network did not get the post", Retryable: true}, 0)
 			return nil
 		}
 		p.record(org, postID, c, "requeued", func(post *domain.Post) ([]event.Change, error) {

@@ -1,74 +1,92 @@
 package publishing
 
 import (
-	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/rand"
 	"errors"
-	"fmt"
 
-	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/platform/backend/domain/errs"
 )
 
-// Sealer encrypts secrets at rest: the connection tokens and the PKCE
-// verifiers of connect attempts. ad (the row's id) binds a sealed value to
-// its row. The gateway's key ring implements it once it lands; until then
-// AESSealer does, with one key.
+// Sealed is a secret sealed under one key of the gateway's key ring.
+type Sealed struct {
+	KeyID      string
+	Nonce      []byte
+	Ciphertext []byte
+}
+
+// Sealer is the gateway's key ring as publishing uses it (the gateway
+// module provides it): seal with the active key, open with the key a
+// value names. ad (the row's id) binds a sealed value to its row.
 type Sealer interface {
-	Seal(plain, ad []byte) ([]byte, error)
-	Open(sealed, ad []byte) ([]byte, error)
+	Seal(plain, ad []byte) (Sealed, error)
+	Open(s Sealed, ad []byte) ([]byte, error)
+	// Active is the id of the key new values are sealed with ("" for none).
+	Active() string
 }
 
-// AESSealer is AES-256-GCM under one 32-byte key: a random nonce before the
-// ciphertext.
-type AESSealer struct{ aead cipher.AEAD }
+// ErrUnreadable: a stored secret does not open (its key left the ring, or
+// a legacy value without the legacy key). The user reconnects, or the
+// operator puts the key back; sending again cannot help.
+var ErrUnreadable = errors.New("publishing: a stored secret does not open with the key ring")
 
-var _ Sealer = (*AESSealer)(nil)
+// errNoRing: nothing can be sealed (no GATEWAY_KEYRING): connecting is
+// refused before anything is stored.
+var errNoRing = errs.Unavailable("publishing: no key ring to seal tokens with (GATEWAY_KEYRING)", nil)
 
-// NewAESSealer makes a sealer from a 32-byte key.
-func NewAESSealer(key []byte) (*AESSealer, error) {
-	if len(key) != 32 {
-		return nil, fmt.Errorf("publishing: a token key has 32 bytes, not %d", len(key))
+// stored is a sealed secret as a row keeps it: KeyID nil is the legacy
+// form (publishing's own key, the nonce before the ciphertext).
+type stored struct {
+	KeyID  *string
+	Nonce  []byte
+	Sealed []byte
+}
+
+// Vault seals publishing's secrets (network tokens, PKCE verifiers) with
+// the gateway's key ring, and still opens what publishing sealed with its
+// own key before the ring (until the re-seal sweep has moved every row).
+type Vault struct {
+	ring   Sealer     // nil: no ring (sealing answers 503)
+	legacy *LegacyKey // nil: no legacy key configured
+}
+
+// NewVault makes the vault over the ring and the legacy key (either nil).
+func NewVault(ring Sealer, legacy *LegacyKey) *Vault { return &Vault{ring: ring, legacy: legacy} }
+
+func (v *Vault) active() string {
+	if v.ring == nil {
+		return ""
 	}
-	block, err := aes.NewCipher(key)
+	return v.ring.Active()
+}
+
+func (v *Vault) seal(plain, ad []byte) (stored, error) {
+	if v.active() == "" {
+		return stored{}, errNoRing
+	}
+	s, err := v.ring.Seal(plain, ad)
 	if err != nil {
-		return nil, err
+		return stored{}, err
 	}
-	aead, err := cipher.NewGCM(block)
+	return stored{KeyID: &s.KeyID, Nonce: s.Nonce, Sealed: s.Ciphertext}, nil
+}
+
+func (v *Vault) open(s stored, ad []byte) ([]byte, error) {
+	var plain []byte
+	var err error
+	switch {
+	case s.KeyID == nil && v.legacy != nil:
+		plain, err = v.legacy.Open(s.Sealed, ad)
+	case s.KeyID == nil || v.ring == nil:
+		return nil, ErrUnreadable
+	default:
+		plain, err = v.ring.Open(Sealed{KeyID: *s.KeyID, Nonce: s.Nonce, Ciphertext: s.Sealed}, ad)
+	}
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(ErrUnreadable, err) // the cause names a key id at most, never a secret
 	}
-	return &AESSealer{aead: aead}, nil
+	return plain, nil
 }
 
-func (s *AESSealer) Seal(plain, ad []byte) ([]byte, error) {
-	nonce := make([]byte, s.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return nil, err
-	}
-	return s.aead.Seal(nonce, nonce, plain, ad), nil
-}
-
-func (s *AESSealer) Open(sealed, ad []byte) ([]byte, error) {
-	n := s.aead.NonceSize()
-	if len(sealed) < n {
-		return nil, errors.New("publishing: sealed value too short")
-	}
-	return s.aead.Open(nil, sealed[:n], sealed[n:], ad)
-}
-
-// DevelopmentKey is the key of a deployment that configured none: made once
-// and kept in publishing_secrets, so tokens survive restarts. Production
-// configures PUBLISHING_TOKEN_KEY (config refuses to start without it).
-func DevelopmentKey(ctx context.Context, pool *pgxpool.Pool) ([]byte, error) {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	var out []byte
-	err := pool.QueryRow(ctx, `WITH ins AS (INSERT INTO publishing_secrets (name, value) VALUES ('token_key', $1)
-		ON CONFLICT DO NOTHING RETURNING value) SELECT value FROM ins UNION ALL SELECT value FROM publishing_secrets WHERE name='token_key'`,
-		key).Scan(&out)
-	return out, err
+// current reports whether a stored value is sealed under the active key.
+func (v *Vault) current(s stored) bool {
+	return s.KeyID != nil && *s.KeyID == v.active()
 }

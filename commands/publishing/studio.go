@@ -91,7 +91,7 @@ func (s *Studio) GenerateImage(ctx context.Context, m commands.Meta, in Generate
 		return commands.Result[GeneratedMedia]{}, err
 	}
 	ct := img.ContentType
-	if _, ok := domain.MediaTypes[ct]; !ok {
+	if _, ok := domain.MediaTypes[ct]; !ok || !strings.HasPrefix(ct, "image/") {
 		ct = "image/png"
 	}
 	id := uuid.Must(uuid.NewV7()).String()
@@ -99,7 +99,7 @@ func (s *Studio) GenerateImage(ctx context.Context, m commands.Meta, in Generate
 	if _, err := s.library.store.Put(ctx, key, bytes.NewReader(img.Data), objectstore.PutOptions{ContentType: ct, Size: int64(len(img.Data))}); err != nil {
 		return commands.Result[GeneratedMedia]{}, errs.Unavailable("publishing: the image could not be stored", err)
 	}
-	media := domain.Media{MediaID: id, BrandID: brandID, Filename: "generated-" + id[:8] + ".png", ContentType: ct,
+	media := domain.Media{MediaID: id, BrandID: brandID, Filename: "generated-" + id[:8] + "." + strings.TrimPrefix(ct, "image/"), ContentType: ct,
 		Size: int64(len(img.Data)), Key: key, Kind: "image", CreatedBy: m.Actor.ID, CreatedAt: s.h.now()}
 	res, err := commands.Run(ctx, s.h.store, meta, domain.StreamMedia, id, func([]event.Recorded) ([]event.Change, domain.Media, error) {
 		return domain.RegisterMedia(media, s.h.now()), media, nil

@@ -65,8 +65,11 @@ var BrandEventTypes = []string{BrandCreated, BrandTransferred, ConnectionConnect
 // Networks are seed 002's neutral network names.
 var Networks = []string{"network_1", "network_2", "network_3", "network_4", "network_5", "network_6"}
 
-// Timer of a post's stream: at the publish time, claim what is due.
+// Timers of a post's stream: at the publish time, claim what is due; at a
+// failed target's retry time (one timer per target, "retry:<target id>"),
+// claim its next attempt.
 const (
 	TimerPublish     = "publish"
 	TimerKindPublish = "publishing.post.publish"
+	TimerKindRetry   = "publishing.post.retry"
 )

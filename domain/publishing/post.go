@@ -78,6 +78,10 @@ type Target struct {
 	State     string  `json:"state"`
 	// Attempt counts claims: the idempotency key of a send names it.
 	Attempt int `json:"attempt"`
+	// ItemAttempts counts the attempts at the target's current item (the
+	// first not on the network): automatic retries stop at the policy's
+	// bound. A published item, a person's retry or reschedule restart it.
+	ItemAttempts int `json:"item_attempts"`
 	// Published holds one entry per item already on the network, in order.
 	Published []PublishedItem `json:"published"`
 	// PlatformPostID and URL are the first item's, once published.
@@ -105,6 +109,9 @@ type Claim struct {
 	IdempotencyKey string    `json:"idempotency_key"`
 	ReplyTo        *string   `json:"reply_to"`
 	ClaimedAt      time.Time `json:"claimed_at"`
+	// ItemAttempt is this claim's place among the attempts at its item
+	// (1 for the first; 0 in claims recorded before it was counted).
+	ItemAttempt int `json:"item_attempt"`
 	// Pending is network-side work an unknown outcome left (a container).
 	Pending      *string `json:"pending"`
 	ConnectionID *string `json:"connection_id"`
@@ -118,6 +125,10 @@ type Failure struct {
 	Reason    string    `json:"reason"` // a few words of ours, never the network's text
 	Retryable bool      `json:"retryable"`
 	At        time.Time `json:"at"`
+	// RetryAt is when the automatic retry of a retryable network failure
+	// (a rate limit, a fault) sends again; nil when none is scheduled (a
+	// person retries or reschedules).
+	RetryAt *time.Time `json:"retry_at"`
 }
 
 // PostEvent is the payload of every post event: what happened to which

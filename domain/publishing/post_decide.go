@@ -152,7 +152,8 @@ func (p *Post) schedule(at time.Time) {
 	for i := range p.Targets {
 		t := &p.Targets[i]
 		if t.State == StateDraft || t.State == StateFailed || t.State == StateScheduled {
-			t.State, t.Failure = StateScheduled, nil
+			// A person's decision: a fresh bound for automatic retries.
+			t.State, t.Failure, t.ItemAttempts = StateScheduled, nil, 0
 		}
 	}
 }
@@ -236,13 +237,14 @@ func (p *Post) Update(e Edit, now time.Time) ([]event.Change, error) {
 		return nil, errs.Conflict("approval_required", "a suggestion is scheduled only once approved")
 	}
 	c := &changes{p: p, now: now}
+	retries := p.retryTimers()
 	p.setContent(d)
 	for i := range p.Targets {
-		p.Targets[i].State, p.Targets[i].Failure = StateDraft, nil
+		p.Targets[i].State, p.Targets[i].Failure, p.Targets[i].ItemAttempts = StateDraft, nil, 0
 	}
 	if !d.Schedule {
 		p.PublishAt = nil
-		c.emit(PostEdited, PostEvent{})
+		c.emit(PostEdited, PostEvent{}, retries...)
 		if scheduled {
 			c.emit(PostUnscheduled, PostEvent{}, event.CancelTimer(TimerPublish))
 		}
@@ -252,10 +254,10 @@ func (p *Post) Update(e Edit, now time.Time) ([]event.Change, error) {
 	if scheduled && e.PublishAt == nil {
 		// The copy changed, not the time: the timer stays as it is, and
 		// the claim at publish time reads this copy.
-		c.emit(PostEdited, PostEvent{})
+		c.emit(PostEdited, PostEvent{}, retries...)
 		return c.out, nil
 	}
-	c.emit(PostEdited, PostEvent{})
+	c.emit(PostEdited, PostEvent{}, retries...)
 	c.emit(PostScheduled, PostEvent{}, event.ScheduleTimer(TimerPublish, TimerKindPublish, p.PublishAt.UTC(), nil))
 	return c.out, nil
 }
@@ -287,8 +289,9 @@ func (p *Post) Delete(now time.Time) ([]event.Change, error) {
 		return nil, errs.Conflict("post_in_flight", "an attempt is in flight; delete once its outcome is recorded")
 	}
 	c := &changes{p: p, now: now}
+	timers := append([]event.Timer{event.CancelTimer(TimerPublish)}, p.retryTimers()...)
 	p.Deleted = true
-	c.emit(PostDeleted, PostEvent{}, event.CancelTimer(TimerPublish))
+	c.emit(PostDeleted, PostEvent{}, timers...)
 	return c.out, nil
 }
 
@@ -341,8 +344,9 @@ func (p *Post) Reschedule(at time.Time, now time.Time) ([]event.Change, error) {
 		return nil, errs.Conflict("not_reschedulable", "only a queued or failed post can be rescheduled")
 	}
 	c := &changes{p: p, now: now}
+	timers := append([]event.Timer{event.ScheduleTimer(TimerPublish, TimerKindPublish, at.UTC(), nil)}, p.retryTimers()...)
 	p.schedule(at)
-	c.emit(PostScheduled, PostEvent{Reason: "rescheduled"}, event.ScheduleTimer(TimerPublish, TimerKindPublish, at.UTC(), nil))
+	c.emit(PostScheduled, PostEvent{Reason: "rescheduled"}, timers...)
 	return c.out, nil
 }
 
@@ -359,8 +363,12 @@ func (p *Post) Retry(now time.Time) ([]event.Change, error) {
 		if t.State != StateFailed {
 			continue
 		}
-		t.State, t.Failure = StateScheduled, nil
-		c.emit(TargetRequeued, PostEvent{TargetID: t.TargetID, Attempt: t.Attempt, Reason: "retry"})
+		var timers []event.Timer
+		if t.Failure != nil && t.Failure.RetryAt != nil {
+			timers = append(timers, event.CancelTimer(retryTimerName(t.TargetID)))
+		}
+		t.State, t.Failure, t.ItemAttempts = StateScheduled, nil, 0
+		c.emit(TargetRequeued, PostEvent{TargetID: t.TargetID, Attempt: t.Attempt, Reason: "retry"}, timers...)
 	}
 	if len(c.out) == 0 {
 		return nil, errs.Conflict("nothing_to_retry", "the post has no failed target")

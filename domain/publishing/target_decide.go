@@ -19,6 +19,16 @@ type ClaimedTarget struct {
 	Item      Item
 }
 
+// Tries is how many attempts its item has had with this one: ItemAttempt,
+// or the target's attempt count for a claim recorded before items' attempts
+// were counted (an upper bound: retries stop no later than before).
+func (c Claim) Tries() int {
+	if c.ItemAttempt > 0 {
+		return c.ItemAttempt
+	}
+	return c.Attempt
+}
+
 // IdempotencyKey names one attempt at one item of one target.
 func IdempotencyKey(postID, targetID string, item, attempt int) string {
 	return "post:" + postID + ":target:" + targetID + ":item:" + itoa(item) + ":attempt:" + itoa(attempt)
@@ -31,18 +41,19 @@ func (p *Post) publishable() bool {
 }
 
 // claim starts an attempt at the target's next item.
-func (p *Post) claim(c *changes, t *Target) ClaimedTarget {
+func (p *Post) claim(c *changes, t *Target, reason string) ClaimedTarget {
 	item := len(t.Published)
 	t.Attempt++
+	t.ItemAttempts++
 	cl := Claim{Item: item, Attempt: t.Attempt, IdempotencyKey: IdempotencyKey(p.PostID, t.TargetID, item, t.Attempt),
-		ClaimedAt: c.now}
+		ClaimedAt: c.now, ItemAttempt: t.ItemAttempts}
 	if item > 0 {
 		prev := t.Published[item-1].PlatformPostID
 		cl.ReplyTo = &prev
 	}
 	t.State, t.InFlight, t.Failure = StatePublishing, &cl, nil
 	i := item
-	c.emit(TargetClaimed, PostEvent{TargetID: t.TargetID, Item: &i, Attempt: t.Attempt})
+	c.emit(TargetClaimed, PostEvent{TargetID: t.TargetID, Item: &i, Attempt: t.Attempt, Reason: reason})
 	return ClaimedTarget{TargetID: t.TargetID, Network: t.Network, AccountID: t.AccountID, PageID: t.PageID, Claim: cl, Item: p.Items[item]}
 }
 
@@ -59,7 +70,7 @@ func (p *Post) Due(now time.Time) ([]event.Change, []ClaimedTarget) {
 	for i := range p.Targets {
 		t := &p.Targets[i]
 		if t.State == StateScheduled && len(t.Published) < len(p.Items) {
-			claims = append(claims, p.claim(c, t))
+			claims = append(claims, p.claim(c, t, ""))
 		}
 	}
 	return c.out, claims
@@ -73,7 +84,7 @@ func (p *Post) ClaimNext(targetID string, item int, now time.Time) ([]event.Chan
 		return nil, nil
 	}
 	c := &changes{p: p, now: now}
-	claim := p.claim(c, t)
+	claim := p.claim(c, t, "")
 	return c.out, []ClaimedTarget{claim}
 }
 
@@ -112,7 +123,7 @@ func (p *Post) RecordPublished(targetID string, item, attempt int, o Outcome, no
 	}
 	t.Published = append(t.Published, PublishedItem{Item: item, PlatformPostID: o.PlatformPostID, URL: o.URL,
 		ConnectionID: o.ConnectionID, PublishedAt: at})
-	t.InFlight, t.Failure = nil, nil
+	t.InFlight, t.Failure, t.ItemAttempts = nil, nil, 0
 	first := t.Published[0]
 	t.PlatformPostID, t.URL = &first.PlatformPostID, first.URL
 	done := len(t.Published) == len(p.Items)
@@ -127,17 +138,25 @@ func (p *Post) RecordPublished(targetID string, item, attempt int, o Outcome, no
 }
 
 // RecordFailed: the attempt failed and nothing is on the network; a thread
-// stops at this item (a retry resumes here).
+// stops at this item (a retry resumes here). A failure with a RetryAt
+// schedules the target's retry timer (RetryDue) then.
 func (p *Post) RecordFailed(targetID string, item, attempt int, f Failure, now time.Time) ([]event.Change, error) {
 	t, ok := p.attempt(targetID, item, attempt)
 	if !ok {
 		return nil, nil
 	}
 	f.Item, f.Attempt, f.At = item, attempt, now
+	if !f.Retryable {
+		f.RetryAt = nil
+	}
 	t.State, t.InFlight, t.Failure = StateFailed, nil, &f
 	c := &changes{p: p, now: now}
 	i := item
-	c.emit(TargetFailed, PostEvent{TargetID: targetID, Item: &i, Attempt: attempt, Reason: f.Code})
+	var timers []event.Timer
+	if f.RetryAt != nil {
+		timers = append(timers, event.ScheduleTimer(retryTimerName(targetID), TimerKindRetry, *f.RetryAt, RetryTimer{TargetID: targetID, Attempt: attempt}))
+	}
+	c.emit(TargetFailed, PostEvent{TargetID: targetID, Item: &i, Attempt: attempt, Reason: f.Code}, timers...)
 	return c.out, nil
 }
 

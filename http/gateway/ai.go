@@ -180,6 +180,7 @@ func aiArea(d Deps) Area {
 			open(gatewaycmd.RAGSearch{}, httpapi.OpenObject("results[].attributes")), autoragSchema, d.Client.SearchRAG),
 		aiAction("ai.transcriptions.create", "/api/ai/transcriptions", "ai:invoke", "Transcribe audio (a data URL or base64; ai_provider_5)",
 			open(gatewaycmd.Transcription{}), transcriptionSchema, d.Client.Transcribe),
+		imagesAction(d),
 	}}
 }
 

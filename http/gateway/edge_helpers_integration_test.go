@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,14 +21,14 @@ import (
 // edgeOptions tune an edge test's platform.
 type edgeOptions struct {
 	gateway func(*gatewaymod.Config)
-	logs    *logSink
+	logs    *apptest.LogSink
 }
 
 // startEdge runs a platform for the edge's tests: the sandbox on, short
 // relay backoffs, and whatever the test adjusts.
 func startEdge(t *testing.T, o edgeOptions) *apptest.Harness {
 	t.Helper()
-	return apptest.Start(t, apptest.Options{LogTo: o.logs.writer(), Configure: func(c *app.Config) {
+	return apptest.Start(t, apptest.Options{LogTo: writer(o.logs), Configure: func(c *app.Config) {
 		g := module.SectionOf[*gatewaymod.Config](c.Modules)
 		g.Edge.RelayBackoff = 200 * time.Millisecond
 		g.Edge.RelayMaxBackoff = 400 * time.Millisecond
@@ -41,29 +40,12 @@ func startEdge(t *testing.T, o edgeOptions) *apptest.Harness {
 	}})
 }
 
-// logSink keeps every line the platform logs (debug level), to scan.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logSink) writer() io.Writer {
+// writer is the sink as Options.LogTo (nil: the default log).
+func writer(l *apptest.LogSink) io.Writer {
 	if l == nil {
 		return nil
 	}
 	return l
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logSink) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // ring is a key ring of the given key ids (each key the id repeated).

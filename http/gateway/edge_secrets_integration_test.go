@@ -43,7 +43,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	st := mustStripe(t, leakSecrets["stripe"])
 	oa := httptest.NewServer(openaifake.New(leakSecrets["openai"]))
 	defer oa.Close()
-	logs := &logSink{}
+	logs := &apptest.LogSink{}
 	h := startEdge(t, edgeOptions{logs: logs, gateway: func(g *gatewaymod.Config) {
 		g.Edge.Ring = ring(t, "alpha", "alpha")
 		g.Edge.BaseURLs = map[string]string{"email_provider_a": pm.URL(), "email_provider_b": rs.URL(), "message_provider_a": wa.URL(),

@@ -37,6 +37,9 @@ type TargetFailure struct {
 	Reason    string    `json:"reason"`
 	Retryable bool      `json:"retryable"`
 	At        time.Time `json:"at"`
+	// RetryAt is the automatic retry's time (a rate limit or a network
+	// fault), nil when none is scheduled.
+	RetryAt *time.Time `json:"retry_at"`
 }
 
 // Safe actions of content operations.
@@ -90,7 +93,7 @@ func ItemOf(p domain.Post) QueueItem {
 		if t.State == domain.StateFailed && t.Failure != nil {
 			f := t.Failure
 			it.Failures = append(it.Failures, TargetFailure{TargetID: t.TargetID, Network: t.Network, Item: f.Item, Code: f.Code,
-				Reason: f.Reason, Retryable: f.Retryable, At: f.At})
+				Reason: f.Reason, Retryable: f.Retryable, At: f.At, RetryAt: f.RetryAt})
 		}
 	}
 	return it

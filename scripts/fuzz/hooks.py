@@ -61,13 +61,17 @@ KNOWN_422 = {
     # header: one or the other, which a body schema cannot say.
     "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
     "content_strategy.suggestions.generate_from_trends": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
+    # An image prompt the provider refuses (its content rules) is the
+    # gateway's 422 "refused by the provider", passed through.
+    "ai.generate_image": [("", "refused by the provider")],
     # The gateway's AI actions: a model the caller names must have a price in
     # the current price table (data: domain/gateway/prices), and the provider
     # has rules of its own (its 4xx for a request it refuses, answered 422
     # "refused by the provider"); a tool call's arguments are a string that
     # must hold a JSON object, which no schema of a string can state.
     **{op: [("/model", "the model has no price in the current price table"), ("", "refused by the provider")]
-       for op in ("ai.translations.create", "ai.embeddings.create", "ai.image.describe", "ai.transcriptions.create")},
+       for op in ("ai.translations.create", "ai.embeddings.create", "ai.image.describe", "ai.transcriptions.create",
+                  "ai.images.create")},
     "ai.completions.create": [
         ("/model", "the model has no price in the current price table"),
         ("", "refused by the provider"),

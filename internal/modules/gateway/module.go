@@ -63,6 +63,8 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, sandbox)
 	module.Provide(p, edge)
 	module.Provide(p, edgeSandbox)
+	// The key ring seals other contexts' secrets too (publishing's tokens).
+	module.Provide(p, gatewaycmd.NewSealer(cfg.Edge.Ring, "gateway"))
 	dashboard := cfg.DashboardURL
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]

@@ -18,11 +18,13 @@ type Config struct {
 	// <PublicURL>/api/integrations/<platform>/callback
 	// (PUBLISHING_PUBLIC_URL; default http://<listener>).
 	PublicURL string
-	// TokenKey seals network tokens at rest: 32 bytes, base64
-	// (PUBLISHING_TOKEN_KEY). Without it, outside production, a key is made
-	// once and kept in the database.
-	TokenKey   []byte
-	Production bool // PLATFORM_ENV=production
+	// LegacyTokenKey opens tokens publishing sealed with its own key before
+	// the gateway's key ring sealed them: 32 bytes, base64
+	// (PUBLISHING_TOKEN_KEY; without it, the development key kept in the
+	// database, if any). It never seals; once the re-seal sweep has moved
+	// every token to the ring it can be removed.
+	LegacyTokenKey []byte
+	Production     bool // PLATFORM_ENV=production
 	// Sandbox starts a local fake of every network that has an adapter and
 	// no configured client, on loopback (PUBLISHING_SANDBOX; make run and
 	// the tests turn it on).
@@ -31,7 +33,8 @@ type Config struct {
 	// (PUBLISHING_NETWORK_<N>_BASE_URL, _CLIENT_ID, _CLIENT_SECRET).
 	Networks map[string]NetworkConfig
 	// Publisher: PUBLISHING_SEND_TIMEOUT (8s), PUBLISHING_CLAIM_LEASE (2m),
-	// PUBLISHING_MAX_ATTEMPTS (3).
+	// PUBLISHING_MAX_ATTEMPTS (3 per item, the first included),
+	// PUBLISHING_RETRY_BACKOFF (30s, doubling), PUBLISHING_RETRY_MAX_BACKOFF (15m).
 	Publisher pubcmd.PublisherConfig
 	// ReconcileInterval is how often unsettled attempts are reconciled
 	// (PUBLISHING_RECONCILE_INTERVAL, 5s; negative: never).
@@ -55,15 +58,21 @@ var _ module.Section = (*Config)(nil)
 func (c *Config) FromEnv(getenv func(string) string) error {
 	env := module.NewEnv(getenv)
 	env.String("PUBLISHING_PUBLIC_URL", &c.PublicURL)
-	env.Parse("PUBLISHING_TOKEN_KEY", func(v string) (err error) {
-		c.TokenKey, err = base64.StdEncoding.DecodeString(v)
-		return err
-	})
+	// Read apart: module.Env quotes a refused value in its error, and this
+	// one is a key.
+	var keyErr error
+	if v := getenv("PUBLISHING_TOKEN_KEY"); v != "" {
+		if c.LegacyTokenKey, keyErr = base64.StdEncoding.DecodeString(v); keyErr != nil {
+			keyErr = errors.New("PUBLISHING_TOKEN_KEY: not standard base64")
+		}
+	}
 	env.Parse("PLATFORM_ENV", func(v string) error { c.Production = strings.EqualFold(v, "production"); return nil })
 	env.Bool("PUBLISHING_SANDBOX", &c.Sandbox)
 	env.Duration("PUBLISHING_SEND_TIMEOUT", &c.Publisher.SendTimeout)
 	env.Duration("PUBLISHING_CLAIM_LEASE", &c.Publisher.ClaimLease)
 	env.Int("PUBLISHING_MAX_ATTEMPTS", &c.Publisher.MaxAttempts)
+	env.Duration("PUBLISHING_RETRY_BACKOFF", &c.Publisher.RetryBackoff)
+	env.Duration("PUBLISHING_RETRY_MAX_BACKOFF", &c.Publisher.RetryMaxBackoff)
 	env.Duration("PUBLISHING_RECONCILE_INTERVAL", &c.ReconcileInterval)
 	env.Duration("PUBLISHING_REFRESH_INTERVAL", &c.RefreshInterval)
 	for i, name := range domain.Networks {
@@ -79,7 +88,7 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 			c.Networks[name] = n
 		}
 	}
-	return env.Err()
+	return errors.Join(env.Err(), keyErr)
 }
 
 func (c *Config) Defaults() {
@@ -101,11 +110,11 @@ func (c *Config) Validate() error {
 	if p.MaxAttempts < 1 || p.Parallel < 1 {
 		errs = append(errs, errors.New("publishing: PUBLISHING_MAX_ATTEMPTS must be at least 1"))
 	}
-	if c.TokenKey != nil && len(c.TokenKey) != 32 {
-		errs = append(errs, errors.New("publishing: PUBLISHING_TOKEN_KEY must be 32 bytes (base64)"))
+	if p.RetryBackoff <= 0 || p.RetryMaxBackoff < p.RetryBackoff {
+		errs = append(errs, errors.New("publishing: PUBLISHING_RETRY_BACKOFF must be positive and at most PUBLISHING_RETRY_MAX_BACKOFF"))
 	}
-	if c.Production && c.TokenKey == nil {
-		errs = append(errs, errors.New("publishing: PUBLISHING_TOKEN_KEY is required in production (tokens are sealed with it)"))
+	if c.LegacyTokenKey != nil && len(c.LegacyTokenKey) != 32 {
+		errs = append(errs, errors.New("publishing: PUBLISHING_TOKEN_KEY must be 32 bytes (base64)"))
 	}
 	if c.Production && c.Sandbox {
 		errs = append(errs, errors.New("publishing: PUBLISHING_SANDBOX is for development, not production"))

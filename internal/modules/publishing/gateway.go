@@ -14,9 +14,6 @@ import (
 // with its Retry-After passed through.
 type gatewayAI struct {
 	client *gatewaycmd.Client
-	// images draws images while the gateway's client offers no metered
-	// image generation: the sandbox's stand-in in a sandbox, else nil (503).
-	images pubcmd.AI
 }
 
 var _ pubcmd.AI = gatewayAI{}
@@ -43,9 +40,21 @@ func (g gatewayAI) Write(ctx context.Context, organizationID, userID, system, pr
 	return c.Text, nil
 }
 
+// GenerateImage draws one image through the gateway's metered image
+// operation (priced per image, under the spend caps: a hard cap's 402
+// passes through). A provider that answered only a URL gave publishing
+// nothing to keep: the call is charged (the provider drew it) and answered
+// as the provider's fault.
 func (g gatewayAI) GenerateImage(ctx context.Context, organizationID, userID, prompt, size string) (pubcmd.GeneratedImage, error) {
-	if g.images == nil {
-		return pubcmd.GeneratedImage{}, errs.Unavailable("publishing: the usage gateway offers no image generation yet", nil)
+	out, err := g.client.GenerateImage(ctx, caller(organizationID, userID, "image"), gatewaycmd.ImageInput{Prompt: prompt, Size: size,
+		AppID: "publishing", UseCase: "image"})
+	if err != nil {
+		return pubcmd.GeneratedImage{}, err
 	}
-	return g.images.GenerateImage(ctx, organizationID, userID, prompt, size)
+	for _, img := range out.Images {
+		if len(img.Data) > 0 {
+			return pubcmd.GeneratedImage{Data: img.Data, ContentType: img.MIMEType, Model: out.Model}, nil
+		}
+	}
+	return pubcmd.GeneratedImage{}, errs.BadGateway("provider_error", "the provider "+out.Provider+" answered no image bytes", nil)
 }

@@ -6,7 +6,6 @@ package publishing
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -62,14 +61,7 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 			return a.Role != "" || a.PlatformRole != "", nil
 		})
 	}
-	key := cfg.TokenKey
-	if key == nil {
-		var err error
-		if key, err = pubcmd.DevelopmentKey(ctx, p.Pool); err != nil {
-			return module.Parts{}, fmt.Errorf("publishing: token key: %w", err)
-		}
-	}
-	sealer, err := pubcmd.NewAESSealer(key)
+	vault, err := buildVault(ctx, p, cfg)
 	if err != nil {
 		return module.Parts{}, err
 	}
@@ -79,16 +71,16 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	}
 	store := p.Objects
 	queries := view.NewQueries(p.Pool, p.Reader)
-	creds := pubcmd.NewCredentials(p.Pool, sealer)
+	creds := pubcmd.NewCredentials(p.Pool, vault)
 	library := pubcmd.NewMediaLibrary(h, store, queries.MediaFile)
 	publisher := pubcmd.NewPublisher(h, nets, creds, library, cfg.Publisher, p.Log)
-	integrations := pubcmd.NewIntegrations(h, nets, creds, sealer, base)
+	integrations := pubcmd.NewIntegrations(h, nets, creds, vault, base)
+	// AI goes through the gateway, metered; without its module there is
+	// none (503), never an unmetered stand-in: in a sandbox the gateway's
+	// fake providers answer.
 	var ai pubcmd.AI
-	if cfg.Sandbox {
-		ai = pubcmd.SandboxAI{} // no gateway in this process: the sandbox's stand-in, unmetered
-	}
 	if client, err := module.Lookup[*gatewaycmd.Client](p); err == nil {
-		ai = gatewayAI{client: client, images: ai}
+		ai = gatewayAI{client: client}
 	}
 	studio := pubcmd.NewStudio(h, ai, library)
 	module.Provide(p, h)
@@ -98,6 +90,7 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, sandbox)
 	module.Provide(p, studio)
 	module.Provide(p, integrations)
+	module.Provide(p, creds)
 	check := &checker{pool: p.Pool, kafka: p.Kafka, store: store, nets: nets}
 	stuck := func(ctx context.Context, before time.Time, limit int) ([]pubcmd.Stuck, error) {
 		list, err := queries.Stuck(ctx, before, limit)
@@ -129,8 +122,17 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	}
 	if cfg.RefreshInterval > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "publishing-refresher", Run: func(ctx context.Context) error {
-			return leader.Run(ctx, p.Pool, leader.PublishingRefresher, leader.Config{}, p.Log, leader.Every(cfg.RefreshInterval,
-				publisher.RefreshExpiring))
+			return leader.Run(ctx, p.Pool, leader.PublishingRefresher, leader.Config{}, p.Log, func(ctx context.Context) error {
+				// The ring changes only with a restart: the sweep runs when a
+				// term starts, and on the ticks after until one completes.
+				swept := sweep(ctx, creds, p.Log)
+				return leader.Every(cfg.RefreshInterval, func(ctx context.Context) {
+					if !swept {
+						swept = sweep(ctx, creds, p.Log)
+					}
+					publisher.RefreshExpiring(ctx)
+				})(ctx)
+			})
 		}})
 	}
 	return parts, nil
