@@ -15,7 +15,7 @@ import (
 	"github.com/platform/backend/providers/email"
 	"github.com/platform/backend/providers/email/postmark"
 	"github.com/platform/backend/providers/email/postmark/fake"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 const token = "server-token"
@@ -101,7 +101,7 @@ func mustJSON(v any) string {
 func TestDeliverClassifiesEveryFault(t *testing.T) {
 	tests := []struct {
 		name           string
-		fault          fakeprovider.Fault
+		fault          fakekit.Fault
 		token          string
 		timeout        time.Duration
 		callerCtx      func() (context.Context, context.CancelFunc)
@@ -112,29 +112,29 @@ func TestDeliverClassifiesEveryFault(t *testing.T) {
 		maybeDelivered bool
 		cause          error
 	}{
-		{name: "inactive recipient", fault: fakeprovider.Fault{Kind: fakeprovider.Reject}, kind: delivery.Rejected, code: "406", status: 422},
-		{name: "invalid email", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "300"}, kind: delivery.Rejected, code: "300", status: 422},
-		{name: "sender not confirmed", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "401"}, kind: delivery.Rejected, code: "401", status: 422},
-		{name: "account may not send", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "413"}, kind: delivery.Unauthorized, code: "413", status: 422},
-		{name: "unknown 422 code", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "1234"}, kind: delivery.Rejected, code: "1234", status: 422},
-		{name: "scripted 401", fault: fakeprovider.Fault{Kind: fakeprovider.Unauthorized}, kind: delivery.Unauthorized, code: "10", status: 401},
+		{name: "inactive recipient", fault: fakekit.Fault{Kind: fakekit.Reject}, kind: delivery.Rejected, code: "406", status: 422},
+		{name: "invalid email", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "300"}, kind: delivery.Rejected, code: "300", status: 422},
+		{name: "sender not confirmed", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "401"}, kind: delivery.Rejected, code: "401", status: 422},
+		{name: "account may not send", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "413"}, kind: delivery.Unauthorized, code: "413", status: 422},
+		{name: "unknown 422 code", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "1234"}, kind: delivery.Rejected, code: "1234", status: 422},
+		{name: "scripted 401", fault: fakekit.Fault{Kind: fakekit.Unauthorized}, kind: delivery.Unauthorized, code: "10", status: 401},
 		{name: "wrong token", token: "stale", kind: delivery.Unauthorized, code: "10", status: 401},
-		{name: "server error", fault: fakeprovider.Fault{Kind: fakeprovider.ServerError}, kind: delivery.ProviderFault, status: 500},
-		{name: "rate limited", fault: fakeprovider.Fault{Kind: fakeprovider.RateLimit, RetryAfter: 7 * time.Second},
+		{name: "server error", fault: fakekit.Fault{Kind: fakekit.ServerError}, kind: delivery.ProviderFault, status: 500},
+		{name: "rate limited", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 7 * time.Second},
 			kind: delivery.RateLimited, code: "429", status: 429, retryAfter: 7 * time.Second},
-		{name: "hangs past the timeout", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, timeout: 100 * time.Millisecond,
+		{name: "hangs past the timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, timeout: 100 * time.Millisecond,
 			kind: delivery.ProviderFault, maybeDelivered: true},
-		{name: "caller cancels", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, kind: delivery.Canceled, maybeDelivered: true,
+		{name: "caller cancels", fault: fakekit.Fault{Kind: fakekit.Hang}, kind: delivery.Canceled, maybeDelivered: true,
 			callerCtx: func() (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(context.Background())
 				time.AfterFunc(50*time.Millisecond, cancel)
 				return ctx, cancel
 			}, cause: context.Canceled},
-		{name: "caller deadline before the provider timeout", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, kind: delivery.Canceled,
+		{name: "caller deadline before the provider timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, kind: delivery.Canceled,
 			maybeDelivered: true, callerCtx: func() (context.Context, context.CancelFunc) {
 				return context.WithTimeout(context.Background(), 50*time.Millisecond)
 			}, cause: context.DeadlineExceeded},
-		{name: "malformed answer", fault: fakeprovider.Fault{Kind: fakeprovider.Malformed}, kind: delivery.ProviderFault, status: 200, maybeDelivered: true},
+		{name: "malformed answer", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: delivery.ProviderFault, status: 200, maybeDelivered: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/email/postmark"
 	"github.com/platform/backend/providers/email/postmark/fake"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 func TestWebhookVerify(t *testing.T) {
@@ -130,8 +130,8 @@ func TestFakeScripts(t *testing.T) {
 	srv := fake.Start(fake.Options{ServerToken: token})
 	defer srv.Close()
 	c, _ := postmark.New(postmark.Config{BaseURL: srv.URL(), ServerToken: token})
-	srv.ForRecipient("bounce@example.com", fakeprovider.Fault{Kind: fakeprovider.Reject})
-	srv.Next(2, fakeprovider.Fault{Kind: fakeprovider.ServerError})
+	srv.When(fakekit.Naming("bounce@example.com"), fakekit.Fault{Kind: fakekit.Reject})
+	srv.Next(2, fakekit.Fault{Kind: fakekit.ServerError})
 	m := fullMessage()
 	kinds := []delivery.Kind{}
 	for range 3 {

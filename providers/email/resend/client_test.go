@@ -15,7 +15,7 @@ import (
 	"github.com/platform/backend/providers/email"
 	"github.com/platform/backend/providers/email/resend"
 	"github.com/platform/backend/providers/email/resend/fake"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 const apiKey = "re_test_key"
@@ -112,7 +112,7 @@ func TestIdempotencyKeyAnswersTheFirstResult(t *testing.T) {
 func TestDeliverClassifiesEveryFault(t *testing.T) {
 	tests := []struct {
 		name           string
-		fault          fakeprovider.Fault
+		fault          fakekit.Fault
 		key            string
 		timeout        time.Duration
 		cancelAfter    time.Duration
@@ -122,21 +122,21 @@ func TestDeliverClassifiesEveryFault(t *testing.T) {
 		retryAfter     time.Duration
 		maybeDelivered bool
 	}{
-		{name: "validation error", fault: fakeprovider.Fault{Kind: fakeprovider.Reject}, kind: delivery.Rejected, code: "validation_error", status: 422},
-		{name: "sender refused", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "invalid_from_address"}, kind: delivery.Rejected,
+		{name: "validation error", fault: fakekit.Fault{Kind: fakekit.Reject}, kind: delivery.Rejected, code: "validation_error", status: 422},
+		{name: "sender refused", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "invalid_from_address"}, kind: delivery.Rejected,
 			code: "invalid_from_address", status: 422},
-		{name: "scripted invalid key", fault: fakeprovider.Fault{Kind: fakeprovider.Unauthorized}, kind: delivery.Unauthorized,
+		{name: "scripted invalid key", fault: fakekit.Fault{Kind: fakekit.Unauthorized}, kind: delivery.Unauthorized,
 			code: "invalid_api_key", status: 403},
 		{name: "wrong key", key: "re_other", kind: delivery.Unauthorized, code: "invalid_api_key", status: 403},
-		{name: "server error", fault: fakeprovider.Fault{Kind: fakeprovider.ServerError}, kind: delivery.ProviderFault,
+		{name: "server error", fault: fakekit.Fault{Kind: fakekit.ServerError}, kind: delivery.ProviderFault,
 			code: "internal_server_error", status: 500},
-		{name: "rate limited", fault: fakeprovider.Fault{Kind: fakeprovider.RateLimit, RetryAfter: 3 * time.Second},
+		{name: "rate limited", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 3 * time.Second},
 			kind: delivery.RateLimited, code: "rate_limit_exceeded", status: 429, retryAfter: 3 * time.Second},
-		{name: "hangs past the timeout", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, timeout: 100 * time.Millisecond,
+		{name: "hangs past the timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, timeout: 100 * time.Millisecond,
 			kind: delivery.ProviderFault, maybeDelivered: true},
-		{name: "caller cancels", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, cancelAfter: 50 * time.Millisecond,
+		{name: "caller cancels", fault: fakekit.Fault{Kind: fakekit.Hang}, cancelAfter: 50 * time.Millisecond,
 			kind: delivery.Canceled, maybeDelivered: true},
-		{name: "malformed answer", fault: fakeprovider.Fault{Kind: fakeprovider.Malformed}, kind: delivery.ProviderFault, status: 200,
+		{name: "malformed answer", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: delivery.ProviderFault, status: 200,
 			maybeDelivered: true},
 	}
 	for _, tc := range tests {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/delivery"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/message"
 	"github.com/platform/backend/providers/message/whatsapp"
 	"github.com/platform/backend/providers/message/whatsapp/fake"
@@ -76,7 +76,7 @@ func TestDeliverSpeaksCloudAPIWire(t *testing.T) {
 func TestDeliverClassifiesEveryFault(t *testing.T) {
 	tests := []struct {
 		name           string
-		fault          fakeprovider.Fault
+		fault          fakekit.Fault
 		token          string
 		version        string
 		timeout        time.Duration
@@ -87,22 +87,22 @@ func TestDeliverClassifiesEveryFault(t *testing.T) {
 		retryAfter     time.Duration
 		maybeDelivered bool
 	}{
-		{name: "recipient not allowed", fault: fakeprovider.Fault{Kind: fakeprovider.Reject}, kind: delivery.Rejected, code: "131030", status: 400},
-		{name: "template does not exist", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "132001"}, kind: delivery.Rejected, code: "132001", status: 400},
-		{name: "template paused", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "132015"}, kind: delivery.Rejected, code: "132015", status: 400},
-		{name: "outside the window", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "131047"}, kind: delivery.Rejected, code: "131047", status: 400},
-		{name: "rate limit as a 400 code", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "80007"}, kind: delivery.RateLimited, code: "80007", status: 400},
-		{name: "application rate limit", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "4"}, kind: delivery.RateLimited, code: "4", status: 400},
-		{name: "expired token", fault: fakeprovider.Fault{Kind: fakeprovider.Unauthorized}, kind: delivery.Unauthorized, code: "190", status: 401},
+		{name: "recipient not allowed", fault: fakekit.Fault{Kind: fakekit.Reject}, kind: delivery.Rejected, code: "131030", status: 400},
+		{name: "template does not exist", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "132001"}, kind: delivery.Rejected, code: "132001", status: 400},
+		{name: "template paused", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "132015"}, kind: delivery.Rejected, code: "132015", status: 400},
+		{name: "outside the window", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "131047"}, kind: delivery.Rejected, code: "131047", status: 400},
+		{name: "rate limit as a 400 code", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "80007"}, kind: delivery.RateLimited, code: "80007", status: 400},
+		{name: "application rate limit", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "4"}, kind: delivery.RateLimited, code: "4", status: 400},
+		{name: "expired token", fault: fakekit.Fault{Kind: fakekit.Unauthorized}, kind: delivery.Unauthorized, code: "190", status: 401},
 		{name: "wrong token", token: "other", kind: delivery.Unauthorized, code: "190", status: 401},
-		{name: "generic provider error", fault: fakeprovider.Fault{Kind: fakeprovider.ServerError}, kind: delivery.ProviderFault, code: "131000", status: 500},
-		{name: "429 with Retry-After", fault: fakeprovider.Fault{Kind: fakeprovider.RateLimit, RetryAfter: 2 * time.Second},
+		{name: "generic provider error", fault: fakekit.Fault{Kind: fakekit.ServerError}, kind: delivery.ProviderFault, code: "131000", status: 500},
+		{name: "429 with Retry-After", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 2 * time.Second},
 			kind: delivery.RateLimited, code: "130429", status: 429, retryAfter: 2 * time.Second},
-		{name: "hangs past the timeout", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, timeout: 100 * time.Millisecond,
+		{name: "hangs past the timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, timeout: 100 * time.Millisecond,
 			kind: delivery.ProviderFault, maybeDelivered: true},
-		{name: "caller cancels", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, cancelAfter: 50 * time.Millisecond,
+		{name: "caller cancels", fault: fakekit.Fault{Kind: fakekit.Hang}, cancelAfter: 50 * time.Millisecond,
 			kind: delivery.Canceled, maybeDelivered: true},
-		{name: "malformed answer", fault: fakeprovider.Fault{Kind: fakeprovider.Malformed}, kind: delivery.ProviderFault, status: 200, maybeDelivered: true},
+		{name: "malformed answer", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: delivery.ProviderFault, status: 200, maybeDelivered: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
