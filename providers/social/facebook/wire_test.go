@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/facebook"
 	"github.com/platform/backend/providers/social/facebook/fake"
@@ -93,7 +94,7 @@ func TestConnectMakesALongLivedToken(t *testing.T) {
 		t.Fatalf("token %+v", tok)
 	}
 	calls := f.RequestsOf(socialfake.OpToken)
-	if len(calls) != 2 || calls[0].Query.Get("code") != code || calls[1].Query.Get("grant_type") != "fb_exchange_token" {
+	if len(calls) != 2 || calls[0].Query().Get("code") != code || calls[1].Query().Get("grant_type") != "fb_exchange_token" {
 		t.Fatalf("token calls %+v", calls)
 	}
 }
@@ -146,7 +147,7 @@ func TestRecordedAnswers(t *testing.T) {
 func TestRateLimitReadsTheBusinessUsageHeader(t *testing.T) {
 	c, f := start(t)
 	defer f.Close()
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 10 * time.Minute})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 10 * time.Minute})
 	_, err := c.Publish(context.Background(), f.Connection(), social.Post{Text: "x"})
 	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter != 10*time.Minute || e.Code != "32" {
 		t.Fatalf("%+v", e)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/instagram"
 	"github.com/platform/backend/providers/social/instagram/fake"
@@ -14,7 +15,7 @@ import (
 	"github.com/platform/backend/providers/social/socialtest"
 )
 
-func form(t *testing.T, r socialfake.Request) url.Values {
+func form(t *testing.T, r fakekit.Request) url.Values {
 	t.Helper()
 	v, err := url.ParseQuery(string(r.Body))
 	if err != nil {
@@ -113,7 +114,7 @@ func TestResumePublishesTheSameContainer(t *testing.T) {
 	defer f.Close()
 	conn := f.Connection()
 	p := photo("resumed")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.Hang})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.Hang})
 	_, err := c.Publish(context.Background(), conn, p)
 	e, _ := social.AsError(err)
 	if e == nil || e.Kind != social.KindOutcomeUnknown || e.Pending == "" {
@@ -132,7 +133,7 @@ func TestResumePublishesTheSameContainer(t *testing.T) {
 	}
 
 	late := photo("landed late")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.AcceptThenTimeout})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.AcceptThenTimeout})
 	_, err = c.Publish(context.Background(), conn, late)
 	e, _ = social.AsError(err)
 	late.Resume = e.Pending
@@ -170,7 +171,7 @@ func TestConnectExchangesForALongLivedToken(t *testing.T) {
 		t.Fatalf("token %+v", tok)
 	}
 	calls := f.RequestsOf(socialfake.OpToken)
-	if len(calls) != 2 || calls[0].Path != "/oauth/access_token" || calls[1].Query.Get("grant_type") != "ig_exchange_token" {
+	if len(calls) != 2 || calls[0].Path != "/oauth/access_token" || calls[1].Query().Get("grant_type") != "ig_exchange_token" {
 		t.Fatalf("token calls %+v", calls)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/linkedin"
 	"github.com/platform/backend/providers/social/socialfake"
@@ -65,7 +66,7 @@ func TestImageAndArticle(t *testing.T) {
 		t.Fatal(err)
 	}
 	media := f.RequestsOf(socialfake.OpMedia)
-	if len(media) != 2 || media[0].Method != http.MethodPost || media[0].Query.Get("action") != "initializeUpload" ||
+	if len(media) != 2 || media[0].Method != http.MethodPost || media[0].Query().Get("action") != "initializeUpload" ||
 		media[1].Method != http.MethodPut || string(media[1].Body) != "jpeg bytes" {
 		t.Fatalf("upload calls %+v", media)
 	}
@@ -97,7 +98,7 @@ func TestDuplicateNamesTheExistingPost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.Reject, Reason: socialfake.ReasonDuplicate})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.Reject, Code: socialfake.ReasonDuplicate})
 	_, err = c.Publish(context.Background(), conn, social.Post{Text: "once"})
 	e, _ := social.AsError(err)
 	if e == nil || e.Reason != social.ReasonDuplicate || e.DuplicateOf != first.ID {

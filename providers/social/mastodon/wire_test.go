@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/mastodon"
 	"github.com/platform/backend/providers/social/socialfake"
@@ -68,7 +69,7 @@ func TestIdempotencyKeyMakesARetrySafe(t *testing.T) {
 	defer f.Close()
 	conn := f.Connection()
 	p := social.Post{Text: "exactly once", IdempotencyKey: "post-9:target-6:attempt-1"}
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.AcceptThenTimeout})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.AcceptThenTimeout})
 	_, err := c.Publish(context.Background(), conn, p)
 	if social.KindOf(err) != social.KindOutcomeUnknown {
 		t.Fatalf("%v", err)
@@ -106,7 +107,7 @@ func TestReplyToAMissingStatus(t *testing.T) {
 func TestRateLimitReadsTheISOReset(t *testing.T) {
 	c, f := start(t)
 	defer f.Close()
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 5 * time.Minute})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 5 * time.Minute})
 	_, err := c.Publish(context.Background(), f.Connection(), social.Post{Text: "x"})
 	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter < 5*time.Minute-time.Second || e.RetryAfter > 5*time.Minute+time.Second {
 		t.Fatalf("%+v", e)

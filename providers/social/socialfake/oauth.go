@@ -82,9 +82,8 @@ func (c *Core) IssueGrant(account string, scopes []string) Grant {
 }
 
 func (c *Core) issueLocked(account string, scopes []string) Grant {
-	now, p := c.opts.Now(), c.oauth.policy
-	c.seq["grant"]++
-	n := c.seq["grant"]
+	now, p := c.Now(), c.oauth.policy
+	n := c.Seq("grant")
 	g := &grantState{Grant: Grant{Account: account, Scopes: slices.Clone(scopes), Access: fmt.Sprintf("fake-access-%d", n)}}
 	if p.AccessTTL > 0 {
 		g.Expiry = now.Add(p.AccessTTL)
@@ -118,7 +117,7 @@ func (c *Core) RevokeGrants() {
 func (c *Core) ExpireAccessTokens() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	past := c.opts.Now().Add(-time.Second)
+	past := c.Now().Add(-time.Second)
 	for _, g := range c.oauth.access {
 		g.Expiry = past
 	}
@@ -133,7 +132,7 @@ func (c *Core) authenticate(r *http.Request) (Grant, Problem, bool) {
 	switch {
 	case tok == "" || !ok || g.revoked:
 		return Grant{}, Problem{Kind: ProblemTokenInvalid}, false
-	case !g.Expiry.IsZero() && !c.opts.Now().Before(g.Expiry):
+	case !g.Expiry.IsZero() && !c.Now().Before(g.Expiry):
 		return Grant{}, Problem{Kind: ProblemTokenExpired}, false
 	}
 	return g.Grant, Problem{}, true
@@ -159,8 +158,8 @@ func (c *Core) Authorize(w http.ResponseWriter, r *http.Request, d AuthorizeDial
 	if sep == "" {
 		sep = " "
 	}
+	c.Label(r, OpAuthorize)
 	c.mu.Lock()
-	c.requests = append(c.requests, Request{Op: "authorize", Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), At: c.opts.Now()})
 	consent := c.opts.Consent
 	c.mu.Unlock()
 	q := r.URL.Query()
@@ -196,11 +195,10 @@ func (c *Core) Authorize(w http.ResponseWriter, r *http.Request, d AuthorizeDial
 		return
 	}
 	c.mu.Lock()
-	c.seq["code"]++
-	code := fmt.Sprintf("fake-code-%d", c.seq["code"])
+	code := fmt.Sprintf("fake-code-%d", c.Seq("code"))
 	c.oauth.codes[code] = &pendingCode{clientID: c.opts.ClientID, redirectURI: redirect, challenge: challenge,
 		account: c.oauth.user, scopes: strings.FieldsFunc(q.Get("scope"), func(r rune) bool { return r == ' ' || strings.ContainsRune(sep, r) }),
-		expires: c.opts.Now().Add(10 * time.Minute)}
+		expires: c.Now().Add(10 * time.Minute)}
 	c.mu.Unlock()
 	back(url.Values{"code": {code}})
 }
@@ -238,7 +236,7 @@ func (c *Core) RedeemCode(code, verifier, redirectURI string) (Grant, Problem, b
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pc, ok := c.oauth.codes[code]
-	if !ok || pc.used || !c.opts.Now().Before(pc.expires) || pc.redirectURI != redirectURI {
+	if !ok || pc.used || !c.Now().Before(pc.expires) || pc.redirectURI != redirectURI {
 		return Grant{}, Problem{Kind: ProblemGrantInvalid, Reason: "code"}, false
 	}
 	sum := sha256.Sum256([]byte(verifier))
@@ -255,7 +253,7 @@ func (c *Core) RefreshGrant(refresh string) (Grant, Problem, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g, ok := c.oauth.refresh[refresh]
-	if !ok || g.revoked || (!g.RefreshExpiry.IsZero() && !c.opts.Now().Before(g.RefreshExpiry)) {
+	if !ok || g.revoked || (!g.RefreshExpiry.IsZero() && !c.Now().Before(g.RefreshExpiry)) {
 		return Grant{}, Problem{Kind: ProblemGrantInvalid, Reason: "refresh_token"}, false
 	}
 	old := g.Access
@@ -286,13 +284,12 @@ func (c *Core) RenewAccess(access string, ttl time.Duration) (Grant, Problem, bo
 	switch {
 	case !ok || g.revoked:
 		return Grant{}, Problem{Kind: ProblemTokenInvalid}, false
-	case !g.Expiry.IsZero() && !c.opts.Now().Before(g.Expiry):
+	case !g.Expiry.IsZero() && !c.Now().Before(g.Expiry):
 		return Grant{}, Problem{Kind: ProblemTokenExpired}, false
 	}
-	c.seq["grant"]++
-	ng := &grantState{Grant: Grant{Account: g.Account, Scopes: slices.Clone(g.Scopes), Access: fmt.Sprintf("fake-access-%d", c.seq["grant"])}}
+	ng := &grantState{Grant: Grant{Account: g.Account, Scopes: slices.Clone(g.Scopes), Access: fmt.Sprintf("fake-access-%d", c.Seq("grant"))}}
 	if ttl > 0 {
-		ng.Expiry = c.opts.Now().Add(ttl)
+		ng.Expiry = c.Now().Add(ttl)
 	}
 	c.oauth.access[ng.Access] = ng
 	return ng.Grant, Problem{}, true
@@ -303,10 +300,9 @@ func (c *Core) RenewAccess(access string, ttl time.Duration) (Grant, Problem, bo
 func (c *Core) IssueGrantFor(account string, scopes []string, ttl time.Duration) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.seq["grant"]++
-	g := &grantState{Grant: Grant{Account: account, Scopes: slices.Clone(scopes), Access: fmt.Sprintf("fake-access-%d", c.seq["grant"])}}
+	g := &grantState{Grant: Grant{Account: account, Scopes: slices.Clone(scopes), Access: fmt.Sprintf("fake-access-%d", c.Seq("grant"))}}
 	if ttl > 0 {
-		g.Expiry = c.opts.Now().Add(ttl)
+		g.Expiry = c.Now().Add(ttl)
 	}
 	c.oauth.access[g.Access] = g
 	return g.Access

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
-	"github.com/platform/backend/providers/social/socialfake"
 )
 
 func testOAuth(t *testing.T, start starter, s Setup) {
@@ -70,8 +70,8 @@ func testOAuth(t *testing.T, start starter, s Setup) {
 
 		// A transient refresh failure is not a revoked grant, and the token
 		// still refreshes afterwards.
-		for _, fault := range []socialfake.Fault{{Kind: socialfake.ServerError}, {Kind: socialfake.RateLimit}, {Kind: socialfake.Hang}} {
-			f.Next(s.RefreshOp, 1, fault)
+		for _, fault := range []fakekit.Fault{{Kind: fakekit.ServerError}, {Kind: fakekit.RateLimit}, {Kind: fakekit.Hang}} {
+			f.On(s.RefreshOp).Next(1, fault)
 			_, err := n.Refresh(ctx(t), tok)
 			if k := social.KindOf(err); k == social.KindReconnect || err == nil {
 				t.Fatalf("refresh under %s: %v (kind %s), want a transient error", fault.Kind, err, k)

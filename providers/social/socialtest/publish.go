@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 )
@@ -97,27 +98,27 @@ func testThread(t *testing.T, start starter, s Setup) {
 func testFaults(t *testing.T, start starter, s Setup) {
 	tests := []struct {
 		name   string
-		fault  socialfake.Fault
+		fault  fakekit.Fault
 		kind   social.Kind
 		reason string
 	}{
-		{"rate limited", socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 30 * time.Second}, social.KindRateLimited, ""},
-		{"server error", socialfake.Fault{Kind: socialfake.ServerError}, social.KindProviderFault, ""},
-		{"token expired", socialfake.Fault{Kind: socialfake.TokenExpired}, social.KindReconnect, ""},
-		{"malformed success", socialfake.Fault{Kind: socialfake.Malformed}, social.KindOutcomeUnknown, social.ReasonMalformed},
+		{"rate limited", fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 30 * time.Second}, social.KindRateLimited, ""},
+		{"server error", fakekit.Fault{Kind: fakekit.ServerError}, social.KindProviderFault, ""},
+		{"token expired", fakekit.Fault{Kind: socialfake.TokenExpired}, social.KindReconnect, ""},
+		{"malformed success", fakekit.Fault{Kind: fakekit.Malformed}, social.KindOutcomeUnknown, social.ReasonMalformed},
 	}
 	for _, reason := range s.Rejections {
 		tests = append(tests, struct {
 			name   string
-			fault  socialfake.Fault
+			fault  fakekit.Fault
 			kind   social.Kind
 			reason string
-		}{"rejected " + reason, socialfake.Fault{Kind: socialfake.Reject, Reason: reason}, social.KindRejected, reason})
+		}{"rejected " + reason, fakekit.Fault{Kind: fakekit.Reject, Code: reason}, social.KindRejected, reason})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			n, f := start(t)
-			f.Next(socialfake.OpPost, 1, tc.fault)
+			f.On(socialfake.OpPost).Next(1, tc.fault)
 			_, err := n.Publish(ctx(t), f.Connection(), s.Post("a post meeting "+tc.name))
 			e := wantKind(t, err, tc.kind, tc.reason)
 			if !e.Sent {
@@ -139,7 +140,7 @@ func testAcceptedThenTimeout(t *testing.T, start starter, s Setup) {
 	conn := f.Connection()
 	since := time.Now()
 	p := s.Post("accepted while we were not listening")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.AcceptThenTimeout})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.AcceptThenTimeout})
 	began := time.Now()
 	_, err := n.Publish(ctx(t), conn, p)
 	e := wantKind(t, err, social.KindOutcomeUnknown, "")
@@ -165,7 +166,7 @@ func testHang(t *testing.T, start starter, s Setup) {
 	n, f := start(t)
 	conn := f.Connection()
 	p := s.Post("never arrived")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.Hang})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.Hang})
 	_, err := n.Publish(ctx(t), conn, p)
 	e := wantKind(t, err, social.KindOutcomeUnknown, "")
 	wantCount(t, f, 0)
@@ -214,7 +215,7 @@ func testLookup(t *testing.T, start starter, s Setup) {
 	if res.State != social.LookupNotFound {
 		t.Fatalf("lookup %+v, want not found", res)
 	}
-	f.Next(socialfake.OpLookup, 1, socialfake.Fault{Kind: socialfake.ServerError})
+	f.On(socialfake.OpLookup).Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	_, err = n.Lookup(ctx(t), conn, social.Query{Text: "x", Since: time.Now()})
 	wantKind(t, err, social.KindProviderFault, "")
 	if f.PostCount() != 0 {

@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 	"github.com/platform/backend/providers/social/socialtest"
 	"github.com/platform/backend/providers/social/tiktok"
 )
 
-func body(t *testing.T, r socialfake.Request) map[string]any {
+func body(t *testing.T, r fakekit.Request) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.Body, &m); err != nil {
@@ -114,7 +115,7 @@ func TestProcessingOutlastsThePollBudget(t *testing.T) {
 
 	f.ProcessingPolls(0)
 	other := video("quick")
-	f.Next(socialfake.OpStatus, 1, socialfake.Fault{Kind: socialfake.ServerError})
+	f.On(socialfake.OpStatus).Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	_, err = c.Publish(context.Background(), conn, other)
 	e2, _ := social.AsError(err)
 	if e2 == nil || e2.Kind != social.KindOutcomeUnknown || e2.Pending == "" {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 	"github.com/platform/backend/providers/social/socialtest"
@@ -72,7 +73,7 @@ func TestThreadReplyWithImagesOnTheWire(t *testing.T) {
 	}
 }
 
-func multipartFields(t *testing.T, r socialfake.Request) map[string]string {
+func multipartFields(t *testing.T, r fakekit.Request) map[string]string {
 	t.Helper()
 	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
@@ -115,7 +116,7 @@ func TestPreflightRefusalsSendNothing(t *testing.T) {
 func TestRateLimitReadsTheResetHeader(t *testing.T) {
 	c, f := start(t)
 	defer f.Close()
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 15 * time.Minute})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 15 * time.Minute})
 	_, err := c.Publish(context.Background(), f.Connection(), social.Post{Text: "hi"})
 	e, _ := social.AsError(err)
 	if e == nil || e.Kind != social.KindRateLimited || e.RetryAfter < 15*time.Minute || e.RetryAfter > 15*time.Minute+time.Second || e.ResetAt.IsZero() {
@@ -149,7 +150,7 @@ func TestRefreshTokensRotate(t *testing.T) {
 	}
 }
 
-func basicAuth(r socialfake.Request) (string, string, bool) {
+func basicAuth(r fakekit.Request) (string, string, bool) {
 	req := &http.Request{Header: r.Header}
 	return req.BasicAuth()
 }

@@ -147,7 +147,7 @@ func (f *Fake) initializeUpload(w http.ResponseWriter, r *http.Request) {
 		call.Problem(socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "owner"})
 		return
 	}
-	id := fmt.Sprintf("C4E10AQ%011d", f.NextID("image"))
+	id := fmt.Sprintf("C4E10AQ%011d", f.Seq("image"))
 	f.mu.Lock()
 	f.images["urn:li:image:"+id] = false
 	f.mu.Unlock()
@@ -230,7 +230,7 @@ func (f *Fake) createPost(w http.ResponseWriter, r *http.Request) {
 	if in.Content != nil && in.Content.Article != nil {
 		post.Link, post.Title = in.Content.Article.Source, in.Content.Article.Title
 	}
-	post.ID = fmt.Sprintf("urn:li:share:70%017d", f.NextID("share"))
+	post.ID = fmt.Sprintf("urn:li:share:70%017d", f.Seq("share"))
 	post.URL = socialfake.BaseURL(r) + "/feed/update/" + post.ID + "/"
 	post, _ = f.Accept(post)
 	if call.Accepted() {

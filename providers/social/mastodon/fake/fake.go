@@ -164,7 +164,7 @@ func (f *Fake) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = file.Close()
-	id := fmt.Sprintf("11%016d", f.NextID("media"))
+	id := fmt.Sprintf("11%016d", f.Seq("media"))
 	f.mu.Lock()
 	polls := f.processing
 	f.media[id] = polls
@@ -240,7 +240,7 @@ func (f *Fake) postStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	post := socialfake.Post{Account: call.Grant.Account, Text: in.Status, ReplyTo: in.InReplyToID, Media: in.MediaIDs,
 		Visibility: in.Visibility, IdempotencyKey: r.Header.Get("Idempotency-Key")}
-	post.ID = fmt.Sprintf("11%016d", f.NextID("status"))
+	post.ID = fmt.Sprintf("11%016d", f.Seq("status"))
 	post.URL = socialfake.BaseURL(r) + "/@" + Username + "/" + post.ID
 	post, _ = f.Accept(post)
 	if call.Accepted() {

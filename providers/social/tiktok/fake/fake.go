@@ -207,7 +207,7 @@ func (f *Fake) initPost(w http.ResponseWriter, r *http.Request) {
 		call.Problem(socialfake.Problem{Kind: socialfake.ProblemRejected, Reason: socialfake.ReasonMediaInvalid})
 		return
 	}
-	n := f.NextID("post")
+	n := f.Seq("post")
 	publishID := fmt.Sprintf("v_pub_url~v2-1.%019d", n)
 	if photo {
 		publishID = fmt.Sprintf("p_pub_url~v2.%019d", n)

@@ -135,7 +135,7 @@ func (f *Fake) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = file.Close()
-	id := fmt.Sprintf("17%017d", f.NextID("media"))
+	id := fmt.Sprintf("17%017d", f.Seq("media"))
 	f.mu.Lock()
 	f.media[id] = true
 	f.mu.Unlock()
@@ -187,7 +187,7 @@ func (f *Fake) createTweet(w http.ResponseWriter, r *http.Request) {
 		}
 		post.ReplyTo = in.Reply.InReplyToTweetID
 	}
-	post.ID = fmt.Sprintf("18%017d", f.NextID("tweet"))
+	post.ID = fmt.Sprintf("18%017d", f.Seq("tweet"))
 	post.URL = socialfake.BaseURL(r) + "/" + Username + "/status/" + post.ID
 	post, _ = f.Accept(post)
 	if call.Accepted() {
