@@ -22,7 +22,7 @@ import (
 // records, counts, OAuth) and a ready connection.
 type Fake interface {
 	On(op string) *fakekit.Script // faults of one operation
-	Next(n int, f fakekit.Fault)   // faults of any call
+	Next(n int, f fakekit.Fault)  // faults of any call
 	Reset()
 	PostCount() int
 	Posts() []socialfake.Post
