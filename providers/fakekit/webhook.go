@@ -9,7 +9,8 @@ import (
 )
 
 // PostWebhook POSTs a webhook body with its headers to url, as a provider
-// would, and returns the receiver's status.
+// would (application/json unless the headers name another type), and
+// returns the receiver's status.
 func PostWebhook(ctx context.Context, url string, header http.Header, body []byte) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -18,7 +19,9 @@ func PostWebhook(ctx context.Context, url string, header http.Header, body []byt
 		return 0, err
 	}
 	req.Header = header.Clone()
-	req.Header.Set("Content-Type", "application/json")
+	if req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := (&http.Client{}).Do(req)
 	if err != nil {
 		return 0, err

@@ -158,7 +158,7 @@ func TestEveryOperationOverTheWire(t *testing.T) {
 			req := lastRequest(t, f)
 			form := req.RawQuery
 			if tc.method == http.MethodPost {
-				form = req.Body
+				form = string(req.Body)
 				if req.ContentType != "application/x-www-form-urlencoded" {
 					t.Errorf("content type %q", req.ContentType)
 				}
@@ -169,7 +169,7 @@ func TestEveryOperationOverTheWire(t *testing.T) {
 					t.Errorf("idempotency key %q", req.IdempotencyKey)
 				}
 			} else {
-				if req.Body != "" || req.ContentType != "" {
+				if len(req.Body) != 0 || req.ContentType != "" {
 					t.Errorf("a %s sent a body %q (%s)", tc.method, req.Body, req.ContentType)
 				}
 				if req.IdempotencyKey != "" {
@@ -255,7 +255,7 @@ func TestConnectedAccountGoesInTheStripeAccountHeader(t *testing.T) {
 	if req.StripeAccount != acct {
 		t.Fatalf("Stripe-Account %q, want %s", req.StripeAccount, acct)
 	}
-	if _, sent := req.Params["stripe_account"]; sent || req.Body != "email=buyer%40example.com" {
+	if _, sent := req.Params["stripe_account"]; sent || string(req.Body) != "email=buyer%40example.com" {
 		t.Fatalf("stripe_account left in the body: %q", req.Body)
 	}
 	// The customer lives in the connected account, not on the platform.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/payments/stripe"
 	"github.com/platform/backend/providers/payments/stripe/fake"
 )
@@ -24,25 +25,25 @@ func TestErrorKinds(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		fault  fake.Fault
+		fault  fakekit.Fault
 		cfg    func(*stripe.Config)
 		op     string
 		params map[string]any
 		want   want
 	}{
-		{name: "5xx", fault: fake.Fault{Kind: fake.ServerError}, op: "customers.create",
+		{name: "5xx", fault: fakekit.Fault{Kind: fakekit.ServerError}, op: "customers.create",
 			want: want{kind: stripe.ProviderFault, status: 500, typ: "api_error", retryable: true}},
-		{name: "429 with Retry-After", fault: fake.Fault{Kind: fake.RateLimit, RetryAfter: 7 * time.Second}, op: "customers.create",
+		{name: "429 with Retry-After", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 7 * time.Second}, op: "customers.create",
 			want: want{kind: stripe.RateLimited, status: 429, typ: "invalid_request_error", code: "rate_limit", retryable: true, retryAfter: 7 * time.Second}},
-		{name: "no answer within the timeout", fault: fake.Fault{Kind: fake.Hang}, op: "customers.create",
+		{name: "no answer within the timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, op: "customers.create",
 			cfg:  func(c *stripe.Config) { c.Timeout = 150 * time.Millisecond },
 			want: want{kind: stripe.ProviderFault, retryable: true, timedOut: true, maybeApplied: true}},
-		{name: "GET without an answer applied nothing", fault: fake.Fault{Kind: fake.Hang}, op: "customers.retrieve", params: map[string]any{"id": "cus_1"},
+		{name: "GET without an answer applied nothing", fault: fakekit.Fault{Kind: fakekit.Hang}, op: "customers.retrieve", params: map[string]any{"id": "cus_1"},
 			cfg:  func(c *stripe.Config) { c.Timeout = 150 * time.Millisecond },
 			want: want{kind: stripe.ProviderFault, retryable: true, timedOut: true}},
-		{name: "malformed answer", fault: fake.Fault{Kind: fake.Malformed}, op: "customers.create",
+		{name: "malformed answer", fault: fakekit.Fault{Kind: fakekit.Malformed}, op: "customers.create",
 			want: want{kind: stripe.ProviderFault, status: 200, retryable: true, maybeApplied: true}},
-		{name: "card declined", fault: fake.Fault{Kind: fake.CardDeclined}, op: "payment_intents.create", params: charge(2000),
+		{name: "card declined", fault: fakekit.Fault{Kind: fakekit.Reject}, op: "payment_intents.create", params: charge(2000),
 			want: want{kind: stripe.InvalidRequest, status: 402, typ: "card_error", code: "card_declined", decline: "generic_decline"}},
 		{name: "test card declined for funds", op: "payment_intents.create",
 			params: map[string]any{"amount": 2000, "currency": "eur", "payment_method": "pm_card_chargeDeclinedInsufficientFunds", "confirm": true},
@@ -98,8 +99,8 @@ func TestTheCallersCancelIsNeverAProviderFault(t *testing.T) {
 	t.Run("cancel while Stripe holds the call", func(t *testing.T) {
 		f := startFake(t, fake.Config{})
 		c := clientFor(t, f)
-		gate := fake.NewGate()
-		f.Next(1, fake.Fault{Kind: fake.Hold, Gate: gate})
+		gate := fakekit.NewGate()
+		f.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-gate.Entered(); cancel() }()
 		_, err := c.Invoke(ctx, stripe.Request{Operation: "payment_intents.create", Params: charge(100), IdempotencyKey: "k"})
@@ -111,7 +112,7 @@ func TestTheCallersCancelIsNeverAProviderFault(t *testing.T) {
 	t.Run("the caller's deadline before the adapter's timeout", func(t *testing.T) {
 		f := startFake(t, fake.Config{})
 		c := clientFor(t, f) // Timeout 5s
-		f.Next(1, fake.Fault{Kind: fake.Hang})
+		f.Next(1, fakekit.Fault{Kind: fakekit.Hang})
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		_, err := c.Invoke(ctx, stripe.Request{Operation: "customers.create"})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/payments/stripe"
 	"github.com/platform/backend/providers/payments/stripe/fake"
 )
@@ -70,8 +71,8 @@ func TestSameKeyWhileTheFirstIsInFlightIs409(t *testing.T) {
 	f := startFake(t, fake.Config{})
 	c := clientFor(t, f)
 	ctx := context.Background()
-	gate := fake.NewGate()
-	f.Next(1, fake.Fault{Kind: fake.Hold, Gate: gate})
+	gate := fakekit.NewGate()
+	f.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
 	req := stripe.Request{Operation: "payment_intents.create", Params: charge(2000), IdempotencyKey: "order-42"}
 
 	type result struct {
@@ -91,7 +92,7 @@ func TestSameKeyWhileTheFirstIsInFlightIs409(t *testing.T) {
 		t.Fatalf("second: %+v", e)
 	}
 
-	gate.Release()
+	gate.Open()
 	first := <-firstDone
 	if first.err != nil {
 		t.Fatal(first.err)
@@ -151,7 +152,7 @@ func TestWhatIsStoredUnderAKey(t *testing.T) {
 		t.Fatalf("corrected request under the same key: %v", err)
 	}
 
-	f.Next(1, fake.Fault{Kind: fake.ServerError})
+	f.Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	req := stripe.Request{Operation: "payment_intents.create", Params: charge(300), IdempotencyKey: "boom"}
 	_, err = c.Invoke(ctx, req)
 	if e := stripeError(t, err); e.Kind != stripe.ProviderFault || e.Replayed || !e.Retryable() {
@@ -162,7 +163,7 @@ func TestWhatIsStoredUnderAKey(t *testing.T) {
 		t.Fatalf("replayed 500: %+v", e)
 	}
 
-	f.Next(1, fake.Fault{Kind: fake.RateLimit})
+	f.Next(1, fakekit.Fault{Kind: fakekit.RateLimit})
 	limited := stripe.Request{Operation: "customers.create", IdempotencyKey: "limited"}
 	if _, err := c.Invoke(ctx, limited); stripe.KindOf(err) != stripe.RateLimited {
 		t.Fatalf("%v", err)
