@@ -72,7 +72,7 @@ type Request struct {
 	// nesting; leaves are strings, as on the wire.
 	Params map[string]any
 	// APIKey is the secret key the call carried when the fake knows it.
-	APIKey                                            string
+	APIKey                                                    string
 	StripeAccount, StripeVersion, IdempotencyKey, ContentType string
 }
 
