@@ -12,6 +12,7 @@ import (
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -215,7 +216,7 @@ func (p *Publisher) prepare(ctx context.Context, post domain.Post, c domain.Clai
 	connection, err := p.Token(ctx, brand, conn, net)
 	if err != nil {
 		code := "reconnect"
-		if social.KindOf(err) != social.KindReconnect {
+		if outcome.Of(err) != outcome.Unauthorized {
 			code = "provider_fault"
 		}
 		return fail(code, "the connection's token could not be used", true)
@@ -270,7 +271,7 @@ func (p *Publisher) recordError(organizationID, postID string, c domain.ClaimedT
 	if se != nil && se.Reason != "" {
 		reason = se.Reason
 	}
-	switch social.KindOf(err) {
+	switch outcome.Of(err) {
 	case social.KindOutcomeUnknown:
 		var pending *string
 		if se != nil && se.Pending != "" {
@@ -280,15 +281,15 @@ func (p *Publisher) recordError(organizationID, postID string, c domain.ClaimedT
 		p.record(organizationID, postID, c, "unconfirmed", func(post *domain.Post) ([]event.Change, error) {
 			return post.RecordUnconfirmed(c.TargetID, c.Claim.Item, c.Claim.Attempt, pending, &id, reason, p.h.now())
 		})
-	case social.KindCanceled:
+	case outcome.Canceled:
 		p.record(organizationID, postID, c, "requeued", func(post *domain.Post) ([]event.Change, error) {
 			return post.Requeue(c.TargetID, c.Claim.Item, c.Claim.Attempt, "canceled_before_send", p.h.now())
 		})
-	case social.KindRejected:
+	case outcome.Rejected:
 		p.recordFailed(organizationID, postID, c, domain.Failure{Code: "rejected", Reason: reason, Retryable: false})
-	case social.KindReconnect:
+	case outcome.Unauthorized:
 		p.recordFailed(organizationID, postID, c, domain.Failure{Code: "reconnect", Reason: reason, Retryable: true})
-	case social.KindRateLimited:
+	case outcome.RateLimited:
 		p.recordFailed(organizationID, postID, c, domain.Failure{Code: "rate_limited", Reason: reason, Retryable: true})
 	default:
 		p.recordFailed(organizationID, postID, c, domain.Failure{Code: "provider_fault", Reason: reason, Retryable: true})

@@ -11,6 +11,8 @@ import (
 	"net/http/httptrace"
 	"strconv"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // MaxAnswer bounds how much of a provider's answer is read: the answers we
@@ -23,7 +25,7 @@ type Endpoint struct {
 	Client   *http.Client
 	// Timeout bounds the whole exchange, answer included. When it fires
 	// while the caller's context is still live, the provider was slow: a
-	// ProviderFault. Zero leaves only the caller's context.
+	// outcome.ProviderFault. Zero leaves only the caller's context.
 	Timeout time.Duration
 	// RequestIDHeader names the provider's request id header, if it has one.
 	RequestIDHeader string
@@ -40,12 +42,12 @@ type Answer struct {
 
 // PostJSON sends body as JSON with the given headers and reads the answer,
 // whatever its status. The error, always an *Error, covers only the way
-// there and back: the caller's context ending (Canceled), the provider not
-// answering in time or at all, or an answer too large (ProviderFault).
+// there and back: the caller's context ending (outcome.Canceled), the provider not
+// answering in time or at all, or an answer too large (outcome.ProviderFault).
 func (e Endpoint) PostJSON(ctx context.Context, url string, header http.Header, body any) (*Answer, error) {
 	payload, err := json.Marshal(body)
 	if err != nil {
-		return nil, &Error{Provider: e.Provider, Kind: Invalid, Reason: "message cannot be encoded", Err: err}
+		return nil, &Error{Provider: e.Provider, Kind: outcome.Invalid, Reason: "message cannot be encoded", Err: err}
 	}
 	callCtx, cancel := context.WithCancel(ctx)
 	if e.Timeout > 0 {
@@ -58,7 +60,7 @@ func (e Endpoint) PostJSON(ctx context.Context, url string, header http.Header, 
 	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { ans.wrote = true }}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(callCtx, trace), http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
-		return nil, &Error{Provider: e.Provider, Kind: Invalid, Reason: "bad provider URL", Err: err}
+		return nil, &Error{Provider: e.Provider, Kind: outcome.Invalid, Reason: "bad provider URL", Err: err}
 	}
 	for k, vs := range header {
 		req.Header[k] = vs
@@ -83,7 +85,7 @@ func (e Endpoint) PostJSON(ctx context.Context, url string, header http.Header, 
 		return nil, e.transportError(ctx, err, ans)
 	}
 	if len(ans.Body) > MaxAnswer {
-		return nil, &Error{Provider: e.Provider, Kind: ProviderFault, Reason: "answer too large", Status: ans.Status,
+		return nil, &Error{Provider: e.Provider, Kind: outcome.ProviderFault, Reason: "answer too large", Status: ans.Status,
 			RequestID: ans.RequestID, MaybeDelivered: ans.Status/100 == 2}
 	}
 	return ans, nil
@@ -96,13 +98,13 @@ func (e Endpoint) transportError(ctx context.Context, err error, ans *Answer) *E
 	var netErr net.Error
 	switch {
 	case ctx.Err() != nil:
-		out.Kind, out.Reason, out.Err = Canceled, "caller canceled", ctx.Err()
+		out.Kind, out.Reason, out.Err = outcome.Canceled, "caller canceled", ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
-		out.Kind, out.Reason, out.Timeout = ProviderFault, "provider timed out", true
+		out.Kind, out.Reason, out.Timeout = outcome.ProviderFault, "provider timed out", true
 	case !ans.wrote:
-		out.Kind, out.Reason = ProviderFault, "provider unreachable"
+		out.Kind, out.Reason = outcome.ProviderFault, "provider unreachable"
 	default:
-		out.Kind, out.Reason = ProviderFault, "connection lost"
+		out.Kind, out.Reason = outcome.ProviderFault, "connection lost"
 	}
 	return out
 }
@@ -114,28 +116,28 @@ func (a *Answer) Fail(provider string, now time.Time) *Error {
 	e := &Error{Provider: provider, Status: a.Status, RequestID: a.RequestID}
 	switch {
 	case a.Status == http.StatusUnauthorized || a.Status == http.StatusForbidden:
-		e.Kind, e.Reason = Unauthorized, "credential refused"
+		e.Kind, e.Reason = outcome.Unauthorized, "credential refused"
 	case a.Status == http.StatusTooManyRequests:
-		e.Kind, e.Reason = RateLimited, "rate limited"
+		e.Kind, e.Reason = outcome.RateLimited, "rate limited"
 		e.RetryAfter = ParseRetryAfter(a.Header.Get("Retry-After"), now)
 	case a.Status >= 500 || a.Status == http.StatusRequestTimeout:
-		e.Kind, e.Reason = ProviderFault, "provider error"
+		e.Kind, e.Reason = outcome.ProviderFault, "provider error"
 	case a.Status == http.StatusNotFound || a.Status == http.StatusMethodNotAllowed:
 		// The send endpoint itself is missing: a wrong base URL or version,
 		// nothing this message did.
-		e.Kind, e.Reason = ProviderFault, "endpoint not found"
+		e.Kind, e.Reason = outcome.ProviderFault, "endpoint not found"
 	case a.Status >= 400:
-		e.Kind, e.Reason = Rejected, "message refused"
+		e.Kind, e.Reason = outcome.Rejected, "message refused"
 	default:
 		// 1xx/3xx where a 2xx was due: the provider is misbehaving.
-		e.Kind, e.Reason = ProviderFault, "unexpected answer"
+		e.Kind, e.Reason = outcome.ProviderFault, "unexpected answer"
 	}
 	return e
 }
 
 // Malformed is a 2xx answer we cannot read: the message may have gone out.
 func (a *Answer) Malformed(provider string) *Error {
-	return &Error{Provider: provider, Kind: ProviderFault, Reason: "malformed answer", Status: a.Status,
+	return &Error{Provider: provider, Kind: outcome.ProviderFault, Reason: "malformed answer", Status: a.Status,
 		RequestID: a.RequestID, MaybeDelivered: true}
 }
 

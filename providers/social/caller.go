@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"sync/atomic"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // HTTPConfig is the transport part of every adapter's Config.
@@ -146,10 +148,10 @@ type Classifier func(op string, a *Answer) *Error
 func (c *Caller) Do(ctx context.Context, req Request, classify Classifier) (*Answer, error) {
 	body, contentType, err := encodeBody(req)
 	if err != nil {
-		return nil, &Error{Network: c.network, Op: req.Op, Kind: KindRejected, Reason: ReasonInvalid, cause: err}
+		return nil, &Error{Network: c.network, Op: req.Op, Kind: outcome.Rejected, Reason: ReasonInvalid, cause: err}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &Error{Network: c.network, Op: req.Op, Kind: KindCanceled, Reason: ReasonCanceled, cause: err}
+		return nil, &Error{Network: c.network, Op: req.Op, Kind: outcome.Canceled, Reason: ReasonCanceled, cause: err}
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
@@ -165,7 +167,7 @@ func (c *Caller) Do(ctx context.Context, req Request, classify Classifier) (*Ans
 	})
 	hreq, err := http.NewRequestWithContext(rctx, req.Method, req.URL, bytes.NewReader(body))
 	if err != nil {
-		return nil, &Error{Network: c.network, Op: req.Op, Kind: KindRejected, Reason: ReasonInvalid, cause: err}
+		return nil, &Error{Network: c.network, Op: req.Op, Kind: outcome.Rejected, Reason: ReasonInvalid, cause: err}
 	}
 	if body == nil {
 		hreq.Body, hreq.GetBody, hreq.ContentLength = http.NoBody, nil, 0
@@ -195,7 +197,7 @@ func (c *Caller) Do(ctx context.Context, req Request, classify Classifier) (*Ans
 		if !(req.Creates && resp.StatusCode/100 == 2) && e.Kind == KindOutcomeUnknown {
 			// Only a success we could not finish reading hides a post; an
 			// error answer cut short is still an error.
-			e.Kind = KindProviderFault
+			e.Kind = outcome.ProviderFault
 		}
 		e.Status = resp.StatusCode
 		return nil, e
@@ -238,7 +240,7 @@ func (c *Caller) DoJSON(ctx context.Context, req Request, classify Classifier, o
 // creating request that we cannot read is an unknown outcome: the network
 // said yes, we just do not know to what.
 func (c *Caller) Malformed(req Request, status int) *Error {
-	kind := KindProviderFault
+	kind := outcome.ProviderFault
 	if req.Creates && status/100 == 2 {
 		kind = KindOutcomeUnknown
 	}
@@ -248,29 +250,29 @@ func (c *Caller) Malformed(req Request, status int) *Error {
 // ClassifyStatus judges an answer by its HTTP status alone, for the cases a
 // network's classifier did not recognize.
 func (c *Caller) ClassifyStatus(req Request, a *Answer) *Error {
-	fail := func(k Kind, reason string) *Error { return Fail(c.network, req.Op, k, reason, a.Status) }
+	fail := func(k outcome.Kind, reason string) *Error { return Fail(c.network, req.Op, k, reason, a.Status) }
 	switch s := a.Status; {
 	case s/100 == 2:
 		return nil
 	case s == http.StatusUnauthorized:
-		return fail(KindReconnect, ReasonTokenInvalid)
+		return fail(outcome.Unauthorized, ReasonTokenInvalid)
 	case s == http.StatusForbidden:
-		return fail(KindRejected, ReasonForbidden)
+		return fail(outcome.Rejected, ReasonForbidden)
 	case s == http.StatusRequestEntityTooLarge || s == http.StatusUnsupportedMediaType:
-		return fail(KindRejected, ReasonMediaInvalid)
+		return fail(outcome.Rejected, ReasonMediaInvalid)
 	case s == http.StatusTooManyRequests:
 		wait, at := WaitFromHeaders(a.Header, c.Now())
 		return RateLimited(c.network, req.Op, s, wait, at)
 	case s == http.StatusRequestTimeout:
-		return fail(KindProviderFault, ReasonTimeout)
+		return fail(outcome.ProviderFault, ReasonTimeout)
 	case (s == http.StatusBadGateway || s == http.StatusGatewayTimeout) && req.Creates:
 		// A proxy in front of the network lost the answer, not the request:
 		// the post may have been made behind it.
 		return fail(KindOutcomeUnknown, ReasonGatewayTimeout)
 	case s/100 == 5:
-		return fail(KindProviderFault, ReasonServerError)
+		return fail(outcome.ProviderFault, ReasonServerError)
 	case s/100 == 4:
-		return fail(KindRejected, ReasonInvalid)
+		return fail(outcome.Rejected, ReasonInvalid)
 	default:
 		return c.Malformed(req, s)
 	}
@@ -285,7 +287,7 @@ func (c *Caller) complete(e *Error, req Request, a *Answer) *Error {
 	if e.Status == 0 {
 		e.Status = a.Status
 	}
-	if e.Kind == KindRateLimited && e.RetryAfter == 0 && e.ResetAt.IsZero() {
+	if e.Kind == outcome.RateLimited && e.RetryAfter == 0 && e.ResetAt.IsZero() {
 		e.RetryAfter, e.ResetAt = WaitFromHeaders(a.Header, c.Now())
 	}
 	return e
@@ -310,9 +312,9 @@ func (c *Caller) transportError(ctx context.Context, req Request, wrote bool, er
 	case req.Creates && wrote:
 		e.Kind = KindOutcomeUnknown
 	case callerGone:
-		e.Kind = KindCanceled
+		e.Kind = outcome.Canceled
 	default:
-		e.Kind = KindProviderFault
+		e.Kind = outcome.ProviderFault
 	}
 	return e
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // WaitFromHeaders reads how long a rate-limited answer asks us to wait, from
@@ -41,7 +43,7 @@ func WaitFromHeaders(h http.Header, now time.Time) (time.Duration, time.Time) {
 
 // RateLimited builds a rate-limit error carrying the wait.
 func RateLimited(network, op string, status int, wait time.Duration, at time.Time) *Error {
-	e := Fail(network, op, KindRateLimited, ReasonRateLimited, status)
+	e := Fail(network, op, outcome.RateLimited, ReasonRateLimited, status)
 	e.RetryAfter, e.ResetAt = wait, at
 	return e
 }

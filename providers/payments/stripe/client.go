@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Request is one payments.processor.invoke call.
@@ -77,7 +79,7 @@ func (c *Client) Invoke(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	if ctx.Err() != nil {
-		return nil, &Error{Kind: Canceled, Operation: op.Name, Reason: "caller canceled", Err: ctx.Err()}
+		return nil, &Error{Kind: outcome.Canceled, Operation: op.Name, Reason: "caller canceled", Err: ctx.Err()}
 	}
 	return c.exchange(ctx, op, httpReq)
 }
@@ -167,14 +169,14 @@ func (c *Client) exchange(ctx context.Context, op Operation, r *http.Request) (*
 	}
 	post := op.Method == http.MethodPost
 	if len(body) > maxAnswer {
-		return nil, &Error{Kind: ProviderFault, Operation: op.Name, Reason: "answer too large", Status: resp.StatusCode,
+		return nil, &Error{Kind: outcome.ProviderFault, Operation: op.Name, Reason: "answer too large", Status: resp.StatusCode,
 			RequestID: token(resp.Header.Get("Request-Id")), MaybeApplied: post && resp.StatusCode/100 == 2}
 	}
 	if resp.StatusCode/100 != 2 {
 		return nil, classify(op.Name, resp.StatusCode, resp.Header, body, time.Now())
 	}
 	if !isJSONObject(body) {
-		return nil, &Error{Kind: ProviderFault, Operation: op.Name, Reason: "malformed answer", Status: resp.StatusCode,
+		return nil, &Error{Kind: outcome.ProviderFault, Operation: op.Name, Reason: "malformed answer", Status: resp.StatusCode,
 			RequestID: token(resp.Header.Get("Request-Id")), MaybeApplied: post}
 	}
 	return &Response{Status: resp.StatusCode, Body: body, RequestID: token(resp.Header.Get("Request-Id")),
@@ -189,13 +191,13 @@ func transportError(ctx context.Context, op Operation, err error, wrote bool) *E
 	var netErr net.Error
 	switch {
 	case ctx.Err() != nil:
-		e.Kind, e.Reason, e.Err = Canceled, "caller canceled", ctx.Err()
+		e.Kind, e.Reason, e.Err = outcome.Canceled, "caller canceled", ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
-		e.Kind, e.Reason, e.TimedOut = ProviderFault, "stripe timed out", true
+		e.Kind, e.Reason, e.TimedOut = outcome.ProviderFault, "stripe timed out", true
 	case !wrote:
-		e.Kind, e.Reason = ProviderFault, "stripe unreachable"
+		e.Kind, e.Reason = outcome.ProviderFault, "stripe unreachable"
 	default:
-		e.Kind, e.Reason = ProviderFault, "connection lost"
+		e.Kind, e.Reason = outcome.ProviderFault, "connection lost"
 	}
 	return e
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/payments/stripe"
 	"github.com/platform/backend/providers/payments/stripe/fake"
 )
@@ -259,7 +260,7 @@ func TestConnectedAccountGoesInTheStripeAccountHeader(t *testing.T) {
 		t.Fatalf("stripe_account left in the body: %q", req.Body)
 	}
 	// The customer lives in the connected account, not on the platform.
-	if _, err := c.Invoke(context.Background(), stripe.Request{Operation: "customers.retrieve", Params: map[string]any{"id": idOf(cus)}}); stripe.KindOf(err) != stripe.InvalidRequest {
+	if _, err := c.Invoke(context.Background(), stripe.Request{Operation: "customers.retrieve", Params: map[string]any{"id": idOf(cus)}}); outcome.Of(err) != outcome.Rejected {
 		t.Fatalf("found on the platform: %v", err)
 	}
 	got := object(t, c, "customers.retrieve", map[string]any{"id": idOf(cus), "stripe_account": acct})
@@ -298,7 +299,7 @@ func TestRefusedBeforeAnyNetworkCall(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := c.Invoke(context.Background(), tc.req)
-			if e := stripeError(t, err); e.Kind != stripe.Invalid || e.Status != 0 {
+			if e := stripeError(t, err); e.Kind != outcome.Invalid || e.Status != 0 {
 				t.Fatalf("%+v", e)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/payments/stripe"
 	"github.com/platform/backend/providers/payments/stripe/fake"
 )
@@ -145,7 +146,7 @@ func TestWhatIsStoredUnderAKey(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := c.Invoke(ctx, stripe.Request{Operation: "payment_intents.create", Params: map[string]any{"currency": "eur"}, IdempotencyKey: "fix-me"})
-	if e := stripeError(t, err); e.Kind != stripe.InvalidRequest || e.Code != "parameter_missing" || e.Param != "amount" {
+	if e := stripeError(t, err); e.Kind != outcome.Rejected || e.Code != "parameter_missing" || e.Param != "amount" {
 		t.Fatalf("%+v", e)
 	}
 	if _, err := c.Invoke(ctx, stripe.Request{Operation: "payment_intents.create", Params: charge(100), IdempotencyKey: "fix-me"}); err != nil {
@@ -155,17 +156,17 @@ func TestWhatIsStoredUnderAKey(t *testing.T) {
 	f.Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	req := stripe.Request{Operation: "payment_intents.create", Params: charge(300), IdempotencyKey: "boom"}
 	_, err = c.Invoke(ctx, req)
-	if e := stripeError(t, err); e.Kind != stripe.ProviderFault || e.Replayed || !e.Retryable() {
+	if e := stripeError(t, err); e.Kind != outcome.ProviderFault || e.Replayed || !e.Retryable() {
 		t.Fatalf("first: %+v", e)
 	}
 	_, err = c.Invoke(ctx, req)
-	if e := stripeError(t, err); e.Kind != stripe.ProviderFault || e.Status != 500 || !e.Replayed || e.Retryable() {
+	if e := stripeError(t, err); e.Kind != outcome.ProviderFault || e.Status != 500 || !e.Replayed || e.Retryable() {
 		t.Fatalf("replayed 500: %+v", e)
 	}
 
 	f.Next(1, fakekit.Fault{Kind: fakekit.RateLimit})
 	limited := stripe.Request{Operation: "customers.create", IdempotencyKey: "limited"}
-	if _, err := c.Invoke(ctx, limited); stripe.KindOf(err) != stripe.RateLimited {
+	if _, err := c.Invoke(ctx, limited); outcome.Of(err) != outcome.RateLimited {
 		t.Fatalf("%v", err)
 	}
 	if resp, err := c.Invoke(ctx, limited); err != nil || resp.IdempotentReplayed {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/facebook"
 	"github.com/platform/backend/providers/social/facebook/fake"
@@ -66,7 +67,7 @@ func TestUserTokenCannotPostAsThePage(t *testing.T) {
 		t.Fatalf("readiness without a page token: %+v", r)
 	}
 	_, err := c.Publish(context.Background(), conn, social.Post{Text: "as the user"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonScopeMissing {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonScopeMissing {
 		t.Fatalf("%v", err)
 	}
 	if f.PostCount() != 0 {
@@ -135,11 +136,11 @@ func TestRecordedAnswers(t *testing.T) {
 		t.Fatalf("photo %+v %v", photo, err)
 	}
 	_, err = c.Publish(ctx, conn, social.Post{Text: "too fast"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRejected || e.Reason != social.ReasonBlocked || e.Code != "368/1390008" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Rejected || e.Reason != social.ReasonBlocked || e.Code != "368/1390008" {
 		t.Fatalf("blocked: %+v", e)
 	}
 	_, err = c.Accounts(ctx, conn.Token)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonTokenExpired {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonTokenExpired {
 		t.Fatalf("expired: %+v", e)
 	}
 }
@@ -149,7 +150,7 @@ func TestRateLimitReadsTheBusinessUsageHeader(t *testing.T) {
 	defer f.Close()
 	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 10 * time.Minute})
 	_, err := c.Publish(context.Background(), f.Connection(), social.Post{Text: "x"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter != 10*time.Minute || e.Code != "32" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.RateLimited || e.RetryAfter != 10*time.Minute || e.Code != "32" {
 		t.Fatalf("%+v", e)
 	}
 }

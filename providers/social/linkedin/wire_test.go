@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/linkedin"
 	"github.com/platform/backend/providers/social/socialfake"
@@ -107,7 +108,7 @@ func TestDuplicateNamesTheExistingPost(t *testing.T) {
 	noRead := conn
 	noRead.Token.AccessToken = f.IssueGrant(conn.Account.ID, []string{"openid", "profile", "w_member_social"}).Access
 	_, err = c.Lookup(context.Background(), noRead, social.Query{Text: "once", Since: time.Now()})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonScopeMissing {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonScopeMissing {
 		t.Fatalf("lookup without r_member_social: %v", err)
 	}
 }
@@ -148,7 +149,7 @@ func TestRecordedAnswers(t *testing.T) {
 		t.Fatalf("duplicate: %v", err)
 	}
 	_, err = c.Lookup(ctx, conn, social.Query{Text: "x"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonTokenRevoked || e.Code != "REVOKED_ACCESS_TOKEN" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonTokenRevoked || e.Code != "REVOKED_ACCESS_TOKEN" {
 		t.Fatalf("revoked: %+v", e)
 	}
 }
@@ -160,7 +161,7 @@ func TestRateLimitWithoutHeaderWaitsForMidnightUTC(t *testing.T) {
 	cfg.Now = func() time.Time { return now }
 	c, _ := linkedin.New(cfg)
 	_, err := c.Publish(context.Background(), social.Connection{Token: social.Token{AccessToken: "t"}, Account: social.Account{ID: "urn:li:person:a"}}, social.Post{Text: "x"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter != 90*time.Minute {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.RateLimited || e.RetryAfter != 90*time.Minute {
 		t.Fatalf("%+v", e)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 )
@@ -66,7 +67,7 @@ func testThread(t *testing.T, start starter, s Setup) {
 		reply := s.Post("a reply")
 		reply.ReplyTo = "1234"
 		_, err := n.Publish(ctx(t), conn, reply)
-		e := wantKind(t, err, social.KindRejected, social.ReasonThreadUnsupported)
+		e := wantKind(t, err, outcome.Rejected, social.ReasonThreadUnsupported)
 		if e.Sent || len(f.Requests()) != 0 {
 			t.Fatalf("a thread reply to a network without threads reached it (%d requests)", len(f.Requests()))
 		}
@@ -99,21 +100,21 @@ func testFaults(t *testing.T, start starter, s Setup) {
 	tests := []struct {
 		name   string
 		fault  fakekit.Fault
-		kind   social.Kind
+		kind   outcome.Kind
 		reason string
 	}{
-		{"rate limited", fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 30 * time.Second}, social.KindRateLimited, ""},
-		{"server error", fakekit.Fault{Kind: fakekit.ServerError}, social.KindProviderFault, ""},
-		{"token expired", fakekit.Fault{Kind: socialfake.TokenExpired}, social.KindReconnect, ""},
+		{"rate limited", fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 30 * time.Second}, outcome.RateLimited, ""},
+		{"server error", fakekit.Fault{Kind: fakekit.ServerError}, outcome.ProviderFault, ""},
+		{"token expired", fakekit.Fault{Kind: socialfake.TokenExpired}, outcome.Unauthorized, ""},
 		{"malformed success", fakekit.Fault{Kind: fakekit.Malformed}, social.KindOutcomeUnknown, social.ReasonMalformed},
 	}
 	for _, reason := range s.Rejections {
 		tests = append(tests, struct {
 			name   string
 			fault  fakekit.Fault
-			kind   social.Kind
+			kind   outcome.Kind
 			reason string
-		}{"rejected " + reason, fakekit.Fault{Kind: fakekit.Reject, Code: reason}, social.KindRejected, reason})
+		}{"rejected " + reason, fakekit.Fault{Kind: fakekit.Reject, Code: reason}, outcome.Rejected, reason})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +125,7 @@ func testFaults(t *testing.T, start starter, s Setup) {
 			if !e.Sent {
 				t.Fatal("an answered request is reported as not sent")
 			}
-			if tc.kind == social.KindRateLimited && (e.RetryAfter < 29*time.Second || e.RetryAfter > 30*time.Second+s.WaitGranularity) {
+			if tc.kind == outcome.RateLimited && (e.RetryAfter < 29*time.Second || e.RetryAfter > 30*time.Second+s.WaitGranularity) {
 				t.Fatalf("retry after %v, want 30s (to the network's granularity, %v)", e.RetryAfter, s.WaitGranularity)
 			}
 			if msg := e.Error(); len(msg) > 80 {
@@ -189,7 +190,7 @@ func testCanceled(t *testing.T, start starter, s Setup) {
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := n.Publish(c, f.Connection(), s.Post("never sent"))
-	e := wantKind(t, err, social.KindCanceled, "")
+	e := wantKind(t, err, outcome.Canceled, "")
 	if e.Sent {
 		t.Fatal("a canceled publish is reported as sent")
 	}
@@ -201,7 +202,7 @@ func testExpiredToken(t *testing.T, start starter, s Setup) {
 	conn := f.Connection()
 	f.ExpireAccessTokens()
 	_, err := n.Publish(ctx(t), conn, s.Post("with an expired token"))
-	wantKind(t, err, social.KindReconnect, "")
+	wantKind(t, err, outcome.Unauthorized, "")
 	wantCount(t, f, 0)
 }
 
@@ -217,7 +218,7 @@ func testLookup(t *testing.T, start starter, s Setup) {
 	}
 	f.On(socialfake.OpLookup).Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	_, err = n.Lookup(ctx(t), conn, social.Query{Text: "x", Since: time.Now()})
-	wantKind(t, err, social.KindProviderFault, "")
+	wantKind(t, err, outcome.ProviderFault, "")
 	if f.PostCount() != 0 {
 		t.Fatal("a lookup posted")
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 )
@@ -109,7 +110,7 @@ func ctx(t *testing.T) context.Context {
 }
 
 // wantKind fails unless err is an *Error of kind (and reason, when given).
-func wantKind(t *testing.T, err error, kind social.Kind, reason string) *social.Error {
+func wantKind(t *testing.T, err error, kind outcome.Kind, reason string) *social.Error {
 	t.Helper()
 	e, ok := social.AsError(err)
 	if !ok {

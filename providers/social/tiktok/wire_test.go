@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 	"github.com/platform/backend/providers/social/socialtest"
@@ -85,7 +86,7 @@ func TestPreflight(t *testing.T) {
 		"two videos": twoVideos,
 		"no URL":     {Text: "x", Media: []social.Media{{Kind: social.MediaVideo}}},
 	} {
-		if _, err := c.Publish(context.Background(), f.Connection(), p); social.KindOf(err) != social.KindRejected {
+		if _, err := c.Publish(context.Background(), f.Connection(), p); outcome.Of(err) != outcome.Rejected {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -137,12 +138,12 @@ func TestProcessingOutlastsThePollBudget(t *testing.T) {
 func TestFailedPublish(t *testing.T) {
 	tests := []struct {
 		reason string
-		kind   social.Kind
+		kind   outcome.Kind
 		wait   time.Duration
 	}{
-		{"video_pull_failed", social.KindRejected, 0},
-		{"spam_risk_too_many_posts", social.KindRateLimited, 24 * time.Hour},
-		{"internal", social.KindProviderFault, 0},
+		{"video_pull_failed", outcome.Rejected, 0},
+		{"spam_risk_too_many_posts", outcome.RateLimited, 24 * time.Hour},
+		{"internal", outcome.ProviderFault, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -204,11 +205,11 @@ func TestRecordedAnswers(t *testing.T) {
 		t.Fatalf("lookup by publish id %+v %v", byID, err)
 	}
 	_, err = c.Accounts(ctx, conn.Token)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Code != "access_token_invalid" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Code != "access_token_invalid" {
 		t.Fatalf("accounts: %+v", e)
 	}
 	_, err = c.Refresh(ctx, conn.Token)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonGrantRevoked {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonGrantRevoked {
 		t.Fatalf("refresh: %+v", e)
 	}
 

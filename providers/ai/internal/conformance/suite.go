@@ -12,6 +12,7 @@ import (
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Harness starts an adapter against its fake.
@@ -160,25 +161,25 @@ func checkSuccess(t *testing.T, c ai.Capability, got any) {
 type faultCase struct {
 	name   string
 	fault  fakekit.Fault
-	kind   ai.Kind
+	kind   outcome.Kind
 	retry  time.Duration
 	reason string
 }
 
 func faultCases() []faultCase {
 	return []faultCase{
-		{name: "400", fault: fakekit.Status(http.StatusBadRequest), kind: ai.KindInvalidRequest},
-		{name: "404", fault: fakekit.Status(http.StatusNotFound), kind: ai.KindInvalidRequest},
-		{name: "422", fault: fakekit.Status(http.StatusUnprocessableEntity), kind: ai.KindInvalidRequest},
-		{name: "401", fault: fakekit.Status(http.StatusUnauthorized), kind: ai.KindUnauthorized},
-		{name: "403", fault: fakekit.Status(http.StatusForbidden), kind: ai.KindUnauthorized},
-		{name: "429", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 3 * time.Second}, kind: ai.KindRateLimited, retry: 3 * time.Second},
-		{name: "500", fault: fakekit.Status(http.StatusInternalServerError), kind: ai.KindProviderFault},
-		{name: "503", fault: fakekit.Status(http.StatusServiceUnavailable), kind: ai.KindProviderFault},
-		{name: "529", fault: fakekit.Status(529), kind: ai.KindProviderFault},
-		{name: "malformed", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: ai.KindProviderFault, reason: ai.ReasonMalformed},
-		{name: "cut", fault: fakekit.Fault{Kind: fakekit.Cut, After: 1}, kind: ai.KindProviderFault},
-		{name: "hang", fault: fakekit.Fault{Kind: fakekit.Hang}, kind: ai.KindProviderFault, reason: ai.ReasonTimeout},
+		{name: "400", fault: fakekit.Status(http.StatusBadRequest), kind: outcome.Rejected},
+		{name: "404", fault: fakekit.Status(http.StatusNotFound), kind: outcome.Rejected},
+		{name: "422", fault: fakekit.Status(http.StatusUnprocessableEntity), kind: outcome.Rejected},
+		{name: "401", fault: fakekit.Status(http.StatusUnauthorized), kind: outcome.Unauthorized},
+		{name: "403", fault: fakekit.Status(http.StatusForbidden), kind: outcome.Unauthorized},
+		{name: "429", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 3 * time.Second}, kind: outcome.RateLimited, retry: 3 * time.Second},
+		{name: "500", fault: fakekit.Status(http.StatusInternalServerError), kind: outcome.ProviderFault},
+		{name: "503", fault: fakekit.Status(http.StatusServiceUnavailable), kind: outcome.ProviderFault},
+		{name: "529", fault: fakekit.Status(529), kind: outcome.ProviderFault},
+		{name: "malformed", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: outcome.ProviderFault, reason: ai.ReasonMalformed},
+		{name: "cut", fault: fakekit.Fault{Kind: fakekit.Cut, After: 1}, kind: outcome.ProviderFault},
+		{name: "hang", fault: fakekit.Fault{Kind: fakekit.Hang}, kind: outcome.ProviderFault, reason: ai.ReasonTimeout},
 	}
 }
 
@@ -217,7 +218,7 @@ func runFaults(t *testing.T, h Harness) {
 
 // checkError asserts err is an *ai.Error of kind (and reason, when given)
 // whose message is a few words, not the upstream body.
-func checkError(t *testing.T, err error, kind ai.Kind, reason string) {
+func checkError(t *testing.T, err error, kind outcome.Kind, reason string) {
 	t.Helper()
 	e, ok := ai.AsError(err)
 	if !ok {
@@ -232,7 +233,7 @@ func checkError(t *testing.T, err error, kind ai.Kind, reason string) {
 	if msg := e.Error(); strings.Contains(msg, aifake.SecretMarker) || len(msg) > 160 {
 		t.Fatalf("message carries the upstream body or is too long: %q", msg)
 	}
-	if e.CountsAgainstProvider() != (kind == ai.KindProviderFault) {
+	if e.Kind.HurtsProviderHealth() != (kind == outcome.ProviderFault) {
 		t.Fatal("health classification disagrees with the kind")
 	}
 }
@@ -312,7 +313,7 @@ func runStream(t *testing.T, h Harness) {
 		t.Run(tc.name, func(t *testing.T) {
 			kit.Next(1, tc.fault)
 			res, err := Collect(context.Background(), p, ChatRequest())
-			checkError(t, err, ai.KindProviderFault, tc.reason)
+			checkError(t, err, outcome.ProviderFault, tc.reason)
 			if res.Summary == nil || !res.Summary.UsageMissing || (res.Summary.RequestID == "" && !h.RequestIDInBodyOnly) {
 				t.Fatalf("summary %+v: must say usage is missing and keep the request id", res.Summary)
 			}
@@ -328,7 +329,7 @@ func runStream(t *testing.T, h Harness) {
 		short, kit := h.Start(t, shortTimeout)
 		kit.SetDelay(10 * shortTimeout)
 		res, err := Collect(context.Background(), short, ChatRequest())
-		checkError(t, err, ai.KindProviderFault, ai.ReasonTimeout)
+		checkError(t, err, outcome.ProviderFault, ai.ReasonTimeout)
 		if res.Deltas != 1 || !res.Summary.UsageMissing {
 			t.Fatalf("deltas %d summary %+v", res.Deltas, res.Summary)
 		}
@@ -343,7 +344,7 @@ func runCancel(t *testing.T, h Harness) {
 			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 			defer cancel()
 			_, err := op.Run(ctx, p)
-			checkError(t, err, ai.KindCanceled, ai.ReasonCanceled)
+			checkError(t, err, outcome.Canceled, ai.ReasonCanceled)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("%v does not wrap the caller's deadline", err)
 			}
@@ -358,7 +359,7 @@ func runCancel(t *testing.T, h Harness) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		sum, err := p.Stream(ctx, ChatRequest(), func(ai.Delta) error { cancel(); return nil })
-		checkError(t, err, ai.KindCanceled, "")
+		checkError(t, err, outcome.Canceled, "")
 		if sum == nil || sum.Deltas != 1 {
 			t.Fatalf("summary %+v", sum)
 		}
@@ -366,7 +367,7 @@ func runCancel(t *testing.T, h Harness) {
 	t.Run("callback stops the stream", func(t *testing.T) {
 		stop := errors.New("client went away")
 		sum, err := p.Stream(context.Background(), ChatRequest(), func(ai.Delta) error { return stop })
-		checkError(t, err, ai.KindCanceled, "")
+		checkError(t, err, outcome.Canceled, "")
 		if !errors.Is(err, stop) || sum == nil || sum.Deltas != 0 {
 			t.Fatalf("err %v summary %+v", err, sum)
 		}

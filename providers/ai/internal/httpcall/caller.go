@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Limits on what is read from a provider.
@@ -33,7 +34,7 @@ var errProviderTimeout = errors.New("provider timeout")
 // Upstream is what a protocol reads from an error body.
 type Upstream struct {
 	Code       string        // the provider's error code or type
-	Kind       ai.Kind       // "" means: from the HTTP status
+	Kind       outcome.Kind       // "" means: from the HTTP status
 	RetryAfter time.Duration // 0 means: from the Retry-After headers
 }
 
@@ -164,18 +165,18 @@ func (c *Caller) statusError(capab ai.Capability, meta Meta, body []byte) *ai.Er
 }
 
 // KindForStatus maps an HTTP status to an error kind.
-func KindForStatus(status int) ai.Kind {
+func KindForStatus(status int) outcome.Kind {
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return ai.KindUnauthorized
+		return outcome.Unauthorized
 	case status == http.StatusTooManyRequests:
-		return ai.KindRateLimited
+		return outcome.RateLimited
 	case status == http.StatusRequestTimeout || status >= 500:
-		return ai.KindProviderFault // 529 (Anthropic "overloaded") included
+		return outcome.ProviderFault // 529 (Anthropic "overloaded") included
 	case status >= 400:
-		return ai.KindInvalidRequest
+		return outcome.Rejected
 	default:
-		return ai.KindProviderFault // a 1xx or 3xx the client did not follow
+		return outcome.ProviderFault // a 1xx or 3xx the client did not follow
 	}
 }
 
@@ -186,14 +187,14 @@ func (c *Caller) transportError(ctx, callCtx context.Context, capab ai.Capabilit
 	e := &ai.Error{Protocol: c.Protocol, Capability: capab, Status: meta.Status, RequestID: meta.RequestID}
 	switch {
 	case errors.Is(context.Cause(callCtx), errProviderTimeout):
-		e.Kind, e.Reason = ai.KindProviderFault, ai.ReasonTimeout
+		e.Kind, e.Reason = outcome.ProviderFault, ai.ReasonTimeout
 	case ctx.Err() != nil:
-		e.Kind, e.Reason = ai.KindCanceled, ai.ReasonCanceled
+		e.Kind, e.Reason = outcome.Canceled, ai.ReasonCanceled
 		return e.WithCause(context.Cause(ctx))
 	case inStream:
-		e.Kind, e.Reason = ai.KindProviderFault, ai.ReasonStreamCut
+		e.Kind, e.Reason = outcome.ProviderFault, ai.ReasonStreamCut
 	default:
-		e.Kind, e.Reason = ai.KindProviderFault, ai.ReasonConnection
+		e.Kind, e.Reason = outcome.ProviderFault, ai.ReasonConnection
 	}
 	return e.WithCause(err)
 }
@@ -201,7 +202,7 @@ func (c *Caller) transportError(ctx, callCtx context.Context, capab ai.Capabilit
 // Fault is a provider fault on an answer (malformed, incomplete), carrying
 // the status and request id.
 func (c *Caller) Fault(capab ai.Capability, meta Meta, reason string) *ai.Error {
-	return &ai.Error{Kind: ai.KindProviderFault, Protocol: c.Protocol, Capability: capab,
+	return &ai.Error{Kind: outcome.ProviderFault, Protocol: c.Protocol, Capability: capab,
 		Status: meta.Status, Reason: reason, RequestID: meta.RequestID}
 }
 
