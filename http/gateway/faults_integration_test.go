@@ -36,7 +36,7 @@ func TestProviderFaultsAreClassifiedMeteredAndAnswered(t *testing.T) {
 		{"unavailable", fakekit.Status(503), 502, "provider_error", "provider_error"},
 		{"hang", fakekit.Fault{Kind: fakekit.Hang}, 504, "provider_timeout", "timeout"},
 		{"malformed", fakekit.Fault{Kind: fakekit.Malformed}, 502, "provider_error", "provider_error"},
-		{"success", fakekit.Fault{}, 200, "", "ok"},                                             // recovered
+		{"success", fakekit.Fault{}, 200, "", "ok"},                                          // recovered
 		{"server error again", fakekit.Status(502), 502, "provider_error", "provider_error"}, // degraded
 	}
 	for i, s := range steps {

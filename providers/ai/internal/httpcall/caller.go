@@ -34,7 +34,7 @@ var errProviderTimeout = errors.New("provider timeout")
 // Upstream is what a protocol reads from an error body.
 type Upstream struct {
 	Code       string        // the provider's error code or type
-	Kind       outcome.Kind       // "" means: from the HTTP status
+	Kind       outcome.Kind  // "" means: from the HTTP status
 	RetryAfter time.Duration // 0 means: from the Retry-After headers
 }
 
