@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/providers/social"
 )
 
 // Grant is what one approval (or IssueGrant) gave: an access token, maybe a
@@ -21,6 +23,12 @@ type Grant struct {
 	Refresh       string
 	Expiry        time.Time // zero: never
 	RefreshExpiry time.Time // zero: never
+}
+
+// Token is the grant as the adapters hold it.
+func (g Grant) Token() social.Token {
+	return social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, RefreshExpiry: g.RefreshExpiry,
+		Scopes: g.Scopes}
 }
 
 // TokenPolicy is how a network issues tokens.
@@ -245,6 +253,19 @@ func (c *Core) RedeemCode(code, verifier, redirectURI string) (Grant, Problem, b
 	}
 	pc.used = true
 	return c.issueLocked(pc.account, pc.scopes), Problem{}, true
+}
+
+// Exchange answers a token endpoint's form as its grant_type says: an
+// authorization code redeemed (RedeemCode) or a grant refreshed
+// (RefreshGrant); any other grant type is invalid.
+func (c *Core) Exchange(form url.Values) (Grant, Problem, bool) {
+	switch form.Get("grant_type") {
+	case "authorization_code":
+		return c.RedeemCode(form.Get("code"), form.Get("code_verifier"), form.Get("redirect_uri"))
+	case "refresh_token":
+		return c.RefreshGrant(form.Get("refresh_token"))
+	}
+	return Grant{}, Problem{Kind: ProblemInvalid, Reason: "grant_type"}, false
 }
 
 // RefreshGrant renews a grant by its refresh token (rotating it when the

@@ -62,7 +62,7 @@ func Start(opts socialfake.Options) *Fake {
 func (f *Fake) Connection() social.Connection {
 	g := f.IssueGrant(UserID, Scopes())
 	return social.Connection{
-		Token:   social.Token{AccessToken: g.Access, Expiry: g.Expiry, Scopes: g.Scopes},
+		Token:   g.Token(),
 		Account: social.Account{ID: PageID, Kind: social.AccountPage, Name: PageName, AccessToken: f.pageToken(g.Access, g.Scopes)},
 	}
 }

@@ -59,7 +59,7 @@ func Start(opts socialfake.Options) *Fake {
 func (f *Fake) Connection() social.Connection {
 	g := f.IssueGrant(MemberURN, Scopes())
 	return social.Connection{
-		Token:   social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, RefreshExpiry: g.RefreshExpiry, Scopes: g.Scopes},
+		Token:   g.Token(),
 		Account: social.Account{ID: MemberURN, Kind: social.AccountPerson, Name: MemberName},
 	}
 }
@@ -89,16 +89,7 @@ func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
 		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
 		return
 	}
-	var g socialfake.Grant
-	var p socialfake.Problem
-	switch r.PostForm.Get("grant_type") {
-	case "authorization_code":
-		g, p, ok = f.RedeemCode(r.PostForm.Get("code"), r.PostForm.Get("code_verifier"), r.PostForm.Get("redirect_uri"))
-	case "refresh_token":
-		g, p, ok = f.RefreshGrant(r.PostForm.Get("refresh_token"))
-	default:
-		p, ok = socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "grant_type"}, false
-	}
+	g, p, ok := f.Exchange(r.PostForm)
 	if !ok {
 		call.Problem(p)
 		return

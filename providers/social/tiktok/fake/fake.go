@@ -69,9 +69,10 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected creator with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(OpenID, Scopes())
+	tok := f.IssueGrant(OpenID, Scopes()).Token()
+	tok.Subject = OpenID
 	return social.Connection{
-		Token:   social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, RefreshExpiry: g.RefreshExpiry, Scopes: g.Scopes, Subject: OpenID},
+		Token:   tok,
 		Account: social.Account{ID: OpenID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username},
 	}
 }
@@ -118,16 +119,7 @@ func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
 		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
 		return
 	}
-	var g socialfake.Grant
-	var p socialfake.Problem
-	switch r.PostForm.Get("grant_type") {
-	case "authorization_code":
-		g, p, ok = f.RedeemCode(r.PostForm.Get("code"), r.PostForm.Get("code_verifier"), r.PostForm.Get("redirect_uri"))
-	case "refresh_token":
-		g, p, ok = f.RefreshGrant(r.PostForm.Get("refresh_token"))
-	default:
-		p, ok = socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "grant_type"}, false
-	}
+	g, p, ok := f.Exchange(r.PostForm)
 	if !ok {
 		call.Problem(p)
 		return
