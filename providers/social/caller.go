@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
-	"sync/atomic"
 	"time"
 
+	"github.com/platform/backend/providers/exchange"
 	"github.com/platform/backend/providers/outcome"
 )
 
@@ -153,19 +150,7 @@ func (c *Caller) Do(ctx context.Context, req Request, classify Classifier) (*Ans
 	if err := ctx.Err(); err != nil {
 		return nil, &Error{Network: c.network, Op: req.Op, Kind: outcome.Canceled, Reason: ReasonCanceled, cause: err}
 	}
-	rctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	// wrote turns true once the whole request has gone out: from then on a
-	// lost answer to a creating request may hide an accepted post.
-	var wrote atomic.Bool
-	rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			if info.Err == nil {
-				wrote.Store(true)
-			}
-		},
-	})
-	hreq, err := http.NewRequestWithContext(rctx, req.Method, req.URL, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, &Error{Network: c.network, Op: req.Op, Kind: outcome.Rejected, Reason: ReasonInvalid, cause: err}
 	}
@@ -185,29 +170,11 @@ func (c *Caller) Do(ctx context.Context, req Request, classify Classifier) (*Ans
 	if req.Bearer != "" {
 		hreq.Header.Set("Authorization", "Bearer "+req.Bearer)
 	}
-
-	resp, err := c.cfg.Client.Do(hreq)
-	if err != nil {
-		return nil, c.transportError(ctx, req, wrote.Load(), err)
+	x, f := exchange.Exchange{Client: c.cfg.Client, Timeout: c.cfg.Timeout, MaxAnswer: c.cfg.MaxAnswerBytes}.Do(hreq)
+	if f != nil {
+		return nil, c.failed(req, f)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxAnswerBytes+1))
-	if err != nil {
-		e := c.transportError(ctx, req, true, err)
-		if !(req.Creates && resp.StatusCode/100 == 2) && e.Kind == KindOutcomeUnknown {
-			// Only a success we could not finish reading hides a post; an
-			// error answer cut short is still an error.
-			e.Kind = outcome.ProviderFault
-		}
-		e.Status = resp.StatusCode
-		return nil, e
-	}
-	if int64(len(raw)) > c.cfg.MaxAnswerBytes {
-		e := c.Malformed(req, resp.StatusCode)
-		e.Reason = ReasonTooLarge
-		return nil, e
-	}
-	a := &Answer{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	a := &Answer{Status: x.Status, Header: x.Header, Body: x.Body}
 	if classify != nil {
 		if e := classify(req.Op, a); e != nil {
 			return nil, c.complete(e, req, a)
@@ -293,28 +260,29 @@ func (c *Caller) complete(e *Error, req Request, a *Answer) *Error {
 	return e
 }
 
-// transportError classifies a request that got no answer. ctx is the
-// caller's context: when it ended, the caller gave up; when only our own
-// bound passed, the network was too slow.
-func (c *Caller) transportError(ctx context.Context, req Request, wrote bool, err error) *Error {
-	e := &Error{Network: c.network, Op: req.Op, Sent: wrote, cause: err}
-	callerGone := ctx.Err() != nil
-	reason := ReasonConnection
-	var netErr net.Error
-	switch {
-	case callerGone:
-		reason = ReasonCanceled
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		reason = ReasonTimeout
+// failed classifies a request that got no readable answer. A creating
+// request written whole whose answer was lost, or whose success we could
+// not finish reading, may have made the post: the outcome is unknown. An
+// error answer cut short is still an error.
+func (c *Caller) failed(req Request, f *exchange.Failure) *Error {
+	status := 0
+	if f.Answer != nil {
+		status = f.Answer.Status
 	}
-	e.Reason = reason
+	if f.TooLarge {
+		e := c.Malformed(req, status)
+		e.Reason = ReasonTooLarge
+		return e
+	}
+	e := &Error{Network: c.network, Op: req.Op, Kind: f.Kind, Reason: ReasonConnection, Status: status, Sent: f.Sent, cause: f.Err}
 	switch {
-	case req.Creates && wrote:
+	case f.Kind == outcome.Canceled:
+		e.Reason = ReasonCanceled
+	case f.Timeout:
+		e.Reason = ReasonTimeout
+	}
+	if req.Creates && f.Sent && (f.Answer == nil || status/100 == 2) {
 		e.Kind = KindOutcomeUnknown
-	case callerGone:
-		e.Kind = outcome.Canceled
-	default:
-		e.Kind = outcome.ProviderFault
 	}
 	return e
 }

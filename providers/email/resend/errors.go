@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/delivery"
+	"github.com/platform/backend/providers/exchange"
 	"github.com/platform/backend/providers/outcome"
 )
 
@@ -21,7 +22,7 @@ func classify(ans *delivery.Answer, now time.Time) *delivery.Error {
 		e.Kind, e.Reason = kind, reason
 	}
 	if e.Kind == outcome.RateLimited && e.RetryAfter == 0 {
-		e.RetryAfter = delivery.ParseRetryAfter(ans.Header.Get("Retry-After"), now)
+		e.RetryAfter = exchange.RetryAfter(ans.Header, now)
 	}
 	return e
 }

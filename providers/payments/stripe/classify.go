@@ -3,9 +3,9 @@ package stripe
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
+	"github.com/platform/backend/providers/exchange"
 	"github.com/platform/backend/providers/outcome"
 )
 
@@ -41,7 +41,7 @@ func classify(op string, status int, h http.Header, body []byte, now time.Time) 
 		e.Kind, e.Reason = outcome.Unauthorized, "secret key refused"
 	case status == http.StatusTooManyRequests:
 		e.Kind, e.Reason = outcome.RateLimited, "rate limited"
-		e.RetryAfter = parseRetryAfter(h.Get("Retry-After"), now)
+		e.RetryAfter = exchange.RetryAfter(h, now)
 	case e.Type == "card_error":
 		e.Kind, e.Reason = outcome.Rejected, "card declined"
 	case status == http.StatusPaymentRequired:
@@ -63,27 +63,6 @@ func classify(op string, status int, h http.Header, body []byte, now time.Time) 
 		e.Kind, e.Reason = outcome.ProviderFault, "unexpected answer"
 	}
 	return e
-}
-
-// maxRetryAfter caps an absurd wait.
-const maxRetryAfter = 24 * time.Hour
-
-// parseRetryAfter reads Retry-After (RFC 9110 §10.2.3: seconds or an HTTP
-// date); zero when absent, unreadable or past.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return min(time.Duration(min(secs, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter)
-	}
-	if at, err := http.ParseTime(v); err == nil && at.After(now) {
-		return min(at.Sub(now), maxRetryAfter)
-	}
-	return 0
 }
 
 // token keeps one of Stripe's short identifiers (an error code, a param

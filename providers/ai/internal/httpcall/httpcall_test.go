@@ -13,34 +13,6 @@ import (
 	"github.com/platform/backend/providers/outcome"
 )
 
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := map[string]struct {
-		header map[string]string
-		want   time.Duration
-	}{
-		"none":             {nil, 0},
-		"seconds":          {map[string]string{"Retry-After": "20"}, 20 * time.Second},
-		"fraction":         {map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond},
-		"milliseconds":     {map[string]string{"Retry-After-Ms": "250", "Retry-After": "1"}, 250 * time.Millisecond},
-		"http date":        {map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
-		"date in the past": {map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
-		"garbage":          {map[string]string{"Retry-After": "soon"}, 0},
-		"negative":         {map[string]string{"Retry-After": "-3"}, 0},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			h := http.Header{}
-			for k, v := range tc.header {
-				h.Set(k, v)
-			}
-			if got := RetryAfter(h, now); got != tc.want {
-				t.Fatalf("%s, want %s", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestKindForStatus(t *testing.T) {
 	tests := map[int]outcome.Kind{
 		400: outcome.Rejected, 404: outcome.Rejected, 409: outcome.Rejected, 413: outcome.Rejected, 422: outcome.Rejected,
