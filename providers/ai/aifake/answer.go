@@ -30,6 +30,19 @@ type Chat struct {
 	Schema           json.RawMessage // structured output asked
 }
 
+// Turn adds one message's text: role "user" (the last user text), "tool"
+// (a tool's result), any other (the model's turn, a system prompt).
+func (c *Chat) Turn(role, text string) {
+	c.Texts = append(c.Texts, text)
+	c.LastIsToolResult = role == "tool"
+	switch role {
+	case "user":
+		c.LastUserText = text
+	case "tool":
+		c.LastToolResult = text
+	}
+}
+
 // Tool is a tool a request offers.
 type Tool struct {
 	Name       string

@@ -91,15 +91,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			call.Fail(http.StatusBadRequest)
 			return
 		}
-		chat.Texts = append(chat.Texts, text)
+		chat.Turn(m.Role, text)
 		chat.Images += images
-		chat.LastIsToolResult = m.Role == "tool"
-		switch m.Role {
-		case "user":
-			chat.LastUserText = text
-		case "tool":
-			chat.LastToolResult = text
-		}
 	}
 	for _, t := range req.Tools {
 		chat.Tools = append(chat.Tools, aifake.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters})

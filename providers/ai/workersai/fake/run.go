@@ -155,14 +155,7 @@ func (s *Server) chat(call *aifake.Call) {
 				text += p.Text
 			}
 		}
-		c.Texts = append(c.Texts, text)
-		c.LastIsToolResult = m.Role == "tool"
-		switch m.Role {
-		case "user":
-			c.LastUserText = text
-		case "tool":
-			c.LastToolResult = text
-		}
+		c.Turn(m.Role, text)
 	}
 	for _, t := range req.Tools {
 		c.Tools = append(c.Tools, aifake.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters})
