@@ -255,6 +255,42 @@ func (c *Core) RedeemCode(code, verifier, redirectURI string) (Grant, Problem, b
 	return c.issueLocked(pc.account, pc.scopes), Problem{}, true
 }
 
+// TokenClient is how a token endpoint reads its client: Basic
+// credentials, else the form's IDParam (default client_id) and
+// client_secret. Public: a client without a secret passes when it did not
+// use Basic (X's PKCE-only clients).
+type TokenClient struct {
+	IDParam string
+	Public  bool
+}
+
+// Token serves what every token endpoint does before its answer: the
+// scripted fault (OpToken), the client check and the grant by its type
+// (Exchange). It answers false when the call has been answered.
+func (c *Core) Token(w http.ResponseWriter, r *http.Request, tc TokenClient) (Grant, bool) {
+	call, ok := c.Begin(w, r, OpToken, false)
+	if !ok {
+		return Grant{}, false
+	}
+	_ = r.ParseForm()
+	if tc.IDParam == "" {
+		tc.IDParam = "client_id"
+	}
+	id, secret, basic := r.BasicAuth()
+	if !basic {
+		id, secret = r.PostForm.Get(tc.IDParam), r.PostForm.Get("client_secret")
+	}
+	if !c.CheckClient(id, secret, tc.Public && !basic) {
+		call.Problem(Problem{Kind: ProblemClientInvalid})
+		return Grant{}, false
+	}
+	g, p, ok := c.Exchange(r.PostForm)
+	if !ok {
+		call.Problem(p)
+	}
+	return g, ok
+}
+
 // Exchange answers a token endpoint's form as its grant_type says: an
 // authorization code redeemed (RedeemCode) or a grant refreshed
 // (RefreshGrant); any other grant type is invalid.

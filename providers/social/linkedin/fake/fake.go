@@ -80,18 +80,8 @@ func (f *Fake) Handler() http.Handler {
 }
 
 func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
-	call, ok := f.Begin(w, r, socialfake.OpToken, false)
+	g, ok := f.Token(w, r, socialfake.TokenClient{})
 	if !ok {
-		return
-	}
-	_ = r.ParseForm()
-	if !f.CheckClient(r.PostForm.Get("client_id"), r.PostForm.Get("client_secret"), false) {
-		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
-		return
-	}
-	g, p, ok := f.Exchange(r.PostForm)
-	if !ok {
-		call.Problem(p)
 		return
 	}
 	socialfake.WriteJSON(w, http.StatusOK, map[string]any{

@@ -106,22 +106,8 @@ func allowed(call *socialfake.Call, scope string) bool {
 }
 
 func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
-	call, ok := f.Begin(w, r, socialfake.OpToken, false)
+	g, ok := f.Token(w, r, socialfake.TokenClient{})
 	if !ok {
-		return
-	}
-	_ = r.ParseForm()
-	id, secret, basic := r.BasicAuth()
-	if !basic {
-		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-	}
-	if !f.CheckClient(id, secret, false) {
-		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
-		return
-	}
-	g, p, ok := f.Exchange(r.PostForm)
-	if !ok {
-		call.Problem(p)
 		return
 	}
 	answer := map[string]any{"access_token": g.Access, "token_type": "Bearer", "scope": socialfake.JoinScopes(g.Scopes, " "), "created_at": f.Now().Unix()}

@@ -80,23 +80,8 @@ func (f *Fake) Handler() http.Handler {
 }
 
 func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
-	call, ok := f.Begin(w, r, socialfake.OpToken, false)
+	g, ok := f.Token(w, r, socialfake.TokenClient{Public: true})
 	if !ok {
-		return
-	}
-	_ = r.ParseForm()
-	id, secret, basic := r.BasicAuth()
-	if !basic {
-		id = r.PostForm.Get("client_id")
-	}
-	// A public client (no secret) is allowed: PKCE protects it.
-	if !f.CheckClient(id, secret, !basic) {
-		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
-		return
-	}
-	g, p, ok := f.Exchange(r.PostForm)
-	if !ok {
-		call.Problem(p)
 		return
 	}
 	answer := map[string]any{"token_type": "bearer", "access_token": g.Access, "scope": socialfake.JoinScopes(g.Scopes, " "),
