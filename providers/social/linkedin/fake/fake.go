@@ -57,11 +57,7 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected member with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(MemberURN, Scopes())
-	return social.Connection{
-		Token:   g.Token(),
-		Account: social.Account{ID: MemberURN, Kind: social.AccountPerson, Name: MemberName},
-	}
+	return f.Connect(social.Account{ID: MemberURN, Kind: social.AccountPerson, Name: MemberName}, Scopes())
 }
 
 // Handler serves LinkedIn's routes.

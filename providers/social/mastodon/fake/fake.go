@@ -64,11 +64,7 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected account with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(AccountID, Scopes())
-	return social.Connection{
-		Token:   g.Token(),
-		Account: social.Account{ID: AccountID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username},
-	}
+	return f.Connect(social.Account{ID: AccountID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username}, Scopes())
 }
 
 // ProcessingPolls makes new uploads answer 202 and then 206 to their first

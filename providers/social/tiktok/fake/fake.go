@@ -69,12 +69,9 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected creator with every scope.
 func (f *Fake) Connection() social.Connection {
-	tok := f.IssueGrant(OpenID, Scopes()).Token()
-	tok.Subject = OpenID
-	return social.Connection{
-		Token:   tok,
-		Account: social.Account{ID: OpenID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username},
-	}
+	c := f.Connect(social.Account{ID: OpenID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username}, Scopes())
+	c.Token.Subject = OpenID
+	return c
 }
 
 // ProcessingPolls makes new publishes answer PROCESSING_DOWNLOAD to their

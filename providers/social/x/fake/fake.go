@@ -58,11 +58,7 @@ func Start(opts socialfake.Options) *Fake {
 // Connection is a connected account with every scope, skipping the
 // connect flow.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(UserID, Scopes())
-	return social.Connection{
-		Token:   g.Token(),
-		Account: social.Account{ID: UserID, Kind: social.AccountPerson, Name: UserName, Handle: Username},
-	}
+	return f.Connect(social.Account{ID: UserID, Kind: social.AccountPerson, Name: UserName, Handle: Username}, Scopes())
 }
 
 // Handler serves X's routes.
