@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social/socialfake"
 )
 
@@ -21,7 +22,7 @@ func TestPublishKillNineBetweenAcceptanceAndCommit(t *testing.T) {
 
 	// The first post the network sees is stored, and its answer never
 	// comes: platformd is killed while it waits.
-	x.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.AcceptThenTimeout})
+	x.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.AcceptThenTimeout})
 	at := time.Now().Add(2 * time.Second).UTC()
 	const n = 5
 	ids := make([]string, n)

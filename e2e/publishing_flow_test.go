@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social/socialfake"
 )
 
@@ -112,7 +113,7 @@ func TestPublishingAsAClient(t *testing.T) {
 	call(http.MethodPost, "/api/content-ops/items/"+sugg.Suggestions[1].ID+"/reject", map[string]any{"reason": "not for this network"}, http.StatusOK, nil, machine...)
 
 	// The approved suggestion fails once, is rescheduled, and goes out.
-	x.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.ServerError})
+	x.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	call(http.MethodPut, "/api/posts/"+sugg.Suggestions[0].ID, map[string]any{"publishAt": time.Now().Format(time.RFC3339Nano)}, http.StatusOK, nil)
 	failed := waitStatus(sugg.Suggestions[0].ID, "failed")
 	if failed.Targets[0].Failure == nil || failed.Targets[0].Failure.Code != "provider_fault" {
@@ -127,7 +128,7 @@ func TestPublishingAsAClient(t *testing.T) {
 	waitStatus(sugg.Suggestions[0].ID, "published")
 
 	// Another fails and is retried.
-	x.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.RateLimit})
+	x.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit})
 	var retried post
 	call(http.MethodPost, "/api/posts", map[string]any{"brandId": brand.ID, "text": "Retry me", "targets": []any{map[string]any{"network": "network_1"}},
 		"publishAt": time.Now().Format(time.RFC3339Nano)}, http.StatusCreated, &retried)

@@ -9,6 +9,7 @@ import (
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/domain/gateway/prices"
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // aiAttempt classifies what an AI call left: the outcome the usage event
@@ -23,35 +24,19 @@ func aiAttempt(ctx, callCtx context.Context, err error, usage ai.Usage, requestI
 	}
 	e, ok := ai.AsError(err)
 	if !ok {
-		e = &ai.Error{Kind: ai.KindOf(err), Reason: "provider error"}
+		e = &ai.Error{Kind: outcome.Of(err), Reason: "provider error"}
 	}
 	if e.RequestID != "" {
 		a.ProviderRequestID = e.RequestID
 	}
-	a.Error = e.Reason
-	switch e.Kind {
-	case ai.KindProviderFault:
-		switch e.Reason {
-		case ai.ReasonTimeout:
-			a.Outcome = domain.OutcomeTimeout
-		case ai.ReasonStreamCut, ai.ReasonUsageMissing:
-			a.Outcome, a.Partial = domain.OutcomeCut, true
-		default:
-			a.Outcome = domain.OutcomeProviderError
-		}
-	case ai.KindRateLimited:
-		a.Outcome, a.RetryAfter = domain.OutcomeRateLimited, e.RetryAfter
-	case ai.KindInvalidRequest, ai.KindUnsupported:
-		a.Outcome = domain.OutcomeInvalidRequest
-	case ai.KindUnauthorized:
-		a.Outcome = domain.OutcomeUnauthorized
-	case ai.KindCanceled:
-		a.Outcome = domain.OutcomeCallerCanceled
-		if ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
-			a.Outcome, a.Error = domain.OutcomeTimeout, ai.ReasonTimeout
-		}
-	default:
-		a.Outcome = domain.OutcomeProviderError
+	a.Error, a.Outcome = e.Reason, outcomeOf(e.Kind, e.Reason == ai.ReasonTimeout)
+	switch {
+	case e.Kind == outcome.RateLimited:
+		a.RetryAfter = e.RetryAfter
+	case e.Kind == outcome.ProviderFault && (e.Reason == ai.ReasonStreamCut || e.Reason == ai.ReasonUsageMissing):
+		a.Outcome, a.Partial = domain.OutcomeCut, true
+	case e.Kind == outcome.Canceled && ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		a.Outcome, a.Error = domain.OutcomeTimeout, ai.ReasonTimeout
 	}
 	return a
 }

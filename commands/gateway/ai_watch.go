@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // refusedWatch wraps an organization's own AI adapter: when the provider
@@ -19,7 +20,7 @@ type refusedWatch struct {
 var _ ai.Provider = refusedWatch{}
 
 func (w refusedWatch) check(err error) error {
-	if e, ok := ai.AsError(err); ok && e.Kind == ai.KindUnauthorized {
+	if e, ok := ai.AsError(err); ok && e.Kind == outcome.Unauthorized {
 		w.refused()
 	}
 	return err

@@ -14,6 +14,7 @@ import (
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/retry"
 	"github.com/platform/backend/providers/delivery"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // send is one email or instant message, ready to go: where, on whose
@@ -166,13 +167,13 @@ func deliveryAttempt(r delivery.Receipt, err error) (Attempt, *delivery.Error) {
 	}
 	var e *delivery.Error
 	if !errors.As(err, &e) {
-		e = &delivery.Error{Kind: delivery.ProviderFault, Reason: "provider error"}
+		e = &delivery.Error{Kind: outcome.ProviderFault, Reason: "provider error"}
 	}
 	a := Attempt{ProviderRequestID: e.RequestID, Error: e.Reason, RetryAfter: e.RetryAfter}
 	if e.Code != "" {
 		a.Error += " (code " + e.Code + ")"
 	}
-	a.Outcome = edgeOutcome(string(e.Kind), e.Timeout)
+	a.Outcome = outcomeOf(e.Kind, e.Timeout)
 	return a, e
 }
 

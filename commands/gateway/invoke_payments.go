@@ -12,6 +12,7 @@ import (
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/domain/gateway/prices"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/payments/stripe"
 )
 
@@ -93,10 +94,10 @@ func paymentsAttempt(resp *stripe.Response, err error) (Attempt, *stripe.Error) 
 	}
 	var e *stripe.Error
 	if !errors.As(err, &e) {
-		e = &stripe.Error{Kind: stripe.ProviderFault, Reason: "provider error"}
+		e = &stripe.Error{Kind: outcome.ProviderFault, Reason: "provider error"}
 	}
 	a := Attempt{ProviderRequestID: e.RequestID, Error: e.Reason, RetryAfter: e.RetryAfter}
-	a.Outcome = edgeOutcome(string(e.Kind), e.TimedOut)
+	a.Outcome = outcomeOf(e.Kind, e.TimedOut)
 	return a, e
 }
 
@@ -118,7 +119,7 @@ func paymentsProblem(r Receipt, a Attempt, e *stripe.Error) error {
 	}
 	var out *errs.Error
 	switch {
-	case e.Kind == stripe.Invalid:
+	case e.Kind == outcome.Invalid:
 		out = errs.InvalidField("/params", ParamsRefused)
 		out.Message = "the params do not fit the operation: " + e.Reason
 	case e.Kind == stripe.IdempotencyConflict && e.Status == http.StatusConflict:

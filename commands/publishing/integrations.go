@@ -16,6 +16,7 @@ import (
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -194,10 +195,10 @@ func (i *Integrations) Callback(ctx context.Context, c Callback) (Connected, err
 // networkError is a network's failure during connect, as the API answers
 // it: the network's own words are never shown.
 func networkError(err error) error {
-	switch social.KindOf(err) {
-	case social.KindRateLimited:
+	switch outcome.Of(err) {
+	case outcome.RateLimited:
 		return errs.RateLimited(1)
-	case social.KindReconnect, social.KindRejected:
+	case outcome.Unauthorized, outcome.Rejected:
 		return errs.Conflict("grant_refused", "the network refused the grant")
 	}
 	return errs.Unavailable("the network is unavailable", err)

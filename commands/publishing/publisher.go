@@ -12,6 +12,7 @@ import (
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -229,7 +230,7 @@ func (p *Publisher) prepare(ctx context.Context, post domain.Post, c domain.Clai
 	switch {
 	case errors.Is(err, ErrUnreadable):
 		return fail("token_unreadable", "the connection's token does not open with the key ring", true)
-	case err != nil && social.KindOf(err) == social.KindReconnect:
+	case err != nil && outcome.Of(err) == outcome.Unauthorized:
 		return fail("reconnect", "the connection's token could not be used", true)
 	case err != nil:
 		return fail("provider_fault", "the connection's token could not be used", true)
@@ -289,7 +290,7 @@ func (p *Publisher) recordError(organizationID, postID string, c domain.ClaimedT
 	if se != nil && se.Reason != "" {
 		reason = se.Reason
 	}
-	switch social.KindOf(err) {
+	switch outcome.Of(err) {
 	case social.KindOutcomeUnknown:
 		var pending *string
 		if se != nil && se.Pending != "" {
@@ -299,15 +300,15 @@ func (p *Publisher) recordError(organizationID, postID string, c domain.ClaimedT
 		p.record(organizationID, postID, c, "unconfirmed", func(post *domain.Post) ([]event.Change, error) {
 			return post.RecordUnconfirmed(c.TargetID, c.Claim.Item, c.Claim.Attempt, pending, &id, reason, p.h.now())
 		})
-	case social.KindCanceled:
+	case outcome.Canceled:
 		p.record(organizationID, postID, c, "requeued", func(post *domain.Post) ([]event.Change, error) {
 			return post.Requeue(c.TargetID, c.Claim.Item, c.Claim.Attempt, "canceled_before_send", p.h.now())
 		})
-	case social.KindRejected:
+	case outcome.Rejected:
 		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureRejected, Reason: reason, Retryable: false}, 0)
-	case social.KindReconnect:
+	case outcome.Unauthorized:
 		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureReconnect, Reason: reason, Retryable: true}, 0)
-	case social.KindRateLimited:
+	case outcome.RateLimited:
 		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureRateLimited, Reason: reason, Retryable: true},
 			networkWait(se, p.h.now()))
 	default:

@@ -7,6 +7,7 @@ import (
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/publishing"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -32,7 +33,7 @@ func (p *Publisher) refresh(ctx context.Context, brand *domain.Brand, conn domai
 	key := "refresh:" + conn.ConnectionID + ":" + c.Token.Expiry.UTC().Format(time.RFC3339Nano)
 	m := systemMeta(brand.HomeOrganizationID, key)
 	if err != nil {
-		transient := social.KindOf(err) != social.KindReconnect
+		transient := outcome.Of(err) != outcome.Unauthorized
 		reason := "refresh_failed"
 		if se, ok := social.AsError(err); ok && se.Reason != "" {
 			reason = se.Reason

@@ -14,7 +14,7 @@ import (
 	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/email/postmark"
 	postmarkfake "github.com/platform/backend/providers/email/postmark/fake"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // delivered is a send's answer.
@@ -114,7 +114,7 @@ func TestEmailSend(t *testing.T) {
 		"Idempotency-Key", "email-once"), http.StatusUnprocessableEntity, "idempotency_key_reused")
 
 	// The provider refuses for good: 422, once, no retry, delivery.failed.
-	pm.Next(1, fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "406"})
+	pm.Next(1, fakekit.Fault{Kind: fakekit.Reject, Code: "406"})
 	calls := len(pm.Requests())
 	rejected := sendEmail(t, h, "", map[string]any{"to": "inactive@example.com", "subject": "x", "text": "x"})
 	apptest.ExpectProblem(t, rejected, http.StatusUnprocessableEntity, "invalid_input")
@@ -122,17 +122,17 @@ func TestEmailSend(t *testing.T) {
 		t.Fatal("a rejected message was tried again")
 	}
 	// The provider fails three times: retried, each attempt metered, then failed.
-	pm.Next(3, fakeprovider.Fault{Kind: fakeprovider.ServerError})
+	pm.Next(3, fakekit.Fault{Kind: fakekit.ServerError})
 	faulted := sendEmail(t, h, "", map[string]any{"to": "f@example.com", "subject": "x", "text": "x"})
 	apptest.ExpectProblem(t, faulted, http.StatusBadGateway, "provider_error")
 	// Once, then it lands: one more attempt, sent.
-	pm.Next(1, fakeprovider.Fault{Kind: fakeprovider.ServerError})
+	pm.Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	apptest.Must(t, sendEmail(t, h, "", map[string]any{"to": "r@example.com", "subject": "x", "text": "x"}), http.StatusOK, "retried send")
 	// Rate limited with Retry-After: waited, then sent.
-	pm.Next(1, fakeprovider.Fault{Kind: fakeprovider.RateLimit, RetryAfter: time.Second})
+	pm.Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: time.Second})
 	apptest.Must(t, sendEmail(t, h, "", map[string]any{"to": "rl@example.com", "subject": "x", "text": "x"}), http.StatusOK, "rate limited send")
 	// The answer is lost after the request left (Postmark honours no key): unknown, never sent again.
-	pm.Next(1, fakeprovider.Fault{Kind: fakeprovider.Hang})
+	pm.Next(1, fakekit.Fault{Kind: fakekit.Hang})
 	lost := sendEmail(t, h, "", map[string]any{"to": "h@example.com", "subject": "x", "text": "x"}, "Idempotency-Key", "email-lost")
 	apptest.ExpectProblem(t, lost, http.StatusGatewayTimeout, "provider_timeout")
 	calls = len(pm.Requests())

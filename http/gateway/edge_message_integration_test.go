@@ -11,7 +11,7 @@ import (
 	"github.com/platform/backend/internal/apptest"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/providers/delivery"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 	whatsappfake "github.com/platform/backend/providers/message/whatsapp/fake"
 )
 
@@ -74,9 +74,9 @@ func TestInstantMessage(t *testing.T) {
 		t.Fatalf("platform usage %v", outcomes)
 	}
 	// Refused for good (not a WhatsApp user), then retries that run out.
-	wa.Next(1, fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "131026"})
+	wa.Next(1, fakekit.Fault{Kind: fakekit.Reject, Code: "131026"})
 	apptest.ExpectProblem(t, send(notify, text), http.StatusUnprocessableEntity, "invalid_input")
-	wa.Next(3, fakeprovider.Fault{Kind: fakeprovider.ServerError})
+	wa.Next(3, fakekit.Fault{Kind: fakekit.ServerError})
 	apptest.ExpectProblem(t, send(notify, text), http.StatusBadGateway, "provider_error")
 	failed := notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 2)
 	for key, data := range failed {
@@ -97,7 +97,7 @@ func TestInstantMessage(t *testing.T) {
 	})
 	notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 3)
 	// The token is refused: the connection is deauthorized (not the provider's health).
-	wa.Next(1, fakeprovider.Fault{Kind: fakeprovider.Unauthorized})
+	wa.Next(1, fakekit.Fault{Kind: fakekit.Unauthorized})
 	apptest.ExpectProblem(t, send(notify, text), http.StatusConflict, "connection_unauthorized")
 	got := notificationsOf(t, h, h.OrgID, "gateway.provider.disconnected", 1)
 	for _, data := range got {

@@ -9,6 +9,7 @@ import (
 	"github.com/platform/backend/internal/apptest"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/internal/testenv"
+	"github.com/platform/backend/providers/fakekit"
 	stripefake "github.com/platform/backend/providers/payments/stripe/fake"
 )
 
@@ -49,7 +50,7 @@ func TestPaymentsInvoke(t *testing.T) {
 		t.Fatalf("answered %s", res.Body)
 	}
 	rec := fake.Requests()[len(fake.Requests())-1]
-	if rec.IdempotencyKey == "" || rec.IdempotencyKey == "cust-1" || !strings.Contains(rec.Body, "metadata[order]=7") {
+	if rec.IdempotencyKey == "" || rec.IdempotencyKey == "cust-1" || !strings.Contains(string(rec.Body), "metadata[order]=7") {
 		t.Fatalf("stripe got key %q body %q", rec.IdempotencyKey, rec.Body)
 	}
 	again := invoke(t, h, "", "customers.create", map[string]any{"email": "buyer@example.com", "metadata": map[string]any{"order": 7}},
@@ -66,8 +67,8 @@ func TestPaymentsInvoke(t *testing.T) {
 	apptest.Must(t, invoke(t, h, other, "customers.create", map[string]any{"email": "someone@example.com"}, "Idempotency-Key", "cust-1"),
 		http.StatusOK, "another organization's key")
 	// In flight: 409 while the first runs.
-	gate := stripefake.NewGate()
-	fake.Next(1, stripefake.Fault{Kind: stripefake.Hold, Gate: gate})
+	gate := fakekit.NewGate()
+	fake.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
 	done := make(chan apptest.Response, 1)
 	go func() {
 		done <- invoke(t, h, "", "products.create", map[string]any{"name": "Hat"}, "Idempotency-Key", "prod-1")
@@ -75,7 +76,7 @@ func TestPaymentsInvoke(t *testing.T) {
 	<-gate.Entered()
 	inFlight := invoke(t, h, "", "products.create", map[string]any{"name": "Hat"}, "Idempotency-Key", "prod-1")
 	apptest.ExpectProblem(t, inFlight, http.StatusConflict, "idempotency_request_in_progress")
-	gate.Release()
+	gate.Open()
 	apptest.Must(t, <-done, http.StatusOK, "the held call")
 
 	// Refusals in Stripe's tokens.
@@ -89,15 +90,15 @@ func TestPaymentsInvoke(t *testing.T) {
 	apptest.ExpectProblem(t, invoke(t, h, "", "customers.retrieve", map[string]any{"id": "../../v1/charges"}), http.StatusUnprocessableEntity,
 		"invalid_input")
 	apptest.ExpectProblem(t, invoke(t, h, "", "charges.create", map[string]any{}), http.StatusUnprocessableEntity, "invalid_input")
-	fake.Next(1, stripefake.Fault{Kind: stripefake.ServerError})
+	fake.Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	apptest.ExpectProblem(t, invoke(t, h, "", "customers.create", map[string]any{"email": "x@example.com"}), http.StatusBadGateway, "provider_error")
-	fake.Next(1, stripefake.Fault{Kind: stripefake.RateLimit, RetryAfter: 3 * time.Second})
+	fake.Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 3 * time.Second})
 	limited := invoke(t, h, "", "customers.create", map[string]any{"email": "x@example.com"})
 	apptest.ExpectProblem(t, limited, http.StatusTooManyRequests, "provider_rate_limited")
 	if limited.Header.Get("Retry-After") != "3" {
 		t.Fatalf("Retry-After %q", limited.Header.Get("Retry-After"))
 	}
-	fake.Next(1, stripefake.Fault{Kind: stripefake.Malformed})
+	fake.Next(1, fakekit.Fault{Kind: fakekit.Malformed})
 	apptest.ExpectProblem(t, invoke(t, h, "", "customers.create", map[string]any{"email": "x@example.com"}), http.StatusBadGateway, "provider_error")
 
 	// The organization's own Stripe account: BYOK, its key to its account.
@@ -129,10 +130,7 @@ func TestPaymentsInvoke(t *testing.T) {
 
 func mustStripe(t *testing.T, keys ...string) *stripefake.Server {
 	t.Helper()
-	srv, err := stripefake.Start(stripefake.Config{APIKeys: keys})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	srv := stripefake.Start(stripefake.Config{APIKeys: keys})
+	t.Cleanup(func() { srv.Close() })
 	return srv
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/platform/backend/internal/apptest"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // TestProviderFaultsAreClassifiedMeteredAndAnswered: every fault of the
@@ -30,16 +31,16 @@ func TestProviderFaultsAreClassifiedMeteredAndAnswered(t *testing.T) {
 	}{
 		{"bad input", fakekit.Status(400), 422, "invalid_input", "invalid_request"},
 		{"revoked key", fakekit.Status(401), 502, "provider_unauthorized", "unauthorized"},
-		{"rate limited", fakekit.RateLimit(3 * time.Second), 429, "provider_rate_limited", "rate_limited"},
+		{"rate limited", fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 3 * time.Second}, 429, "provider_rate_limited", "rate_limited"},
 		{"server error", fakekit.Status(500), 502, "provider_error", "provider_error"}, // degraded
 		{"unavailable", fakekit.Status(503), 502, "provider_error", "provider_error"},
-		{"hang", fakekit.Hang(), 504, "provider_timeout", "timeout"},
-		{"malformed", fakekit.Malformed(), 502, "provider_error", "provider_error"},
-		{"success", fakekit.OK(), 200, "", "ok"},                                             // recovered
+		{"hang", fakekit.Fault{Kind: fakekit.Hang}, 504, "provider_timeout", "timeout"},
+		{"malformed", fakekit.Fault{Kind: fakekit.Malformed}, 502, "provider_error", "provider_error"},
+		{"success", fakekit.Fault{}, 200, "", "ok"},                                          // recovered
 		{"server error again", fakekit.Status(502), 502, "provider_error", "provider_error"}, // degraded
 	}
 	for i, s := range steps {
-		kit.Next(s.fault)
+		kit.Next(1, s.fault)
 		res := post(t, h, "/api/ai/completions", "", body)
 		if s.status == 200 {
 			apptest.Must(t, res, 200, s.name)
@@ -48,7 +49,7 @@ func TestProviderFaultsAreClassifiedMeteredAndAnswered(t *testing.T) {
 			if s.status == 429 && res.Header.Get("Retry-After") != "3" {
 				t.Fatalf("%s: Retry-After %q, want 3", s.name, res.Header.Get("Retry-After"))
 			}
-			if contains(string(res.Body), fakekit.SecretMarker) {
+			if contains(string(res.Body), aifake.SecretMarker) {
 				t.Fatalf("%s: the provider's body leaked into the answer: %s (%v)", s.name, res.Body, p)
 			}
 		}
@@ -58,7 +59,7 @@ func TestProviderFaultsAreClassifiedMeteredAndAnswered(t *testing.T) {
 		}
 	}
 	// A caller's own short deadline: not the provider's fault.
-	kit.Next(fakekit.Hang())
+	kit.Next(1, fakekit.Fault{Kind: fakekit.Hang})
 	short := &http.Client{Timeout: 200 * time.Millisecond}
 	req, _ := http.NewRequest(http.MethodPost, h.URLs["gateway"]+"/api/ai/completions", jsonBody(body))
 	req.Header.Set("Authorization", "Bearer "+h.APIKey)
@@ -112,10 +113,10 @@ func TestStreamFaults(t *testing.T) {
 		code    string
 		outcome string
 	}{
-		{fakekit.Hang(), http.StatusGatewayTimeout, "provider_timeout", "timeout"},
+		{fakekit.Fault{Kind: fakekit.Hang}, http.StatusGatewayTimeout, "provider_timeout", "timeout"},
 		{fakekit.Status(503), http.StatusBadGateway, "provider_error", "provider_error"},
 	} {
-		kit.Next(s.fault)
+		kit.Next(1, s.fault)
 		res, _ := openStream(t, h, "", map[string]any{"provider": "ai_provider_2", "prompt": "hello"})
 		body := readAll(t, res.Body)
 		if res.StatusCode != s.status || !contains(body, `"code":"`+s.code+`"`) {

@@ -16,7 +16,7 @@ import (
 	"github.com/platform/backend/internal/module"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 // start runs a platform whose gateway serves the sandbox fakes; configure
@@ -32,7 +32,7 @@ func start(t *testing.T, configure ...func(*gatewaymod.Config)) *apptest.Harness
 }
 
 // fake is the sandbox's fake of a provider, reset for the test.
-func fake(t *testing.T, h *apptest.Harness, id ai.ProviderID) *fakekit.Kit {
+func fake(t *testing.T, h *apptest.Harness, id ai.ProviderID) *aifake.Kit {
 	t.Helper()
 	k := apptest.Provided[*gatewaymod.Sandbox](h).Kit(id)
 	if k == nil {

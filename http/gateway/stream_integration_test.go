@@ -8,7 +8,8 @@ import (
 
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // TestStreamPassesChunkOneBeforeChunkTwo: the first delta reaches the
@@ -30,7 +31,7 @@ func TestStreamPassesChunkOneBeforeChunkTwo(t *testing.T) {
 			}
 			// The fake holds its second delta until the gate opens: the client
 			// has the first while the second is not even written.
-			if sent := gate.Sent(); sent > 1 {
+			if sent := gate.Passed(); sent > 1 {
 				t.Fatalf("the fake sent %d deltas before the client read the first: want at most 1 (the rest held)", sent)
 			}
 			gate.Open()
@@ -72,9 +73,9 @@ func TestStreamPassesChunkOneBeforeChunkTwo(t *testing.T) {
 // never a clean end, and settles at the reservation, never 0.
 func TestCutStreamSettlesAtTheReservation(t *testing.T) {
 	h := start(t)
-	for name, f := range map[string]fakekit.Fault{"cut": fakekit.Cut(2), "end early": fakekit.EndEarly(2), "no usage": fakekit.NoUsage()} {
+	for name, f := range map[string]fakekit.Fault{"cut": fakekit.Fault{Kind: fakekit.Cut, After: 2}, "end early": fakekit.Fault{Kind: aifake.EndEarly, After: 2}, "no usage": fakekit.Fault{Kind: aifake.NoUsage}} {
 		t.Run(name, func(t *testing.T) {
-			fake(t, h, ai.Provider1).Next(f)
+			fake(t, h, ai.Provider1).Next(1, f)
 			res, next := openStream(t, h, "", map[string]any{"prompt": "one two three four five", "max_tokens": 100})
 			apptest.Must(t, apptest.Response{Status: res.StatusCode}, http.StatusOK, "stream")
 			var last sse

@@ -14,6 +14,7 @@ import (
 	"github.com/platform/backend/internal/module"
 	pubmod "github.com/platform/backend/internal/modules/publishing"
 	"github.com/platform/backend/internal/testenv"
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social/socialfake"
 )
 
@@ -140,7 +141,7 @@ func TestTokenRefresh(t *testing.T) {
 		}
 		return *bb
 	}
-	f.Next(socialfake.OpToken, 1, socialfake.Fault{Kind: socialfake.ServerError})
+	f.On(socialfake.OpToken).Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	p := createPost(t, h, "", post(b.BrandID, "Despite a flaky refresh", time.Now()))
 	waitPost(t, h, p.PostID, 15*time.Second, "published", allTargets(domain.StatePublished))
 	c := brand().Connections[0]

@@ -89,7 +89,7 @@ func TestContentOperations(t *testing.T) {
 	// is rescheduled (failure cleared), then publishes.
 	res = h.Do(t, "publishing", http.MethodPatch, "/api/content-ops/items/"+approveID, "", map[string]any{"text": "Launch week starts now"})
 	apptest.Must(t, res, http.StatusOK, "safe edit")
-	f.Next("post", 1, faultServerError())
+	f.On("post").Next(1, faultServerError())
 	res = h.Do(t, "publishing", http.MethodPut, "/api/posts/"+approveID, "", map[string]any{"publishAt": time.Now().Format(time.RFC3339Nano)})
 	apptest.Must(t, res, http.StatusOK, "schedule")
 	waitPost(t, h, approveID, 15*time.Second, "failed", allTargets(domain.StateFailed))

@@ -11,6 +11,7 @@ import (
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/module"
 	pubmod "github.com/platform/backend/internal/modules/publishing"
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social/socialfake"
 	xfake "github.com/platform/backend/providers/social/x/fake"
 )
@@ -62,7 +63,7 @@ func TestAcceptedThenTimeout(t *testing.T) {
 	h := apptest.Start(t, withFake(f))
 	b := newBrand(t, h, "", "Acme")
 	connect(t, h, "", b.BrandID, "network_1")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.AcceptThenTimeout})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.AcceptThenTimeout})
 	p := createPost(t, h, "", post(b.BrandID, "Accepted, then silence", time.Now()))
 	waitPost(t, h, p.PostID, 10*time.Second, "unconfirmed", allTargets(domain.StateUnconfirmed))
 	got := waitPost(t, h, p.PostID, 30*time.Second, "reconciled", allTargets(domain.StatePublished))
@@ -83,7 +84,7 @@ func TestRetryAfterPartialFailure(t *testing.T) {
 	connect(t, h, "", b.BrandID, "network_1")
 	f.SetUser("second-account")
 	connect(t, h, "", b.BrandID, "network_1")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.ServerError})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	p := createPost(t, h, "", post(b.BrandID, "Two accounts", time.Now(),
 		map[string]any{"network": "network_1", "accountId": xfake.UserID}, map[string]any{"network": "network_1", "accountId": "second-account"}))
 	got := waitPost(t, h, p.PostID, 15*time.Second, "partially published", func(p domain.Post) bool { return p.Status == domain.StatusPartiallyPublished })
@@ -120,7 +121,7 @@ func TestThreadResumes(t *testing.T) {
 	h := apptest.Start(t, withFake(f))
 	b := newBrand(t, h, "", "Acme")
 	connect(t, h, "", b.BrandID, "network_1")
-	f.Then(socialfake.OpPost, socialfake.Fault{}, socialfake.Fault{Kind: socialfake.RateLimit})
+	f.On(socialfake.OpPost).Then(fakekit.Fault{}, fakekit.Fault{Kind: fakekit.RateLimit})
 	body := post(b.BrandID, "1/3 first", time.Now())
 	body["thread"] = []map[string]any{{"text": "2/3 second"}, {"text": "3/3 third"}}
 	p := createPost(t, h, "", body)

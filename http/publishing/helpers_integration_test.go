@@ -8,8 +8,8 @@ import (
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/internal/apptest"
 	pubmod "github.com/platform/backend/internal/modules/publishing"
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social/networks/fakes"
-	"github.com/platform/backend/providers/social/socialfake"
 )
 
 // start runs a platform whose publishing talks to local fakes; fast
@@ -92,6 +92,6 @@ func allTargets(state string) func(domain.Post) bool {
 	}
 }
 
-func faultServerError() socialfake.Fault { return socialfake.Fault{Kind: socialfake.ServerError} }
+func faultServerError() fakekit.Fault { return fakekit.Fault{Kind: fakekit.ServerError} }
 
 type domainPost = domain.Post

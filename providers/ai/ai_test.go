@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func TestCapabilitySet(t *testing.T) {
@@ -26,34 +27,34 @@ func TestCapabilitySet(t *testing.T) {
 
 func TestErrorClassification(t *testing.T) {
 	tests := []struct {
-		kind              ai.Kind
+		kind              outcome.Kind
 		provider, retries bool
 	}{
-		{ai.KindProviderFault, true, true},
-		{ai.KindRateLimited, false, true},
-		{ai.KindInvalidRequest, false, false},
-		{ai.KindUnauthorized, false, false},
-		{ai.KindCanceled, false, false},
+		{outcome.ProviderFault, true, true},
+		{outcome.RateLimited, false, true},
+		{outcome.Rejected, false, false},
+		{outcome.Unauthorized, false, false},
+		{outcome.Canceled, false, false},
 		{ai.KindUnsupported, false, false},
 	}
 	for _, tc := range tests {
 		e := &ai.Error{Kind: tc.kind}
-		if e.CountsAgainstProvider() != tc.provider || e.Retryable() != tc.retries {
-			t.Fatalf("%s: provider %v retryable %v", tc.kind, e.CountsAgainstProvider(), e.Retryable())
+		if e.Kind.HurtsProviderHealth() != tc.provider || e.Retryable() != tc.retries {
+			t.Fatalf("%s: provider %v retryable %v", tc.kind, e.Kind.HurtsProviderHealth(), e.Retryable())
 		}
 	}
-	if ai.KindOf(nil) != "" || ai.KindOf(errors.New("x")) != ai.KindProviderFault {
+	if outcome.Of(nil) != "" || outcome.Of(errors.New("x")) != outcome.ProviderFault {
 		t.Fatal("KindOf")
 	}
 }
 
 func TestErrorMessageIsAFewWordsAndWrapsTheCause(t *testing.T) {
-	e := (&ai.Error{Kind: ai.KindRateLimited, Protocol: "openai", Capability: ai.CapChat, Reason: "status 429",
+	e := (&ai.Error{Kind: outcome.RateLimited, Protocol: "openai", Capability: ai.CapChat, Reason: "status 429",
 		Code: "rate_limit_exceeded", RetryAfter: 2 * time.Second}).WithCause(context.Canceled)
 	if got := e.Error(); got != "ai openai chat: rate_limited: status 429 (rate_limit_exceeded), retry after 2s" {
 		t.Fatalf("%q", got)
 	}
-	if !errors.Is(e, context.Canceled) || ai.KindOf(fmtWrap(e)) != ai.KindRateLimited {
+	if !errors.Is(e, context.Canceled) || outcome.Of(fmtWrap(e)) != outcome.RateLimited {
 		t.Fatal("cause or kind lost when wrapped")
 	}
 }
@@ -69,7 +70,7 @@ func TestCheckCompletionRefusesWhatTheConnectionCannotDo(t *testing.T) {
 		caps  ai.Capability
 		asked ai.Capability
 		req   ai.CompletionRequest
-		kind  ai.Kind
+		kind  outcome.Kind
 	}{
 		{"plain chat", ai.CapChat, ai.CapChat, ai.CompletionRequest{Messages: user}, ""},
 		{"stream without streaming", ai.CapChat, ai.CapStream, ai.CompletionRequest{Messages: user}, ai.KindUnsupported},
@@ -77,17 +78,17 @@ func TestCheckCompletionRefusesWhatTheConnectionCannotDo(t *testing.T) {
 		{"schema without structured output", ai.CapChat, ai.CapChat, ai.CompletionRequest{Messages: user, ResponseFormat: schema}, ai.KindUnsupported},
 		{"image without vision", ai.CapChat, ai.CapChat, ai.CompletionRequest{Messages: img}, ai.KindUnsupported},
 		{"image with vision", ai.CapChat | ai.CapVision, ai.CapChat, ai.CompletionRequest{Messages: img}, ""},
-		{"no messages", ai.CapChat, ai.CapChat, ai.CompletionRequest{}, ai.KindInvalidRequest},
-		{"negative max tokens", ai.CapChat, ai.CapChat, ai.CompletionRequest{Messages: user, MaxTokens: -1}, ai.KindInvalidRequest},
+		{"no messages", ai.CapChat, ai.CapChat, ai.CompletionRequest{}, outcome.Invalid},
+		{"negative max tokens", ai.CapChat, ai.CapChat, ai.CompletionRequest{Messages: user, MaxTokens: -1}, outcome.Invalid},
 		{"tool call arguments not an object", ai.CapChat, ai.CapChat, ai.CompletionRequest{Messages: []ai.Message{
-			{Role: ai.RoleAssistant, ToolCalls: []ai.ToolCall{{Name: "t", Arguments: json.RawMessage(`"x"`)}}}}}, ai.KindInvalidRequest},
+			{Role: ai.RoleAssistant, ToolCalls: []ai.ToolCall{{Name: "t", Arguments: json.RawMessage(`"x"`)}}}}}, outcome.Invalid},
 		{"response format without name", ai.CapChat | ai.CapStructuredOutput, ai.CapChat, ai.CompletionRequest{Messages: user,
-			ResponseFormat: &ai.ResponseFormat{Schema: json.RawMessage(`{"type":"object"}`)}}, ai.KindInvalidRequest},
+			ResponseFormat: &ai.ResponseFormat{Schema: json.RawMessage(`{"type":"object"}`)}}, outcome.Invalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := ai.CheckCompletion("p", tc.caps, tc.asked, tc.req)
-			if ai.KindOf(err) != tc.kind {
+			if outcome.Of(err) != tc.kind {
 				t.Fatalf("%v, want kind %q", err, tc.kind)
 			}
 		})
@@ -118,7 +119,7 @@ func TestTranslationCompletionAsksForExactlyTheKeys(t *testing.T) {
 		user != `{"a.body":"Total: {amount}","b.title":"Pay"}` {
 		t.Fatalf("%q / %q", sys, user)
 	}
-	if _, err := ai.TranslationCompletion(ai.TranslationRequest{TargetLocale: "fr"}); ai.KindOf(err) != ai.KindInvalidRequest {
+	if _, err := ai.TranslationCompletion(ai.TranslationRequest{TargetLocale: "fr"}); outcome.Of(err) != outcome.Invalid {
 		t.Fatalf("no texts: %v", err)
 	}
 }
@@ -141,8 +142,8 @@ func TestParseTranslation(t *testing.T) {
 			if tc.ok != (err == nil) {
 				t.Fatalf("%v", err)
 			}
-			if err != nil && ai.KindOf(err) != ai.KindProviderFault {
-				t.Fatalf("kind %s", ai.KindOf(err))
+			if err != nil && outcome.Of(err) != outcome.ProviderFault {
+				t.Fatalf("kind %s", outcome.Of(err))
 			}
 			if tc.ok && (got["a"] != "eins" || len(got) != 2) {
 				t.Fatalf("%v", got)

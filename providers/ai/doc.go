@@ -12,7 +12,7 @@
 //	providers/ai/gemini     Google Gemini generateContent
 //	providers/ai/workersai  Cloudflare Workers AI (run, tomarkdown, AutoRAG search)
 //	providers/ai/catalog    builds the adapter for a seed provider id
-//	providers/ai/fakekit    what every fake shares: scripted faults, request log, stream gate
+//	providers/ai/aifake     what every AI fake shares beyond providers/fakekit: key check, SSE pacing, answers
 //
 // The seed's provider ids map in order to five providers:
 //

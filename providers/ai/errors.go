@@ -5,31 +5,23 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
-// Kind is what went wrong, in the terms the gateway decides on: whether the
-// provider's health suffers, whether to retry, what to tell the client.
-type Kind string
-
+// An AI call's failure is one of outcome's kinds: ProviderFault (5xx, its
+// own timeout, an answer that could not be decoded, a cut stream, a stream
+// without its usage), RateLimited (429; RetryAfter says when, if it said),
+// Rejected (the caller's input refused by the provider: 400, 404, 422),
+// Invalid (the caller's input refused before sending), Unauthorized (the
+// connection's key refused: 401, 403), Canceled (the caller's own context
+// ended, or the caller's stream callback stopped the stream), or AI's own:
 const (
-	// KindProviderFault: the provider failed (5xx, its own timeout, an
-	// answer that could not be decoded, a cut stream, a stream without its
-	// usage). Counts against provider health; retryable.
-	KindProviderFault Kind = "provider_fault"
-	// KindRateLimited: the provider said 429. RetryAfter says when, if it said.
-	KindRateLimited Kind = "rate_limited"
-	// KindInvalidRequest: the caller's input (400, 404, 422, or refused
-	// before sending). Not the provider's fault; do not retry as is.
-	KindInvalidRequest Kind = "invalid_request"
-	// KindUnauthorized: the connection's key was refused (401, 403).
-	KindUnauthorized Kind = "unauthorized"
-	// KindCanceled: the caller's own context ended (cancel or deadline), or
-	// the caller's stream callback stopped the stream. Never the provider's
-	// fault.
-	KindCanceled Kind = "canceled"
 	// KindUnsupported: the connection cannot do this (see Capabilities);
-	// known before any network call.
-	KindUnsupported Kind = "unsupported"
+	// known before any network call. Not Invalid: the input is fine, the
+	// provider or the connection lacks the capability (another connection
+	// may have it).
+	KindUnsupported outcome.Kind = "unsupported"
 )
 
 // Reasons that have a meaning beyond their words: the gateway may test for
@@ -46,7 +38,7 @@ const (
 // Error is the one error type every adapter returns. Its message is a few
 // words: never the upstream body, which may echo the request or a key.
 type Error struct {
-	Kind       Kind
+	Kind       outcome.Kind
 	Protocol   string     // "openai", "anthropic", "gemini", "workersai"
 	Capability Capability // what was asked (CapChat for Complete, CapStream for Stream ...)
 	Status     int        // HTTP status, 0 when there was none
@@ -83,28 +75,14 @@ func (e *Error) Error() string {
 // errors.Is; the cause is never part of the message.
 func (e *Error) Unwrap() error { return e.cause }
 
-// CountsAgainstProvider reports whether this failure should degrade the
-// provider's health.
-func (e *Error) CountsAgainstProvider() bool { return e.Kind == KindProviderFault }
+// Outcome is the error's kind (outcome.Of).
+func (e *Error) Outcome() outcome.Kind { return e.Kind }
 
 // Retryable reports whether the same request may succeed later.
-func (e *Error) Retryable() bool { return e.Kind == KindProviderFault || e.Kind == KindRateLimited }
+func (e *Error) Retryable() bool { return e.Kind.Retryable() }
 
 // WithCause returns e wrapping cause (for errors.Is), message unchanged.
 func (e *Error) WithCause(cause error) *Error { e.cause = cause; return e }
-
-// KindOf returns the kind of err: "" for nil, KindProviderFault for an error
-// that is not an *Error (adapters return none such; a safe default).
-func KindOf(err error) Kind {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return KindProviderFault
-}
 
 // AsError returns err as an *Error when it is one.
 func AsError(err error) (*Error, bool) {
@@ -120,15 +98,15 @@ func Unsupported(protocol string, c Capability) *Error {
 
 // Invalid is the error for input refused before any network call.
 func Invalid(protocol string, c Capability, reason string) *Error {
-	return &Error{Kind: KindInvalidRequest, Protocol: protocol, Capability: c, Reason: reason}
+	return &Error{Kind: outcome.Invalid, Protocol: protocol, Capability: c, Reason: reason}
 }
 
 // Fault is a provider fault with a reason.
 func Fault(protocol string, c Capability, reason string) *Error {
-	return &Error{Kind: KindProviderFault, Protocol: protocol, Capability: c, Reason: reason}
+	return &Error{Kind: outcome.ProviderFault, Protocol: protocol, Capability: c, Reason: reason}
 }
 
 // Stopped is the error for a stream the caller's callback stopped.
 func Stopped(protocol string, cause error) *Error {
-	return &Error{Kind: KindCanceled, Protocol: protocol, Capability: CapStream, Reason: "stopped by caller", cause: cause}
+	return &Error{Kind: outcome.Canceled, Protocol: protocol, Capability: CapStream, Reason: "stopped by caller", cause: cause}
 }

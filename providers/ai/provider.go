@@ -21,7 +21,7 @@ type Provider interface {
 	// nil, even with an error (cut stream, missing usage, caller cancel),
 	// so the caller can settle with what is known; an error before that
 	// (429, 5xx, refused input) comes with a nil summary. An error returned
-	// by onDelta stops the stream; it comes back as a KindCanceled *Error
+	// by onDelta stops the stream; it comes back as a Canceled *Error
 	// wrapping it.
 	Stream(ctx context.Context, req CompletionRequest, onDelta func(Delta) error) (*StreamSummary, error)
 	// Embed turns texts into vectors.

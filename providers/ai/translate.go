@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // TranslationRequest is the seed's ai.translations.create as a provider call:
@@ -84,14 +86,14 @@ func TranslationCompletion(req TranslationRequest) (CompletionRequest, error) {
 func ParseTranslation(protocol string, req TranslationRequest, resp *CompletionResponse) (map[string]string, error) {
 	var got map[string]any
 	if err := json.Unmarshal([]byte(resp.Text), &got); err != nil {
-		return nil, &Error{Kind: KindProviderFault, Protocol: protocol, Capability: CapStructuredOutput,
+		return nil, &Error{Kind: outcome.ProviderFault, Protocol: protocol, Capability: CapStructuredOutput,
 			Reason: "translation answer is not a JSON object", RequestID: resp.RequestID}
 	}
 	out := make(map[string]string, len(req.Texts))
 	for k := range req.Texts {
 		s, ok := got[k].(string)
 		if !ok {
-			return nil, &Error{Kind: KindProviderFault, Protocol: protocol, Capability: CapStructuredOutput,
+			return nil, &Error{Kind: outcome.ProviderFault, Protocol: protocol, Capability: CapStructuredOutput,
 				Reason: "translation answer lacks a key", RequestID: resp.RequestID}
 		}
 		out[k] = s

@@ -1,15 +1,21 @@
 package delivery
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Error is a classified failed attempt. Its text is ours (a few words, safe
-// for events and logs); the upstream body is never kept.
+// for events and logs); the upstream body is never kept. Kind is one of
+// outcome's: ProviderFault, RateLimited, Rejected (the provider refused this
+// message for good: invalid or inactive recipient, template not approved,
+// sender not verified), Unauthorized, Canceled, Invalid (the message broke a
+// rule before anything was sent: no recipient, a header with a line break,
+// too many attachments).
 type Error struct {
-	Kind     Kind
+	Kind     outcome.Kind
 	Provider string // "postmark", "resend", "smtp", "whatsapp", ...
 	Reason   string // a few words: "inactive recipient", "provider timed out"
 	// Status is the upstream HTTP status or SMTP reply code, 0 when none came.
@@ -48,22 +54,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Fail builds a classified error.
-func Fail(provider string, kind Kind, reason string) *Error {
-	return &Error{Provider: provider, Kind: kind, Reason: reason}
-}
+// Outcome is the error's kind (outcome.Of).
+func (e *Error) Outcome() outcome.Kind { return e.Kind }
 
-// KindOf returns the kind of a classified error, or ProviderFault for any
-// other non-nil error (an adapter that returns one has a bug, and the safe
-// reading of an unknown failure is that the attempt did not succeed), or ""
-// for nil.
-func KindOf(err error) Kind {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return ProviderFault
+// Fail builds a classified error.
+func Fail(provider string, kind outcome.Kind, reason string) *Error {
+	return &Error{Provider: provider, Kind: kind, Reason: reason}
 }

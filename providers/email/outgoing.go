@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/platform/backend/providers/delivery"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Limits of the gateway's email.send (seed 001) that adapters enforce too.
@@ -99,7 +100,7 @@ var reservedHeaders = map[string]bool{"From": true, "To": true, "Cc": true, "Bcc
 // Validate checks what every adapter needs before anything is sent; its
 // error is a *delivery.Error of kind Invalid naming the member at fault.
 func (m Outgoing) Validate(provider string) error {
-	invalid := func(reason string) error { return delivery.Fail(provider, delivery.Invalid, reason) }
+	invalid := func(reason string) error { return delivery.Fail(provider, outcome.Invalid, reason) }
 	if err := m.From.check(); err != "" {
 		return invalid("from: " + err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/email"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func TestOutgoingValidate(t *testing.T) {
@@ -53,7 +54,7 @@ func TestOutgoingValidate(t *testing.T) {
 				return
 			}
 			var de *delivery.Error
-			if !errors.As(err, &de) || de.Kind != delivery.Invalid || !strings.Contains(de.Reason, tc.reason) {
+			if !errors.As(err, &de) || de.Kind != outcome.Invalid || !strings.Contains(de.Reason, tc.reason) {
 				t.Fatalf("got %v, want invalid %q", err, tc.reason)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/delivery"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // SMTP delivers through an SMTP server (RFC 5321): EHLO, STARTTLS when the
@@ -48,7 +49,7 @@ func (s *SMTP) Validate() error {
 func (s *SMTP) Send(ctx context.Context, m Message) error {
 	from, err := ParseAddress(s.From)
 	if err != nil {
-		return delivery.Fail(providerSMTP, delivery.Invalid, "sender: invalid address")
+		return delivery.Fail(providerSMTP, outcome.Invalid, "sender: invalid address")
 	}
 	_, err = s.Deliver(ctx, m.outgoing(from))
 	return err
@@ -163,35 +164,35 @@ func classifySMTP(ctx context.Context, stage string, err error) error {
 	var netErr net.Error
 	switch {
 	case ctx.Err() != nil:
-		e.Kind, e.Reason, e.Err = delivery.Canceled, "caller canceled", ctx.Err()
+		e.Kind, e.Reason, e.Err = outcome.Canceled, "caller canceled", ctx.Err()
 	case errors.As(err, &reply):
 		e.Status = reply.Code
 		switch {
 		case reply.Code >= 500 && stage == "auth":
-			e.Kind, e.Reason = delivery.Unauthorized, "credentials refused"
+			e.Kind, e.Reason = outcome.Unauthorized, "credentials refused"
 		case reply.Code >= 500 && stage == "rcpt":
-			e.Kind, e.Reason = delivery.Rejected, "recipient refused"
+			e.Kind, e.Reason = outcome.Rejected, "recipient refused"
 		case reply.Code >= 500 && stage == "mail":
-			e.Kind, e.Reason = delivery.Rejected, "sender refused"
+			e.Kind, e.Reason = outcome.Rejected, "sender refused"
 		case reply.Code >= 500 && stage == "data":
-			e.Kind, e.Reason = delivery.Rejected, "message refused"
+			e.Kind, e.Reason = outcome.Rejected, "message refused"
 		case reply.Code >= 500:
-			e.Kind, e.Reason = delivery.ProviderFault, "server refused the session"
+			e.Kind, e.Reason = outcome.ProviderFault, "server refused the session"
 		default:
-			e.Kind, e.Reason = delivery.ProviderFault, "server deferred"
+			e.Kind, e.Reason = outcome.ProviderFault, "server deferred"
 		}
 	case errors.As(err, &netErr) && netErr.Timeout():
-		e.Kind, e.Reason, e.Timeout, e.MaybeDelivered = delivery.ProviderFault, "server timed out", true, stage == "data"
+		e.Kind, e.Reason, e.Timeout, e.MaybeDelivered = outcome.ProviderFault, "server timed out", true, stage == "data"
 	case stage == "auth":
 		// net/smtp's own refusals: no AUTH offered, credentials over a
 		// connection without TLS. The connection's configuration is wrong.
-		e.Kind, e.Reason = delivery.Unauthorized, "cannot authenticate"
+		e.Kind, e.Reason = outcome.Unauthorized, "cannot authenticate"
 	case stage == "starttls":
-		e.Kind, e.Reason = delivery.ProviderFault, "TLS handshake failed"
+		e.Kind, e.Reason = outcome.ProviderFault, "TLS handshake failed"
 	case stage == "connect":
-		e.Kind, e.Reason = delivery.ProviderFault, "server unreachable"
+		e.Kind, e.Reason = outcome.ProviderFault, "server unreachable"
 	default:
-		e.Kind, e.Reason, e.MaybeDelivered = delivery.ProviderFault, "connection lost", stage == "data"
+		e.Kind, e.Reason, e.MaybeDelivered = outcome.ProviderFault, "connection lost", stage == "data"
 	}
 	return e
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/email"
 	"github.com/platform/backend/providers/email/smtptest"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func TestSMTPClassifiesFailures(t *testing.T) {
@@ -17,23 +18,23 @@ func TestSMTPClassifiesFailures(t *testing.T) {
 		script     func(*smtptest.Server)
 		username   string
 		cancelSoon bool
-		kind       delivery.Kind
+		kind       outcome.Kind
 		status     int
 	}{
 		{name: "recipient refused", script: func(s *smtptest.Server) { s.ReplyNext("RCPT", "550 5.1.1 no such user") },
-			kind: delivery.Rejected, status: 550},
+			kind: outcome.Rejected, status: 550},
 		{name: "sender refused", script: func(s *smtptest.Server) { s.ReplyNext("MAIL", "553 5.7.1 sender not allowed") },
-			kind: delivery.Rejected, status: 553},
+			kind: outcome.Rejected, status: 553},
 		{name: "message refused at end of data", script: func(s *smtptest.Server) { s.ReplyNext("DATA", "554 5.7.1 spam") },
-			kind: delivery.Rejected, status: 554},
+			kind: outcome.Rejected, status: 554},
 		{name: "transient deferral", script: func(s *smtptest.Server) { s.ReplyNext("MAIL", "451 4.3.0 try later") },
-			kind: delivery.ProviderFault, status: 451},
+			kind: outcome.ProviderFault, status: 451},
 		{name: "wrong credentials", script: func(s *smtptest.Server) { s.RequireAuth("user", "right") }, username: "user",
-			kind: delivery.Unauthorized, status: 535},
+			kind: outcome.Unauthorized, status: 535},
 		{name: "server hangs past the timeout", script: func(s *smtptest.Server) { s.ReplyNext("RCPT", smtptest.Hang) },
-			kind: delivery.ProviderFault},
+			kind: outcome.ProviderFault},
 		{name: "caller cancels while the server hangs", script: func(s *smtptest.Server) { s.ReplyNext("EHLO", smtptest.Hang) },
-			cancelSoon: true, kind: delivery.Canceled},
+			cancelSoon: true, kind: outcome.Canceled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,7 +60,7 @@ func TestSMTPClassifiesFailures(t *testing.T) {
 			if de.Kind != tc.kind || de.Status != tc.status {
 				t.Fatalf("kind %s status %d (%v), want %s %d", de.Kind, de.Status, err, tc.kind, tc.status)
 			}
-			if tc.kind == delivery.Canceled && !errors.Is(err, context.Canceled) {
+			if tc.kind == outcome.Canceled && !errors.Is(err, context.Canceled) {
 				t.Fatalf("canceled error does not wrap context.Canceled: %v", err)
 			}
 			if n := len(srv.Messages()); n != 0 {
@@ -102,7 +103,7 @@ func TestSandboxKeepsAndValidates(t *testing.T) {
 	if err != nil || rec.Units.Messages != 2 || rec.Provider != "sandbox" {
 		t.Fatalf("%+v %v", rec, err)
 	}
-	if _, err := s.Deliver(context.Background(), email.Outgoing{To: []email.Address{{Email: "a@example.com"}}}); delivery.KindOf(err) != delivery.Invalid {
+	if _, err := s.Deliver(context.Background(), email.Outgoing{To: []email.Address{{Email: "a@example.com"}}}); outcome.Of(err) != outcome.Invalid {
 		t.Fatalf("invalid message: %v", err)
 	}
 	sent := s.Sent()

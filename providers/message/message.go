@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/platform/backend/providers/delivery"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Provider delivers one instant message: what the gateway calls.
@@ -75,7 +76,7 @@ func (m Outgoing) Characters() int {
 // error is a *delivery.Error of kind Invalid. The member of the other type
 // (Text of a template message, Template of a text) is ignored.
 func (m Outgoing) Validate(provider string) error {
-	invalid := func(reason string) error { return delivery.Fail(provider, delivery.Invalid, reason) }
+	invalid := func(reason string) error { return delivery.Fail(provider, outcome.Invalid, reason) }
 	if n := utf8.RuneCountInString(m.To); n < MinRecipient || n > MaxRecipient || strings.ContainsAny(m.To, "\r\n") {
 		return invalid("to: 5 to 40 characters")
 	}

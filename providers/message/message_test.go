@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/message"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func TestOutgoingValidate(t *testing.T) {
@@ -34,8 +34,8 @@ func TestOutgoingValidate(t *testing.T) {
 			if tc.ok != (err == nil) {
 				t.Fatalf("got %v", err)
 			}
-			if err != nil && delivery.KindOf(err) != delivery.Invalid {
-				t.Fatalf("kind %s", delivery.KindOf(err))
+			if err != nil && outcome.Of(err) != outcome.Invalid {
+				t.Fatalf("kind %s", outcome.Of(err))
 			}
 		})
 	}

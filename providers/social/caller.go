@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
-	"sync/atomic"
 	"time"
+
+	"github.com/platform/backend/providers/exchange"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // HTTPConfig is the transport part of every adapter's Config.
@@ -146,26 +145,14 @@ type Classifier func(op string, a *Answer) *Error
 func (c *Caller) Do(ctx context.Context, req Request, classify Classifier) (*Answer, error) {
 	body, contentType, err := encodeBody(req)
 	if err != nil {
-		return nil, &Error{Network: c.network, Op: req.Op, Kind: KindRejected, Reason: ReasonInvalid, cause: err}
+		return nil, &Error{Network: c.network, Op: req.Op, Kind: outcome.Rejected, Reason: ReasonInvalid, cause: err}
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &Error{Network: c.network, Op: req.Op, Kind: KindCanceled, Reason: ReasonCanceled, cause: err}
+		return nil, &Error{Network: c.network, Op: req.Op, Kind: outcome.Canceled, Reason: ReasonCanceled, cause: err}
 	}
-	rctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	// wrote turns true once the whole request has gone out: from then on a
-	// lost answer to a creating request may hide an accepted post.
-	var wrote atomic.Bool
-	rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{
-		WroteRequest: func(info httptrace.WroteRequestInfo) {
-			if info.Err == nil {
-				wrote.Store(true)
-			}
-		},
-	})
-	hreq, err := http.NewRequestWithContext(rctx, req.Method, req.URL, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, req.URL, bytes.NewReader(body))
 	if err != nil {
-		return nil, &Error{Network: c.network, Op: req.Op, Kind: KindRejected, Reason: ReasonInvalid, cause: err}
+		return nil, &Error{Network: c.network, Op: req.Op, Kind: outcome.Rejected, Reason: ReasonInvalid, cause: err}
 	}
 	if body == nil {
 		hreq.Body, hreq.GetBody, hreq.ContentLength = http.NoBody, nil, 0
@@ -183,29 +170,11 @@ func (c *Caller) Do(ctx context.Context, req Request, classify Classifier) (*Ans
 	if req.Bearer != "" {
 		hreq.Header.Set("Authorization", "Bearer "+req.Bearer)
 	}
-
-	resp, err := c.cfg.Client.Do(hreq)
-	if err != nil {
-		return nil, c.transportError(ctx, req, wrote.Load(), err)
+	x, f := exchange.Exchange{Client: c.cfg.Client, Timeout: c.cfg.Timeout, MaxAnswer: c.cfg.MaxAnswerBytes}.Do(hreq)
+	if f != nil {
+		return nil, c.failed(req, f)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxAnswerBytes+1))
-	if err != nil {
-		e := c.transportError(ctx, req, true, err)
-		if !(req.Creates && resp.StatusCode/100 == 2) && e.Kind == KindOutcomeUnknown {
-			// Only a success we could not finish reading hides a post; an
-			// error answer cut short is still an error.
-			e.Kind = KindProviderFault
-		}
-		e.Status = resp.StatusCode
-		return nil, e
-	}
-	if int64(len(raw)) > c.cfg.MaxAnswerBytes {
-		e := c.Malformed(req, resp.StatusCode)
-		e.Reason = ReasonTooLarge
-		return nil, e
-	}
-	a := &Answer{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	a := &Answer{Status: x.Status, Header: x.Header, Body: x.Body}
 	if classify != nil {
 		if e := classify(req.Op, a); e != nil {
 			return nil, c.complete(e, req, a)
@@ -238,7 +207,7 @@ func (c *Caller) DoJSON(ctx context.Context, req Request, classify Classifier, o
 // creating request that we cannot read is an unknown outcome: the network
 // said yes, we just do not know to what.
 func (c *Caller) Malformed(req Request, status int) *Error {
-	kind := KindProviderFault
+	kind := outcome.ProviderFault
 	if req.Creates && status/100 == 2 {
 		kind = KindOutcomeUnknown
 	}
@@ -248,29 +217,29 @@ func (c *Caller) Malformed(req Request, status int) *Error {
 // ClassifyStatus judges an answer by its HTTP status alone, for the cases a
 // network's classifier did not recognize.
 func (c *Caller) ClassifyStatus(req Request, a *Answer) *Error {
-	fail := func(k Kind, reason string) *Error { return Fail(c.network, req.Op, k, reason, a.Status) }
+	fail := func(k outcome.Kind, reason string) *Error { return Fail(c.network, req.Op, k, reason, a.Status) }
 	switch s := a.Status; {
 	case s/100 == 2:
 		return nil
 	case s == http.StatusUnauthorized:
-		return fail(KindReconnect, ReasonTokenInvalid)
+		return fail(outcome.Unauthorized, ReasonTokenInvalid)
 	case s == http.StatusForbidden:
-		return fail(KindRejected, ReasonForbidden)
+		return fail(outcome.Rejected, ReasonForbidden)
 	case s == http.StatusRequestEntityTooLarge || s == http.StatusUnsupportedMediaType:
-		return fail(KindRejected, ReasonMediaInvalid)
+		return fail(outcome.Rejected, ReasonMediaInvalid)
 	case s == http.StatusTooManyRequests:
 		wait, at := WaitFromHeaders(a.Header, c.Now())
 		return RateLimited(c.network, req.Op, s, wait, at)
 	case s == http.StatusRequestTimeout:
-		return fail(KindProviderFault, ReasonTimeout)
+		return fail(outcome.ProviderFault, ReasonTimeout)
 	case (s == http.StatusBadGateway || s == http.StatusGatewayTimeout) && req.Creates:
 		// A proxy in front of the network lost the answer, not the request:
 		// the post may have been made behind it.
 		return fail(KindOutcomeUnknown, ReasonGatewayTimeout)
 	case s/100 == 5:
-		return fail(KindProviderFault, ReasonServerError)
+		return fail(outcome.ProviderFault, ReasonServerError)
 	case s/100 == 4:
-		return fail(KindRejected, ReasonInvalid)
+		return fail(outcome.Rejected, ReasonInvalid)
 	default:
 		return c.Malformed(req, s)
 	}
@@ -285,34 +254,35 @@ func (c *Caller) complete(e *Error, req Request, a *Answer) *Error {
 	if e.Status == 0 {
 		e.Status = a.Status
 	}
-	if e.Kind == KindRateLimited && e.RetryAfter == 0 && e.ResetAt.IsZero() {
+	if e.Kind == outcome.RateLimited && e.RetryAfter == 0 && e.ResetAt.IsZero() {
 		e.RetryAfter, e.ResetAt = WaitFromHeaders(a.Header, c.Now())
 	}
 	return e
 }
 
-// transportError classifies a request that got no answer. ctx is the
-// caller's context: when it ended, the caller gave up; when only our own
-// bound passed, the network was too slow.
-func (c *Caller) transportError(ctx context.Context, req Request, wrote bool, err error) *Error {
-	e := &Error{Network: c.network, Op: req.Op, Sent: wrote, cause: err}
-	callerGone := ctx.Err() != nil
-	reason := ReasonConnection
-	var netErr net.Error
-	switch {
-	case callerGone:
-		reason = ReasonCanceled
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		reason = ReasonTimeout
+// failed classifies a request that got no readable answer. A creating
+// request written whole whose answer was lost, or whose success we could
+// not finish reading, may have made the post: the outcome is unknown. An
+// error answer cut short is still an error.
+func (c *Caller) failed(req Request, f *exchange.Failure) *Error {
+	status := 0
+	if f.Answer != nil {
+		status = f.Answer.Status
 	}
-	e.Reason = reason
+	if f.TooLarge {
+		e := c.Malformed(req, status)
+		e.Reason = ReasonTooLarge
+		return e
+	}
+	e := &Error{Network: c.network, Op: req.Op, Kind: f.Kind, Reason: ReasonConnection, Status: status, Sent: f.Sent, cause: f.Err}
 	switch {
-	case req.Creates && wrote:
+	case f.Kind == outcome.Canceled:
+		e.Reason = ReasonCanceled
+	case f.Timeout:
+		e.Reason = ReasonTimeout
+	}
+	if req.Creates && f.Sent && (f.Answer == nil || status/100 == 2) {
 		e.Kind = KindOutcomeUnknown
-	case callerGone:
-		e.Kind = KindCanceled
-	default:
-		e.Kind = KindProviderFault
 	}
 	return e
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 func TestClassifyStatus(t *testing.T) {
@@ -16,21 +18,21 @@ func TestClassifyStatus(t *testing.T) {
 	tests := []struct {
 		status  int
 		creates bool
-		kind    Kind
+		kind    outcome.Kind
 		reason  string
 	}{
-		{401, true, KindReconnect, ReasonTokenInvalid},
-		{403, true, KindRejected, ReasonForbidden},
-		{413, true, KindRejected, ReasonMediaInvalid},
-		{422, true, KindRejected, ReasonInvalid},
-		{429, true, KindRateLimited, ReasonRateLimited},
-		{500, true, KindProviderFault, ReasonServerError},
-		{503, true, KindProviderFault, ReasonServerError},
+		{401, true, outcome.Unauthorized, ReasonTokenInvalid},
+		{403, true, outcome.Rejected, ReasonForbidden},
+		{413, true, outcome.Rejected, ReasonMediaInvalid},
+		{422, true, outcome.Rejected, ReasonInvalid},
+		{429, true, outcome.RateLimited, ReasonRateLimited},
+		{500, true, outcome.ProviderFault, ReasonServerError},
+		{503, true, outcome.ProviderFault, ReasonServerError},
 		{502, true, KindOutcomeUnknown, ReasonGatewayTimeout},
 		{504, true, KindOutcomeUnknown, ReasonGatewayTimeout},
-		{502, false, KindProviderFault, ReasonServerError},
-		{504, false, KindProviderFault, ReasonServerError},
-		{302, true, KindProviderFault, ReasonMalformed},
+		{502, false, outcome.ProviderFault, ReasonServerError},
+		{504, false, outcome.ProviderFault, ReasonServerError},
+		{302, true, outcome.ProviderFault, ReasonMalformed},
 	}
 	for _, tc := range tests {
 		e := c.ClassifyStatus(Request{Op: "publish", Creates: tc.creates}, &Answer{Status: tc.status, Header: http.Header{}})
@@ -80,21 +82,21 @@ func TestLostAnswers(t *testing.T) {
 		url     string
 		creates bool
 		ctx     func() (context.Context, context.CancelFunc)
-		kind    Kind
+		kind    outcome.Kind
 		reason  string
 		sent    bool
 	}{
 		{"hang, creating", hang.URL, true, nil, KindOutcomeUnknown, ReasonTimeout, true},
-		{"hang, reading", hang.URL, false, nil, KindProviderFault, ReasonTimeout, true},
+		{"hang, reading", hang.URL, false, nil, outcome.ProviderFault, ReasonTimeout, true},
 		{"caller deadline while hanging, creating", hang.URL, true, deadline(50 * time.Millisecond), KindOutcomeUnknown, ReasonCanceled, true},
-		{"caller deadline while hanging, reading", hang.URL, false, deadline(50 * time.Millisecond), KindCanceled, ReasonCanceled, true},
+		{"caller deadline while hanging, reading", hang.URL, false, deadline(50 * time.Millisecond), outcome.Canceled, ReasonCanceled, true},
 		{"connection dropped, creating", drop.URL, true, nil, KindOutcomeUnknown, ReasonConnection, true},
-		{"connection dropped, reading", drop.URL, false, nil, KindProviderFault, ReasonConnection, true},
-		{"refused: nothing was sent", closed, true, nil, KindProviderFault, ReasonConnection, false},
-		{"canceled before", hang.URL, true, canceled, KindCanceled, ReasonCanceled, false},
+		{"connection dropped, reading", drop.URL, false, nil, outcome.ProviderFault, ReasonConnection, true},
+		{"refused: nothing was sent", closed, true, nil, outcome.ProviderFault, ReasonConnection, false},
+		{"canceled before", hang.URL, true, canceled, outcome.Canceled, ReasonCanceled, false},
 		{"answer too large, creating", huge.URL, true, nil, KindOutcomeUnknown, ReasonTooLarge, true},
 		{"answer not JSON, creating", html.URL, true, nil, KindOutcomeUnknown, ReasonMalformed, true},
-		{"answer not JSON, reading", html.URL, false, nil, KindProviderFault, ReasonMalformed, true},
+		{"answer not JSON, reading", html.URL, false, nil, outcome.ProviderFault, ReasonMalformed, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

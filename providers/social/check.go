@@ -3,15 +3,17 @@ package social
 import (
 	"slices"
 	"unicode/utf8"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // CheckPost refuses, before any call, what the network cannot take. Every
-// adapter calls it first, so a refusal here is KindRejected with Sent false.
+// adapter calls it first, so a refusal here is outcome.Rejected with Sent false.
 func CheckPost(network string, caps Capabilities, conn Connection, p Post) error {
 	const op = "publish"
 	switch {
 	case conn.BearerToken() == "":
-		return &Error{Network: network, Op: op, Kind: KindReconnect, Reason: ReasonTokenMissing}
+		return &Error{Network: network, Op: op, Kind: outcome.Unauthorized, Reason: ReasonTokenMissing}
 	case conn.Account.ID == "":
 		return Rejection(network, op, ReasonAccountMissing)
 	case p.ReplyTo != "" && !caps.Threads:

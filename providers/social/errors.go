@@ -4,38 +4,33 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
-// Kind is what publishing does about a failure. Every adapter error is an
-// *Error of one of these kinds; nothing else leaves an adapter.
-type Kind string
-
+// Every adapter error is an *Error of one of outcome's kinds:
+// ProviderFault (the network failed: 5xx, an answer we cannot read, a lost
+// connection before the request was sent, our own time bound; nothing was
+// posted, try again later with backoff), RateLimited (429 or the network's
+// own rate codes; RetryAfter / ResetAt say how long when the network said),
+// Rejected (the network, or our pre-flight check before any call, refused
+// this content for good: duplicate, too long, media invalid, threads
+// unsupported), Unauthorized (the token is expired, revoked or lacks a
+// scope, or a refresh found the grant revoked: a publish answered this way
+// may be tried once more after a refresh; a refresh answered this way means
+// the user must connect again), Canceled (the caller's context ended before
+// the request was sent; nothing was posted), or the social networks' own:
 const (
-	// KindProviderFault: the network failed (5xx, an answer we cannot read,
-	// a lost connection before the request was sent, our own time bound).
-	// Nothing was posted; try again later with backoff.
-	KindProviderFault Kind = "provider_fault"
-	// KindRateLimited: the network asks us to wait (429 or its own rate
-	// codes). RetryAfter / ResetAt say how long when the network said.
-	KindRateLimited Kind = "rate_limited"
-	// KindReconnect: the token is expired, revoked or lacks a scope, or a
-	// refresh found the grant revoked. A publish answered this way may be
-	// tried once more after a refresh; a refresh answered this way means the
-	// user must connect again.
-	KindReconnect Kind = "reconnect"
-	// KindRejected: the network (or our pre-flight check, before any call)
-	// refused this content for good: duplicate, too long, media invalid,
-	// threads unsupported. Retrying the same content fails the same way.
-	KindRejected Kind = "rejected"
 	// KindOutcomeUnknown: the request that creates the post was sent and no
 	// usable answer came (timeout, lost connection, caller gave up, a
 	// gateway's 502/504, a success we could not read). It is never a
 	// failure: the post may exist. Publishing marks the target unconfirmed
-	// and calls Lookup before any retry.
-	KindOutcomeUnknown Kind = "outcome_unknown"
-	// KindCanceled: the caller's context ended before the request was sent.
-	// Nothing was posted.
-	KindCanceled Kind = "canceled"
+	// and calls Lookup before any retry. Not ProviderFault: a post is not
+	// idempotent at the networks, so the caller must look before it tries
+	// again; the edge adapters, whose retries the provider dedupes or whose
+	// callers only count health, flag the same case on a ProviderFault
+	// (delivery.Error.MaybeDelivered, stripe.Error.MaybeApplied).
+	KindOutcomeUnknown outcome.Kind = "outcome_unknown"
 )
 
 // Error is the one error type of the social providers. Error() is a few
@@ -44,7 +39,7 @@ const (
 type Error struct {
 	Network string // "network_1".."network_6"
 	Op      string // what we were doing: publish, upload_media, lookup, accounts, authorize, exchange, refresh
-	Kind    Kind
+	Kind    outcome.Kind
 	// Reason is a stable short code: duplicate, too_long, media_invalid,
 	// thread_unsupported, token_expired, token_revoked, grant_revoked,
 	// scope_missing, timeout, malformed_answer, server_error ...
@@ -90,11 +85,12 @@ func (e *Error) Error() string {
 // a user.
 func (e *Error) Unwrap() error { return e.cause }
 
+// Outcome is the error's kind (outcome.Of).
+func (e *Error) Outcome() outcome.Kind { return e.Kind }
+
 // Retryable reports whether the same request may simply be sent again
 // later. Outcome unknown is not retryable: it needs a Lookup first.
-func (e *Error) Retryable() bool {
-	return e.Kind == KindProviderFault || e.Kind == KindRateLimited
-}
+func (e *Error) Retryable() bool { return e.Kind.Retryable() }
 
 // AsError finds the *Error in err's chain.
 func AsError(err error) (*Error, bool) {
@@ -103,26 +99,14 @@ func AsError(err error) (*Error, bool) {
 	return e, ok
 }
 
-// KindOf is the kind of err ("" for nil, provider fault for an error that
-// is not ours, which should not happen).
-func KindOf(err error) Kind {
-	if err == nil {
-		return ""
-	}
-	if e, ok := AsError(err); ok {
-		return e.Kind
-	}
-	return KindProviderFault
-}
-
 // Rejection is a pre-flight refusal: the content cannot go to this network,
 // known before any call.
 func Rejection(network, op, reason string) *Error {
-	return &Error{Network: network, Op: op, Kind: KindRejected, Reason: reason}
+	return &Error{Network: network, Op: op, Kind: outcome.Rejected, Reason: reason}
 }
 
 // Fail builds an error of a kind after a request was answered.
-func Fail(network, op string, kind Kind, reason string, status int) *Error {
+func Fail(network, op string, kind outcome.Kind, reason string, status int) *Error {
 	return &Error{Network: network, Op: op, Kind: kind, Reason: reason, Status: status, Sent: true}
 }
 

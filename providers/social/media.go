@@ -8,6 +8,8 @@ import (
 	"mime/multipart"
 	"net/textproto"
 	"strings"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // ReadMedia reads an upload's bytes, bounded by the media's Size or the
@@ -23,13 +25,13 @@ func (c *Caller) ReadMedia(ctx context.Context, m Media) ([]byte, error) {
 	}
 	r, err := m.Open(ctx)
 	if err != nil {
-		return nil, &Error{Network: c.network, Op: "upload_media", Kind: KindProviderFault, Reason: "media_unreadable", cause: err}
+		return nil, &Error{Network: c.network, Op: "upload_media", Kind: outcome.ProviderFault, Reason: "media_unreadable", cause: err}
 	}
 	defer r.Close()
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	switch {
 	case err != nil:
-		return nil, &Error{Network: c.network, Op: "upload_media", Kind: KindProviderFault, Reason: "media_unreadable", cause: err}
+		return nil, &Error{Network: c.network, Op: "upload_media", Kind: outcome.ProviderFault, Reason: "media_unreadable", cause: err}
 	case int64(len(b)) > limit:
 		return nil, Rejection(c.network, "upload_media", ReasonMediaInvalid)
 	case len(b) == 0:

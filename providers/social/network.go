@@ -36,7 +36,7 @@ type Network interface {
 	Accounts(ctx context.Context, tok Token) ([]Account, error)
 
 	// Publish sends one post (or one thread reply) and answers its platform
-	// id and URL. A pre-flight refusal (KindRejected, Sent false) is known
+	// id and URL. A pre-flight refusal (outcome.Rejected, Sent false) is known
 	// before any call. After KindOutcomeUnknown, call Lookup, never Publish.
 	Publish(ctx context.Context, conn Connection, post Post) (Published, error)
 
@@ -52,7 +52,7 @@ type Authorizer interface {
 	AuthorizeURL(r AuthRequest) (string, error)
 	// Exchange trades the code the callback received for a token.
 	Exchange(ctx context.Context, e CodeExchange) (Token, error)
-	// Refresh renews a token before it expires. KindReconnect means the
+	// Refresh renews a token before it expires. outcome.Unauthorized means the
 	// grant is gone (the user must connect again); any other kind is
 	// transient and leaves the connection as it was.
 	Refresh(ctx context.Context, tok Token) (Token, error)

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 // AuthRequest is what the authorize URL carries.
@@ -138,7 +140,7 @@ func (o *OAuth2) Exchange(ctx context.Context, e CodeExchange) (Token, error) {
 // expires.
 func (o *OAuth2) Refresh(ctx context.Context, tok Token) (Token, error) {
 	if tok.RefreshToken == "" {
-		return Token{}, &Error{Network: o.Caller.Network(), Op: "refresh", Kind: KindReconnect, Reason: "not_refreshable"}
+		return Token{}, &Error{Network: o.Caller.Network(), Op: "refresh", Kind: outcome.Unauthorized, Reason: "not_refreshable"}
 	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok.RefreshToken}}
 	return o.TokenCall(ctx, "refresh", form, tok)
@@ -202,20 +204,20 @@ func (o *OAuth2) ClassifyOAuthError(op string, a *Answer) *Error {
 // OAuthErrorKind maps an RFC 6749 error code; nil leaves the answer to the
 // status.
 func OAuthErrorKind(network, op string, status int, code string) *Error {
-	e := func(k Kind, reason string) *Error {
+	e := func(k outcome.Kind, reason string) *Error {
 		x := Fail(network, op, k, reason, status)
 		x.Code = code
 		return x
 	}
 	switch code {
 	case "invalid_grant":
-		return e(KindReconnect, ReasonGrantRevoked)
+		return e(outcome.Unauthorized, ReasonGrantRevoked)
 	case "invalid_client", "unauthorized_client":
-		return e(KindRejected, ReasonClientRejected)
+		return e(outcome.Rejected, ReasonClientRejected)
 	case "invalid_request", "unsupported_grant_type", "invalid_scope":
-		return e(KindRejected, ReasonInvalid)
+		return e(outcome.Rejected, ReasonInvalid)
 	case "temporarily_unavailable", "server_error":
-		return e(KindProviderFault, ReasonServerError)
+		return e(outcome.ProviderFault, ReasonServerError)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
 func TestCodeChallengeS256MatchesRFC7636(t *testing.T) {
@@ -72,13 +74,13 @@ func TestParseTokenAnswer(t *testing.T) {
 }
 
 func TestOAuthErrorKinds(t *testing.T) {
-	tests := map[string]Kind{
-		"invalid_grant":           KindReconnect,
-		"invalid_client":          KindRejected,
-		"unauthorized_client":     KindRejected,
-		"invalid_request":         KindRejected,
-		"temporarily_unavailable": KindProviderFault,
-		"server_error":            KindProviderFault,
+	tests := map[string]outcome.Kind{
+		"invalid_grant":           outcome.Unauthorized,
+		"invalid_client":          outcome.Rejected,
+		"unauthorized_client":     outcome.Rejected,
+		"invalid_request":         outcome.Rejected,
+		"temporarily_unavailable": outcome.ProviderFault,
+		"server_error":            outcome.ProviderFault,
 	}
 	for code, want := range tests {
 		if e := OAuthErrorKind("network_1", "refresh", http.StatusBadRequest, code); e == nil || e.Kind != want {
@@ -100,7 +102,7 @@ func TestAuthorizeURLRefusesWhatIsNotAFlow(t *testing.T) {
 		"plain pkce":    {RedirectURI: "https://app.test/cb", State: "s", CodeChallenge: "v"},
 		"relative path": {RedirectURI: "/cb", State: "s", CodeChallenge: challenge},
 	} {
-		if _, err := o.AuthorizeURL(r); KindOf(err) != KindRejected {
+		if _, err := o.AuthorizeURL(r); outcome.Of(err) != outcome.Rejected {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -99,7 +99,7 @@ const (
 	// TikTok publish): look again later, do not retry.
 	LookupPending LookupState = "pending"
 	// LookupFailed: the network processed it and refused it; Err says why
-	// (a KindRejected error). Nothing was posted.
+	// (a outcome.Rejected error). Nothing was posted.
 	LookupFailed LookupState = "failed"
 )
 

@@ -5,22 +5,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/providers/exchange"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // WaitFromHeaders reads how long a rate-limited answer asks us to wait, from
-// the headers networks use: Retry-After (seconds or an HTTP date), X's
+// the headers networks use: Retry-After (exchange.RetryAfter), X's
 // x-rate-limit-reset and the X-RateLimit-Reset of Mastodon and others (Unix
 // seconds or an ISO 8601 time). It answers the wait and the moment it ends;
 // zero values when no header said.
 func WaitFromHeaders(h http.Header, now time.Time) (time.Duration, time.Time) {
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-			d := time.Duration(secs) * time.Second
-			return d, now.Add(d)
-		}
-		if at, err := http.ParseTime(v); err == nil {
-			return until(now, at)
-		}
+	if d := exchange.RetryAfter(h, now); d > 0 {
+		return d, now.Add(d)
 	}
 	// Go canonicalizes x-rate-limit-reset and X-RateLimit-Reset to two
 	// different keys.
@@ -41,7 +38,7 @@ func WaitFromHeaders(h http.Header, now time.Time) (time.Duration, time.Time) {
 
 // RateLimited builds a rate-limit error carrying the wait.
 func RateLimited(network, op string, status int, wait time.Duration, at time.Time) *Error {
-	e := Fail(network, op, KindRateLimited, ReasonRateLimited, status)
+	e := Fail(network, op, outcome.RateLimited, ReasonRateLimited, status)
 	e.RetryAfter, e.ResetAt = wait, at
 	return e
 }

@@ -7,8 +7,8 @@ import (
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/ai/catalog"
-	"github.com/platform/backend/providers/ai/fakekit"
 )
 
 // ProviderConfig is the platform's own connection to one AI provider.
@@ -27,7 +27,7 @@ type Sandbox struct {
 }
 
 // Kit is the fake of a provider (nil when the sandbox does not serve it).
-func (s *Sandbox) Kit(id ai.ProviderID) *fakekit.Kit {
+func (s *Sandbox) Kit(id ai.ProviderID) *aifake.Kit {
 	if f := s.fakes[id]; f != nil {
 		return f.Kit
 	}

@@ -50,7 +50,7 @@ func (s *EdgeSandbox) Close() {
 		s.WhatsApp.Close()
 	}
 	if s.Stripe != nil {
-		_ = s.Stripe.Close()
+		s.Stripe.Close()
 	}
 }
 
@@ -130,12 +130,8 @@ func (s *EdgeSandbox) start(provider string) (string, string) {
 		s.WhatsApp = whatsappfake.Start(whatsappfake.Options{AccessToken: sandboxWhatsAppToken})
 		return s.WhatsApp.URL(), sandboxWhatsAppToken
 	default:
-		srv, err := stripefake.Start(stripefake.Config{APIKeys: []string{sandboxStripeKey}})
-		if err != nil {
-			return "http://127.0.0.1:1", sandboxStripeKey // the adapter then fails as unreachable, named in the logs
-		}
-		s.Stripe = srv
-		return srv.URL(), sandboxStripeKey
+		s.Stripe = stripefake.Start(stripefake.Config{APIKeys: []string{sandboxStripeKey}})
+		return s.Stripe.URL(), sandboxStripeKey
 	}
 }
 

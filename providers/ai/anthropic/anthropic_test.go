@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/ai/anthropic"
 	"github.com/platform/backend/providers/ai/anthropic/fake"
-	"github.com/platform/backend/providers/ai/fakekit"
 	"github.com/platform/backend/providers/ai/internal/conformance"
 )
 
@@ -30,7 +30,7 @@ func start(t *testing.T, cfg anthropic.Config) (*anthropic.Client, *fake.Server)
 }
 
 func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Harness{Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *fakekit.Kit) {
+	conformance.Run(t, conformance.Harness{Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *aifake.Kit) {
 		c, srv := start(t, anthropic.Config{Timeout: timeout})
 		return c, srv.Kit
 	}})

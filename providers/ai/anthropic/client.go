@@ -11,6 +11,7 @@ import (
 
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/internal/httpcall"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Client is an Anthropic connection.
@@ -62,12 +63,12 @@ type errorBody struct {
 
 // kindOf refines a few error types whatever the status (they also arrive
 // as stream events, without one).
-func kindOf(typ string) ai.Kind {
+func kindOf(typ string) outcome.Kind {
 	switch typ {
 	case "rate_limit_error":
-		return ai.KindRateLimited
+		return outcome.RateLimited
 	case "overloaded_error", "api_error":
-		return ai.KindProviderFault
+		return outcome.ProviderFault
 	}
 	return ""
 }

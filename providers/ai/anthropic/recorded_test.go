@@ -8,6 +8,7 @@ import (
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/anthropic"
 	"github.com/platform/backend/providers/ai/internal/conformance"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func recorded(t *testing.T, status int, header map[string]string, file string) *anthropic.Client {
@@ -77,7 +78,7 @@ func TestRecordedStreamToolUse(t *testing.T) {
 func TestRecordedStreamErrorEvent(t *testing.T) {
 	res, err := conformance.Collect(context.Background(), recorded(t, 200, sseHeader, "stream_error.sse"), conformance.ChatRequest())
 	e, ok := ai.AsError(err)
-	if !ok || e.Kind != ai.KindProviderFault || e.Code != "overloaded_error" {
+	if !ok || e.Kind != outcome.ProviderFault || e.Code != "overloaded_error" {
 		t.Fatalf("%v", err)
 	}
 	if res.Text != "Partial" || !res.Summary.UsageMissing || res.Summary.Usage.InputTokens != 10 {
@@ -90,11 +91,11 @@ func TestRecordedErrors(t *testing.T) {
 		file   string
 		status int
 		header map[string]string
-		kind   ai.Kind
+		kind   outcome.Kind
 		code   string
 	}{
-		{"error_overloaded.json", 529, jsonHeader, ai.KindProviderFault, "overloaded_error"},
-		{"error_rate_limit.json", 429, map[string]string{"Retry-After": "17", "Content-Type": "application/json"}, ai.KindRateLimited, "rate_limit_error"},
+		{"error_overloaded.json", 529, jsonHeader, outcome.ProviderFault, "overloaded_error"},
+		{"error_rate_limit.json", 429, map[string]string{"Retry-After": "17", "Content-Type": "application/json"}, outcome.RateLimited, "rate_limit_error"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Stream runs POST /v1/messages with stream: true. Input usage arrives in
@@ -149,8 +150,8 @@ func (c *Client) Stream(ctx context.Context, req ai.CompletionRequest, onDelta f
 			settle()
 			f := s.Fault("error event")
 			f.Code = e.Error.Type
-			if kindOf(e.Error.Type) == ai.KindRateLimited {
-				f.Kind = ai.KindRateLimited
+			if kindOf(e.Error.Type) == outcome.RateLimited {
+				f.Kind = outcome.RateLimited
 			}
 			return sum, f
 		}

@@ -8,13 +8,12 @@ package catalog
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"time"
 
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/ai/anthropic"
 	anthropicfake "github.com/platform/backend/providers/ai/anthropic/fake"
-	"github.com/platform/backend/providers/ai/fakekit"
 	"github.com/platform/backend/providers/ai/gemini"
 	geminifake "github.com/platform/backend/providers/ai/gemini/fake"
 	"github.com/platform/backend/providers/ai/openai"
@@ -73,8 +72,7 @@ func merge(base, over ai.Models) ai.Models {
 // credentials or network beyond loopback.
 type Sandbox struct {
 	Provider ai.Provider
-	Kit      *fakekit.Kit // script faults, read the request log
-	server   *httptest.Server
+	Kit      *aifake.Kit // script faults, read the request log
 	url      string
 }
 
@@ -82,7 +80,7 @@ type Sandbox struct {
 func (s *Sandbox) URL() string { return s.url }
 
 // Close stops the fake.
-func (s *Sandbox) Close() { s.server.Close() }
+func (s *Sandbox) Close() { s.Kit.Close() }
 
 const (
 	sandboxKey     = "sandbox-key"
@@ -100,31 +98,26 @@ func StartSandboxWith(id ai.ProviderID, c Connection) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	var handler http.Handler
-	var kit *fakekit.Kit
+	var f *aifake.Server
 	var prefix string
 	switch info.Protocol {
 	case ai.ProtocolOpenAI:
-		f := openaifake.New(sandboxKey)
-		handler, kit, prefix = f, f.Kit, "/v1"
+		f, prefix = openaifake.New(sandboxKey).Server, "/v1"
 	case ai.ProtocolAnthropic:
-		f := anthropicfake.New(sandboxKey)
-		handler, kit = f, f.Kit
+		f = anthropicfake.New(sandboxKey).Server
 	case ai.ProtocolGemini:
-		f := geminifake.New(sandboxKey)
-		handler, kit = f, f.Kit
+		f = geminifake.New(sandboxKey).Server
 	case ai.ProtocolWorkersAI:
-		f := workersaifake.New(sandboxKey, sandboxAccount)
-		handler, kit, prefix = f, f.Kit, "/client/v4"
+		f, prefix = workersaifake.New(sandboxKey, sandboxAccount).Server, "/client/v4"
 	default:
 		return nil, fmt.Errorf("ai catalog: no fake for protocol %q", info.Protocol)
 	}
-	srv := httptest.NewServer(handler)
-	c.APIKey, c.AccountID, c.BaseURL = sandboxKey, sandboxAccount, srv.URL+prefix
+	url := f.Serve(f) + prefix
+	c.APIKey, c.AccountID, c.BaseURL = sandboxKey, sandboxAccount, url
 	p, err := New(id, c)
 	if err != nil {
-		srv.Close()
+		f.Close()
 		return nil, err
 	}
-	return &Sandbox{Provider: p, Kit: kit, server: srv, url: srv.URL + prefix}, nil
+	return &Sandbox{Provider: p, Kit: f.Kit, url: url}, nil
 }

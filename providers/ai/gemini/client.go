@@ -16,6 +16,7 @@ import (
 
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/internal/httpcall"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Client is a Gemini connection.
@@ -74,14 +75,14 @@ func (e errorBody) upstream() httpcall.Upstream {
 	up := httpcall.Upstream{Code: e.Error.Status}
 	switch e.Error.Status {
 	case "UNAUTHENTICATED", "PERMISSION_DENIED":
-		up.Kind = ai.KindUnauthorized
+		up.Kind = outcome.Unauthorized
 	case "RESOURCE_EXHAUSTED":
-		up.Kind = ai.KindRateLimited
+		up.Kind = outcome.RateLimited
 	}
 	for _, d := range e.Error.Details {
 		switch {
 		case strings.HasSuffix(d.Type, "google.rpc.ErrorInfo") && strings.HasPrefix(d.Reason, "API_KEY_"):
-			up.Code, up.Kind = d.Reason, ai.KindUnauthorized // API_KEY_INVALID, API_KEY_EXPIRED ...
+			up.Code, up.Kind = d.Reason, outcome.Unauthorized // API_KEY_INVALID, API_KEY_EXPIRED ...
 		case strings.HasSuffix(d.Type, "google.rpc.RetryInfo"):
 			if dur, err := time.ParseDuration(d.RetryDelay); err == nil && dur > 0 {
 				up.RetryAfter = dur

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/ai/gemini"
 	"github.com/platform/backend/providers/ai/gemini/fake"
 	"github.com/platform/backend/providers/ai/internal/conformance"
@@ -31,7 +31,7 @@ func start(t *testing.T, cfg gemini.Config) (*gemini.Client, *fake.Server) {
 
 func TestConformance(t *testing.T) {
 	conformance.Run(t, conformance.Harness{RequestIDInBodyOnly: true,
-		Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *fakekit.Kit) {
+		Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *aifake.Kit) {
 			c, srv := start(t, gemini.Config{Timeout: timeout})
 			return c, srv.Kit
 		}})

@@ -9,6 +9,7 @@ import (
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/gemini"
 	"github.com/platform/backend/providers/ai/internal/conformance"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func recorded(t *testing.T, status int, contentType, file string) *gemini.Client {
@@ -86,12 +87,12 @@ func TestRecordedErrors(t *testing.T) {
 	tests := []struct {
 		file   string
 		status int
-		kind   ai.Kind
+		kind   outcome.Kind
 		code   string
 		retry  time.Duration
 	}{
-		{"error_api_key_invalid.json", 400, ai.KindUnauthorized, "API_KEY_INVALID", 0},
-		{"error_resource_exhausted.json", 429, ai.KindRateLimited, "RESOURCE_EXHAUSTED", 38 * time.Second},
+		{"error_api_key_invalid.json", 400, outcome.Unauthorized, "API_KEY_INVALID", 0},
+		{"error_resource_exhausted.json", 429, outcome.RateLimited, "RESOURCE_EXHAUSTED", 38 * time.Second},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

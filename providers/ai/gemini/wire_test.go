@@ -9,6 +9,7 @@ import (
 	"github.com/platform/backend/providers/ai/gemini"
 	"github.com/platform/backend/providers/ai/gemini/fake"
 	"github.com/platform/backend/providers/ai/internal/conformance"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func TestGenerateContentOnTheWire(t *testing.T) {
@@ -140,7 +141,7 @@ func TestImageGenerationOnTheWire(t *testing.T) {
 	if resp.Usage.Images != 1 || resp.Usage.InputTokens != 3 {
 		t.Fatalf("%+v", resp.Usage)
 	}
-	if _, err := c.GenerateImage(context.Background(), ai.ImageRequest{Prompt: "x", N: 2}); ai.KindOf(err) != ai.KindInvalidRequest {
+	if _, err := c.GenerateImage(context.Background(), ai.ImageRequest{Prompt: "x", N: 2}); outcome.Of(err) != outcome.Invalid {
 		t.Fatalf("n=2: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/ai/internal/conformance"
 	"github.com/platform/backend/providers/ai/openai"
 	"github.com/platform/backend/providers/ai/openai/fake"
@@ -30,7 +30,7 @@ func start(t *testing.T, cfg openai.Config) (*openai.Client, *fake.Server) {
 }
 
 func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Harness{Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *fakekit.Kit) {
+	conformance.Run(t, conformance.Harness{Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *aifake.Kit) {
 		c, srv := start(t, openai.Config{Timeout: timeout})
 		return c, srv.Kit
 	}})
@@ -43,7 +43,7 @@ func TestConformanceCompatibleProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conformance.Run(t, conformance.Harness{Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *fakekit.Kit) {
+	conformance.Run(t, conformance.Harness{Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *aifake.Kit) {
 		c, srv := start(t, openai.Config{Timeout: timeout, Capabilities: info.Capabilities, Models: info.Models})
 		return c, srv.Kit
 	}})

@@ -9,6 +9,7 @@ import (
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/internal/conformance"
 	"github.com/platform/backend/providers/ai/openai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Recorded answers of the real API (documented shapes, with the members the
@@ -128,11 +129,11 @@ func TestRecordedErrors(t *testing.T) {
 		file   string
 		status int
 		header map[string]string
-		kind   ai.Kind
+		kind   outcome.Kind
 		code   string
 	}{
-		{"error_rate_limit.json", 429, map[string]string{"Retry-After": "20", "Content-Type": "application/json"}, ai.KindRateLimited, "rate_limit_exceeded"},
-		{"error_invalid_key.json", 401, jsonHeader, ai.KindUnauthorized, "invalid_api_key"},
+		{"error_rate_limit.json", 429, map[string]string{"Retry-After": "20", "Content-Type": "application/json"}, outcome.RateLimited, "rate_limit_exceeded"},
+		{"error_invalid_key.json", 401, jsonHeader, outcome.Unauthorized, "invalid_api_key"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/internal/conformance"
 	"github.com/platform/backend/providers/ai/openai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // What goes on the wire: path, method, headers, body members.
@@ -186,7 +187,7 @@ func TestInputRefusedBeforeTheNetwork(t *testing.T) {
 	for name, req := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, err := c.Complete(context.Background(), req)
-			if ai.KindOf(err) != ai.KindInvalidRequest {
+			if outcome.Of(err) != outcome.Invalid {
 				t.Fatalf("%v", err)
 			}
 		})

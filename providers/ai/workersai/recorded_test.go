@@ -8,6 +8,7 @@ import (
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/internal/conformance"
 	"github.com/platform/backend/providers/ai/workersai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func recorded(t *testing.T, status int, header map[string]string, file string) *workersai.Client {
@@ -128,12 +129,12 @@ func TestRecordedErrors(t *testing.T) {
 	tests := []struct {
 		file   string
 		status int
-		kind   ai.Kind
+		kind   outcome.Kind
 		code   string
 	}{
-		{"error_auth.json", 403, ai.KindUnauthorized, "10000"},
-		{"error_capacity.json", 429, ai.KindRateLimited, "3040"},
-		{"unsuccessful_200.json", 200, ai.KindProviderFault, "3030"},
+		{"error_auth.json", 403, outcome.Unauthorized, "10000"},
+		{"error_capacity.json", 429, outcome.RateLimited, "3040"},
+		{"unsuccessful_200.json", 200, outcome.ProviderFault, "3030"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {

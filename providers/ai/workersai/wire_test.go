@@ -12,6 +12,7 @@ import (
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/internal/conformance"
 	"github.com/platform/backend/providers/ai/workersai"
+	"github.com/platform/backend/providers/outcome"
 )
 
 const runPrefix = "/client/v4/accounts/" + account + "/ai/run/"
@@ -79,7 +80,7 @@ func TestEmbeddingsOnTheWire(t *testing.T) {
 	if resp.Usage.InputCharacters != 7 || resp.Usage.InputTokens != 0 {
 		t.Fatalf("%+v", resp.Usage)
 	}
-	if _, err := c.Embed(context.Background(), ai.EmbeddingRequest{Input: []string{"x"}, Dimensions: 3}); ai.KindOf(err) != ai.KindInvalidRequest {
+	if _, err := c.Embed(context.Background(), ai.EmbeddingRequest{Input: []string{"x"}, Dimensions: 3}); outcome.Of(err) != outcome.Invalid {
 		t.Fatalf("dimensions: %v", err)
 	}
 }
@@ -153,11 +154,11 @@ func TestUnusableNamesNeverReachThePath(t *testing.T) {
 	req := conformance.ChatRequest()
 	for _, model := range []string{"@cf/../../tokens", "@cf/meta/x?y=1", "@cf/meta/%2e%2e"} {
 		req.Model = model
-		if _, err := c.Complete(context.Background(), req); ai.KindOf(err) != ai.KindInvalidRequest {
+		if _, err := c.Complete(context.Background(), req); outcome.Of(err) != outcome.Invalid {
 			t.Fatalf("%q: %v", model, err)
 		}
 	}
-	if _, err := c.SearchRAG(context.Background(), ai.RAGSearchRequest{Instance: "../x", Query: "q"}); ai.KindOf(err) != ai.KindInvalidRequest {
+	if _, err := c.SearchRAG(context.Background(), ai.RAGSearchRequest{Instance: "../x", Query: "q"}); outcome.Of(err) != outcome.Invalid {
 		t.Fatalf("instance: %v", err)
 	}
 	if n := len(srv.Requests()); n != 0 {
@@ -167,7 +168,7 @@ func TestUnusableNamesNeverReachThePath(t *testing.T) {
 
 func TestAnotherAccountIsRefused(t *testing.T) {
 	c, _ := start(t, workersai.Config{AccountID: "someone-else"})
-	if _, err := c.Complete(context.Background(), conformance.ChatRequest()); ai.KindOf(err) != ai.KindUnauthorized {
+	if _, err := c.Complete(context.Background(), conformance.ChatRequest()); outcome.Of(err) != outcome.Unauthorized {
 		t.Fatalf("%v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/ai/internal/conformance"
 	"github.com/platform/backend/providers/ai/workersai"
 	"github.com/platform/backend/providers/ai/workersai/fake"
@@ -39,7 +39,7 @@ func start(t *testing.T, cfg workersai.Config) (*workersai.Client, *fake.Server)
 }
 
 func TestConformance(t *testing.T) {
-	conformance.Run(t, conformance.Harness{Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *fakekit.Kit) {
+	conformance.Run(t, conformance.Harness{Start: func(t *testing.T, timeout time.Duration) (ai.Provider, *aifake.Kit) {
 		c, srv := start(t, workersai.Config{Timeout: timeout})
 		return c, srv.Kit
 	}})

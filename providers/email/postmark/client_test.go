@@ -15,7 +15,8 @@ import (
 	"github.com/platform/backend/providers/email"
 	"github.com/platform/backend/providers/email/postmark"
 	"github.com/platform/backend/providers/email/postmark/fake"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 )
 
 const token = "server-token"
@@ -101,40 +102,40 @@ func mustJSON(v any) string {
 func TestDeliverClassifiesEveryFault(t *testing.T) {
 	tests := []struct {
 		name           string
-		fault          fakeprovider.Fault
+		fault          fakekit.Fault
 		token          string
 		timeout        time.Duration
 		callerCtx      func() (context.Context, context.CancelFunc)
-		kind           delivery.Kind
+		kind           outcome.Kind
 		code           string
 		status         int
 		retryAfter     time.Duration
 		maybeDelivered bool
 		cause          error
 	}{
-		{name: "inactive recipient", fault: fakeprovider.Fault{Kind: fakeprovider.Reject}, kind: delivery.Rejected, code: "406", status: 422},
-		{name: "invalid email", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "300"}, kind: delivery.Rejected, code: "300", status: 422},
-		{name: "sender not confirmed", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "401"}, kind: delivery.Rejected, code: "401", status: 422},
-		{name: "account may not send", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "413"}, kind: delivery.Unauthorized, code: "413", status: 422},
-		{name: "unknown 422 code", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "1234"}, kind: delivery.Rejected, code: "1234", status: 422},
-		{name: "scripted 401", fault: fakeprovider.Fault{Kind: fakeprovider.Unauthorized}, kind: delivery.Unauthorized, code: "10", status: 401},
-		{name: "wrong token", token: "stale", kind: delivery.Unauthorized, code: "10", status: 401},
-		{name: "server error", fault: fakeprovider.Fault{Kind: fakeprovider.ServerError}, kind: delivery.ProviderFault, status: 500},
-		{name: "rate limited", fault: fakeprovider.Fault{Kind: fakeprovider.RateLimit, RetryAfter: 7 * time.Second},
-			kind: delivery.RateLimited, code: "429", status: 429, retryAfter: 7 * time.Second},
-		{name: "hangs past the timeout", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, timeout: 100 * time.Millisecond,
-			kind: delivery.ProviderFault, maybeDelivered: true},
-		{name: "caller cancels", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, kind: delivery.Canceled, maybeDelivered: true,
+		{name: "inactive recipient", fault: fakekit.Fault{Kind: fakekit.Reject}, kind: outcome.Rejected, code: "406", status: 422},
+		{name: "invalid email", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "300"}, kind: outcome.Rejected, code: "300", status: 422},
+		{name: "sender not confirmed", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "401"}, kind: outcome.Rejected, code: "401", status: 422},
+		{name: "account may not send", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "413"}, kind: outcome.Unauthorized, code: "413", status: 422},
+		{name: "unknown 422 code", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "1234"}, kind: outcome.Rejected, code: "1234", status: 422},
+		{name: "scripted 401", fault: fakekit.Fault{Kind: fakekit.Unauthorized}, kind: outcome.Unauthorized, code: "10", status: 401},
+		{name: "wrong token", token: "stale", kind: outcome.Unauthorized, code: "10", status: 401},
+		{name: "server error", fault: fakekit.Fault{Kind: fakekit.ServerError}, kind: outcome.ProviderFault, status: 500},
+		{name: "rate limited", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 7 * time.Second},
+			kind: outcome.RateLimited, code: "429", status: 429, retryAfter: 7 * time.Second},
+		{name: "hangs past the timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, timeout: 100 * time.Millisecond,
+			kind: outcome.ProviderFault, maybeDelivered: true},
+		{name: "caller cancels", fault: fakekit.Fault{Kind: fakekit.Hang}, kind: outcome.Canceled, maybeDelivered: true,
 			callerCtx: func() (context.Context, context.CancelFunc) {
 				ctx, cancel := context.WithCancel(context.Background())
 				time.AfterFunc(50*time.Millisecond, cancel)
 				return ctx, cancel
 			}, cause: context.Canceled},
-		{name: "caller deadline before the provider timeout", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, kind: delivery.Canceled,
+		{name: "caller deadline before the provider timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, kind: outcome.Canceled,
 			maybeDelivered: true, callerCtx: func() (context.Context, context.CancelFunc) {
 				return context.WithTimeout(context.Background(), 50*time.Millisecond)
 			}, cause: context.DeadlineExceeded},
-		{name: "malformed answer", fault: fakeprovider.Fault{Kind: fakeprovider.Malformed}, kind: delivery.ProviderFault, status: 200, maybeDelivered: true},
+		{name: "malformed answer", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: outcome.ProviderFault, status: 200, maybeDelivered: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,7 +183,7 @@ func TestDeliverRefusesAnInvalidMessageWithoutACall(t *testing.T) {
 	c, _ := postmark.New(postmark.Config{BaseURL: srv.URL(), ServerToken: token})
 	m := fullMessage()
 	m.To = nil
-	if _, err := c.Deliver(context.Background(), m); delivery.KindOf(err) != delivery.Invalid {
+	if _, err := c.Deliver(context.Background(), m); outcome.Of(err) != outcome.Invalid {
 		t.Fatalf("got %v", err)
 	}
 	if n := len(srv.Requests()); n != 0 {
@@ -197,7 +198,7 @@ func TestDeliverUnreachableProvider(t *testing.T) {
 	c, _ := postmark.New(postmark.Config{BaseURL: url, ServerToken: token})
 	_, err := c.Deliver(context.Background(), fullMessage())
 	var de *delivery.Error
-	if !errors.As(err, &de) || de.Kind != delivery.ProviderFault || de.MaybeDelivered {
+	if !errors.As(err, &de) || de.Kind != outcome.ProviderFault || de.MaybeDelivered {
 		t.Fatalf("got %+v", err)
 	}
 }
@@ -208,10 +209,10 @@ func TestRecordedAnswers(t *testing.T) {
 		file   string
 		status int
 		id     string
-		kind   delivery.Kind
+		kind   outcome.Kind
 	}{
 		{file: "testdata/send_ok.json", status: 200, id: "0a129aee-e1cd-480d-b08d-4f48548ff48d"},
-		{file: "testdata/send_inactive_recipient.json", status: 422, kind: delivery.Rejected},
+		{file: "testdata/send_inactive_recipient.json", status: 422, kind: outcome.Rejected},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -227,7 +228,7 @@ func TestRecordedAnswers(t *testing.T) {
 			defer srv.Close()
 			c, _ := postmark.New(postmark.Config{BaseURL: srv.URL, ServerToken: token})
 			rec, err := c.Deliver(context.Background(), fullMessage())
-			if rec.MessageID != tc.id || delivery.KindOf(err) != tc.kind {
+			if rec.MessageID != tc.id || outcome.Of(err) != tc.kind {
 				t.Fatalf("receipt %+v error %v", rec, err)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/delivery"
+	"github.com/platform/backend/providers/exchange"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // classify reads a failed answer: Postmark's ErrorCode when the body has
@@ -18,38 +20,38 @@ func classify(ans *delivery.Answer, resp sendResponse, decoded bool, now time.Ti
 	if kind, reason, ok := errorCode(resp.ErrorCode); ok {
 		e.Kind, e.Reason = kind, reason
 	}
-	if e.Kind == delivery.RateLimited && e.RetryAfter == 0 {
-		e.RetryAfter = delivery.ParseRetryAfter(ans.Header.Get("Retry-After"), now)
+	if e.Kind == outcome.RateLimited && e.RetryAfter == 0 {
+		e.RetryAfter = exchange.RetryAfter(ans.Header, now)
 	}
 	return e
 }
 
 // errorCode maps Postmark's API error codes that decide a kind; others
 // keep the status's (a 422 with an unlisted code is Rejected).
-func errorCode(code int) (delivery.Kind, string, bool) {
+func errorCode(code int) (outcome.Kind, string, bool) {
 	switch code {
 	case 10:
-		return delivery.Unauthorized, "bad or missing server token", true
+		return outcome.Unauthorized, "bad or missing server token", true
 	case 100:
-		return delivery.ProviderFault, "provider in maintenance", true
+		return outcome.ProviderFault, "provider in maintenance", true
 	case 300:
-		return delivery.Rejected, "invalid email request", true
+		return outcome.Rejected, "invalid email request", true
 	case 400:
-		return delivery.Rejected, "sender signature not found", true
+		return outcome.Rejected, "sender signature not found", true
 	case 401:
-		return delivery.Rejected, "sender signature not confirmed", true
+		return outcome.Rejected, "sender signature not confirmed", true
 	case 405:
-		return delivery.Unauthorized, "account not allowed to send", true
+		return outcome.Unauthorized, "account not allowed to send", true
 	case 406:
-		return delivery.Rejected, "inactive recipient", true
+		return outcome.Rejected, "inactive recipient", true
 	case 411:
-		return delivery.Rejected, "forbidden attachment type", true
+		return outcome.Rejected, "forbidden attachment type", true
 	case 412:
-		return delivery.Unauthorized, "account pending", true
+		return outcome.Unauthorized, "account pending", true
 	case 413:
-		return delivery.Unauthorized, "account may not send", true
+		return outcome.Unauthorized, "account may not send", true
 	case 429:
-		return delivery.RateLimited, "rate limited", true
+		return outcome.RateLimited, "rate limited", true
 	}
 	return "", "", false
 }

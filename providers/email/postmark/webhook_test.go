@@ -13,7 +13,8 @@ import (
 	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/email/postmark"
 	"github.com/platform/backend/providers/email/postmark/fake"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 )
 
 func TestWebhookVerify(t *testing.T) {
@@ -130,18 +131,18 @@ func TestFakeScripts(t *testing.T) {
 	srv := fake.Start(fake.Options{ServerToken: token})
 	defer srv.Close()
 	c, _ := postmark.New(postmark.Config{BaseURL: srv.URL(), ServerToken: token})
-	srv.ForRecipient("bounce@example.com", fakeprovider.Fault{Kind: fakeprovider.Reject})
-	srv.Next(2, fakeprovider.Fault{Kind: fakeprovider.ServerError})
+	srv.When(fakekit.Naming("bounce@example.com"), fakekit.Fault{Kind: fakekit.Reject})
+	srv.Next(2, fakekit.Fault{Kind: fakekit.ServerError})
 	m := fullMessage()
-	kinds := []delivery.Kind{}
+	kinds := []outcome.Kind{}
 	for range 3 {
 		_, err := c.Deliver(context.Background(), m)
-		kinds = append(kinds, delivery.KindOf(err))
+		kinds = append(kinds, outcome.Of(err))
 	}
 	m.Cc[0].Email = "Bounce@example.com"
 	_, err := c.Deliver(context.Background(), m)
-	kinds = append(kinds, delivery.KindOf(err))
-	want := []delivery.Kind{delivery.ProviderFault, delivery.ProviderFault, "", delivery.Rejected}
+	kinds = append(kinds, outcome.Of(err))
+	want := []outcome.Kind{outcome.ProviderFault, outcome.ProviderFault, "", outcome.Rejected}
 	for i := range want {
 		if kinds[i] != want[i] {
 			t.Fatalf("kinds %v, want %v", kinds, want)

@@ -15,7 +15,8 @@ import (
 	"github.com/platform/backend/providers/email"
 	"github.com/platform/backend/providers/email/resend"
 	"github.com/platform/backend/providers/email/resend/fake"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 )
 
 const apiKey = "re_test_key"
@@ -104,7 +105,7 @@ func TestIdempotencyKeyAnswersTheFirstResult(t *testing.T) {
 	other.Subject = "Another"
 	_, err = c.Deliver(context.Background(), other)
 	var de *delivery.Error
-	if !errors.As(err, &de) || de.Kind != delivery.Rejected || de.Code != "invalid_idempotent_request" || de.Status != 409 {
+	if !errors.As(err, &de) || de.Kind != outcome.Rejected || de.Code != "invalid_idempotent_request" || de.Status != 409 {
 		t.Fatalf("reused key: %v", err)
 	}
 }
@@ -112,31 +113,31 @@ func TestIdempotencyKeyAnswersTheFirstResult(t *testing.T) {
 func TestDeliverClassifiesEveryFault(t *testing.T) {
 	tests := []struct {
 		name           string
-		fault          fakeprovider.Fault
+		fault          fakekit.Fault
 		key            string
 		timeout        time.Duration
 		cancelAfter    time.Duration
-		kind           delivery.Kind
+		kind           outcome.Kind
 		code           string
 		status         int
 		retryAfter     time.Duration
 		maybeDelivered bool
 	}{
-		{name: "validation error", fault: fakeprovider.Fault{Kind: fakeprovider.Reject}, kind: delivery.Rejected, code: "validation_error", status: 422},
-		{name: "sender refused", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "invalid_from_address"}, kind: delivery.Rejected,
+		{name: "validation error", fault: fakekit.Fault{Kind: fakekit.Reject}, kind: outcome.Rejected, code: "validation_error", status: 422},
+		{name: "sender refused", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "invalid_from_address"}, kind: outcome.Rejected,
 			code: "invalid_from_address", status: 422},
-		{name: "scripted invalid key", fault: fakeprovider.Fault{Kind: fakeprovider.Unauthorized}, kind: delivery.Unauthorized,
+		{name: "scripted invalid key", fault: fakekit.Fault{Kind: fakekit.Unauthorized}, kind: outcome.Unauthorized,
 			code: "invalid_api_key", status: 403},
-		{name: "wrong key", key: "re_other", kind: delivery.Unauthorized, code: "invalid_api_key", status: 403},
-		{name: "server error", fault: fakeprovider.Fault{Kind: fakeprovider.ServerError}, kind: delivery.ProviderFault,
+		{name: "wrong key", key: "re_other", kind: outcome.Unauthorized, code: "invalid_api_key", status: 403},
+		{name: "server error", fault: fakekit.Fault{Kind: fakekit.ServerError}, kind: outcome.ProviderFault,
 			code: "internal_server_error", status: 500},
-		{name: "rate limited", fault: fakeprovider.Fault{Kind: fakeprovider.RateLimit, RetryAfter: 3 * time.Second},
-			kind: delivery.RateLimited, code: "rate_limit_exceeded", status: 429, retryAfter: 3 * time.Second},
-		{name: "hangs past the timeout", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, timeout: 100 * time.Millisecond,
-			kind: delivery.ProviderFault, maybeDelivered: true},
-		{name: "caller cancels", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, cancelAfter: 50 * time.Millisecond,
-			kind: delivery.Canceled, maybeDelivered: true},
-		{name: "malformed answer", fault: fakeprovider.Fault{Kind: fakeprovider.Malformed}, kind: delivery.ProviderFault, status: 200,
+		{name: "rate limited", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 3 * time.Second},
+			kind: outcome.RateLimited, code: "rate_limit_exceeded", status: 429, retryAfter: 3 * time.Second},
+		{name: "hangs past the timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, timeout: 100 * time.Millisecond,
+			kind: outcome.ProviderFault, maybeDelivered: true},
+		{name: "caller cancels", fault: fakekit.Fault{Kind: fakekit.Hang}, cancelAfter: 50 * time.Millisecond,
+			kind: outcome.Canceled, maybeDelivered: true},
+		{name: "malformed answer", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: outcome.ProviderFault, status: 200,
 			maybeDelivered: true},
 	}
 	for _, tc := range tests {
@@ -182,12 +183,12 @@ func TestRecordedAnswers(t *testing.T) {
 		status     int
 		header     map[string]string
 		id         string
-		kind       delivery.Kind
+		kind       outcome.Kind
 		retryAfter time.Duration
 	}{
 		{file: "testdata/send_ok.json", status: 200, id: "49a3999c-0ce1-4ea6-ab68-afcd6dc2e794"},
-		{file: "testdata/send_validation_error.json", status: 422, kind: delivery.Rejected},
-		{file: "testdata/send_rate_limited.json", status: 429, kind: delivery.RateLimited, retryAfter: time.Second,
+		{file: "testdata/send_validation_error.json", status: 422, kind: outcome.Rejected},
+		{file: "testdata/send_rate_limited.json", status: 429, kind: outcome.RateLimited, retryAfter: time.Second,
 			header: map[string]string{"retry-after": "1", "ratelimit-limit": "2", "ratelimit-remaining": "0", "ratelimit-reset": "1"}},
 	}
 	for _, tc := range tests {
@@ -209,7 +210,7 @@ func TestRecordedAnswers(t *testing.T) {
 			rec, err := c.Deliver(context.Background(), fullMessage())
 			var de *delivery.Error
 			errors.As(err, &de)
-			if rec.MessageID != tc.id || delivery.KindOf(err) != tc.kind || (de != nil && de.RetryAfter != tc.retryAfter) {
+			if rec.MessageID != tc.id || outcome.Of(err) != tc.kind || (de != nil && de.RetryAfter != tc.retryAfter) {
 				t.Fatalf("receipt %+v error %+v", rec, de)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/message"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Client sends through one WhatsApp Business connection. Safe for
@@ -43,7 +44,7 @@ func (c *Client) Deliver(ctx context.Context, m message.Outgoing) (delivery.Rece
 		from = c.cfg.PhoneNumberID
 	}
 	if !phoneNumberIDPattern.MatchString(from) {
-		return delivery.Receipt{}, delivery.Fail(Provider, delivery.Invalid, "phone_number_id: digits required")
+		return delivery.Receipt{}, delivery.Fail(Provider, outcome.Invalid, "phone_number_id: digits required")
 	}
 	h := http.Header{}
 	h.Set("Authorization", "Bearer "+c.cfg.AccessToken)

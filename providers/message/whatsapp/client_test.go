@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/delivery"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/message"
 	"github.com/platform/backend/providers/message/whatsapp"
 	"github.com/platform/backend/providers/message/whatsapp/fake"
+	"github.com/platform/backend/providers/outcome"
 )
 
 const (
@@ -76,33 +77,33 @@ func TestDeliverSpeaksCloudAPIWire(t *testing.T) {
 func TestDeliverClassifiesEveryFault(t *testing.T) {
 	tests := []struct {
 		name           string
-		fault          fakeprovider.Fault
+		fault          fakekit.Fault
 		token          string
 		version        string
 		timeout        time.Duration
 		cancelAfter    time.Duration
-		kind           delivery.Kind
+		kind           outcome.Kind
 		code           string
 		status         int
 		retryAfter     time.Duration
 		maybeDelivered bool
 	}{
-		{name: "recipient not allowed", fault: fakeprovider.Fault{Kind: fakeprovider.Reject}, kind: delivery.Rejected, code: "131030", status: 400},
-		{name: "template does not exist", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "132001"}, kind: delivery.Rejected, code: "132001", status: 400},
-		{name: "template paused", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "132015"}, kind: delivery.Rejected, code: "132015", status: 400},
-		{name: "outside the window", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "131047"}, kind: delivery.Rejected, code: "131047", status: 400},
-		{name: "rate limit as a 400 code", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "80007"}, kind: delivery.RateLimited, code: "80007", status: 400},
-		{name: "application rate limit", fault: fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "4"}, kind: delivery.RateLimited, code: "4", status: 400},
-		{name: "expired token", fault: fakeprovider.Fault{Kind: fakeprovider.Unauthorized}, kind: delivery.Unauthorized, code: "190", status: 401},
-		{name: "wrong token", token: "other", kind: delivery.Unauthorized, code: "190", status: 401},
-		{name: "generic provider error", fault: fakeprovider.Fault{Kind: fakeprovider.ServerError}, kind: delivery.ProviderFault, code: "131000", status: 500},
-		{name: "429 with Retry-After", fault: fakeprovider.Fault{Kind: fakeprovider.RateLimit, RetryAfter: 2 * time.Second},
-			kind: delivery.RateLimited, code: "130429", status: 429, retryAfter: 2 * time.Second},
-		{name: "hangs past the timeout", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, timeout: 100 * time.Millisecond,
-			kind: delivery.ProviderFault, maybeDelivered: true},
-		{name: "caller cancels", fault: fakeprovider.Fault{Kind: fakeprovider.Hang}, cancelAfter: 50 * time.Millisecond,
-			kind: delivery.Canceled, maybeDelivered: true},
-		{name: "malformed answer", fault: fakeprovider.Fault{Kind: fakeprovider.Malformed}, kind: delivery.ProviderFault, status: 200, maybeDelivered: true},
+		{name: "recipient not allowed", fault: fakekit.Fault{Kind: fakekit.Reject}, kind: outcome.Rejected, code: "131030", status: 400},
+		{name: "template does not exist", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "132001"}, kind: outcome.Rejected, code: "132001", status: 400},
+		{name: "template paused", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "132015"}, kind: outcome.Rejected, code: "132015", status: 400},
+		{name: "outside the window", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "131047"}, kind: outcome.Rejected, code: "131047", status: 400},
+		{name: "rate limit as a 400 code", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "80007"}, kind: outcome.RateLimited, code: "80007", status: 400},
+		{name: "application rate limit", fault: fakekit.Fault{Kind: fakekit.Reject, Code: "4"}, kind: outcome.RateLimited, code: "4", status: 400},
+		{name: "expired token", fault: fakekit.Fault{Kind: fakekit.Unauthorized}, kind: outcome.Unauthorized, code: "190", status: 401},
+		{name: "wrong token", token: "other", kind: outcome.Unauthorized, code: "190", status: 401},
+		{name: "generic provider error", fault: fakekit.Fault{Kind: fakekit.ServerError}, kind: outcome.ProviderFault, code: "131000", status: 500},
+		{name: "429 with Retry-After", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 2 * time.Second},
+			kind: outcome.RateLimited, code: "130429", status: 429, retryAfter: 2 * time.Second},
+		{name: "hangs past the timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, timeout: 100 * time.Millisecond,
+			kind: outcome.ProviderFault, maybeDelivered: true},
+		{name: "caller cancels", fault: fakekit.Fault{Kind: fakekit.Hang}, cancelAfter: 50 * time.Millisecond,
+			kind: outcome.Canceled, maybeDelivered: true},
+		{name: "malformed answer", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: outcome.ProviderFault, status: 200, maybeDelivered: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,7 +149,7 @@ func TestDeliverNeedsASendingNumber(t *testing.T) {
 	srv := fake.Start(fake.Options{AccessToken: token})
 	defer srv.Close()
 	c, _ := whatsapp.New(whatsapp.Config{BaseURL: srv.URL(), AccessToken: token})
-	if _, err := c.Deliver(context.Background(), message.Outgoing{To: "15551234567", Text: "hi"}); delivery.KindOf(err) != delivery.Invalid {
+	if _, err := c.Deliver(context.Background(), message.Outgoing{To: "15551234567", Text: "hi"}); outcome.Of(err) != outcome.Invalid {
 		t.Fatalf("got %v", err)
 	}
 	if len(srv.Requests()) != 0 {
@@ -161,7 +162,7 @@ func TestWrongVersionOrNumberIsNotTheMessagesFault(t *testing.T) {
 	c, _ := whatsapp.New(whatsapp.Config{BaseURL: srv.URL(), AccessToken: token, PhoneNumberID: "123"})
 	_, err := c.Deliver(context.Background(), message.Outgoing{To: "15551234567", Text: "hi"})
 	// Code 100 subcode 33: the number does not exist for this token.
-	if delivery.KindOf(err) != delivery.Unauthorized {
+	if outcome.Of(err) != outcome.Unauthorized {
 		t.Fatalf("unknown number: %v", err)
 	}
 }
@@ -171,13 +172,13 @@ func TestRecordedAnswers(t *testing.T) {
 		file      string
 		status    int
 		id        string
-		kind      delivery.Kind
+		kind      outcome.Kind
 		requestID string
 	}{
 		{file: "testdata/send_ok.json", status: 200, id: "wamid.HBgLMTU1NTEyMzQ1NjcVAgARGBI5QTNDQTVCM0Q0Q0Q2RTY3RTcA"},
-		{file: "testdata/send_recipient_not_allowed.json", status: 400, kind: delivery.Rejected, requestID: "AxYz9Hq2LmNoPqRsTuVwXyZ"},
-		{file: "testdata/send_token_expired.json", status: 401, kind: delivery.Unauthorized, requestID: "BqWe3Rt5YuIoPaSdFgHjKl1"},
-		{file: "testdata/send_rate_limited.json", status: 400, kind: delivery.RateLimited, requestID: "CzXc4Vb6NmQwErTyUiOpAs2"},
+		{file: "testdata/send_recipient_not_allowed.json", status: 400, kind: outcome.Rejected, requestID: "AxYz9Hq2LmNoPqRsTuVwXyZ"},
+		{file: "testdata/send_token_expired.json", status: 401, kind: outcome.Unauthorized, requestID: "BqWe3Rt5YuIoPaSdFgHjKl1"},
+		{file: "testdata/send_rate_limited.json", status: 400, kind: outcome.RateLimited, requestID: "CzXc4Vb6NmQwErTyUiOpAs2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
@@ -195,7 +196,7 @@ func TestRecordedAnswers(t *testing.T) {
 			rec, err := c.Deliver(context.Background(), message.Outgoing{To: "15551234567", Text: "hi"})
 			var de *delivery.Error
 			errors.As(err, &de)
-			if rec.MessageID != tc.id || delivery.KindOf(err) != tc.kind || (de != nil && de.RequestID != tc.requestID) {
+			if rec.MessageID != tc.id || outcome.Of(err) != tc.kind || (de != nil && de.RequestID != tc.requestID) {
 				t.Fatalf("receipt %+v error %+v", rec, de)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/delivery"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // classify reads a failed answer: the Graph error code when the body has
@@ -32,44 +33,44 @@ func classify(ans *delivery.Answer, now time.Time) *delivery.Error {
 
 // errorCode maps the Graph and WhatsApp error codes that decide a kind;
 // others keep the status's (a 400 with an unlisted code is Rejected).
-func errorCode(code, subcode int) (delivery.Kind, string, bool) {
+func errorCode(code, subcode int) (outcome.Kind, string, bool) {
 	switch {
 	case code == 100 && subcode == 33:
 		// The sending number does not exist for this token, or the token
 		// may not use it: the connection is wrong, not the message.
-		return delivery.Unauthorized, "sender number not available to this token", true
+		return outcome.Unauthorized, "sender number not available to this token", true
 	case code == 190:
-		return delivery.Unauthorized, "access token expired or invalid", true
+		return outcome.Unauthorized, "access token expired or invalid", true
 	case code == 10 || code == 3 || (code >= 200 && code <= 299) || code == 131005:
-		return delivery.Unauthorized, "permission missing", true
+		return outcome.Unauthorized, "permission missing", true
 	case code == 131031 || code == 368:
-		return delivery.Unauthorized, "business account restricted", true
+		return outcome.Unauthorized, "business account restricted", true
 	case code == 133010:
-		return delivery.Unauthorized, "sender number not registered", true
+		return outcome.Unauthorized, "sender number not registered", true
 	case code == 4 || code == 17 || code == 32 || code == 613 || code == 80007 || code == 130429:
-		return delivery.RateLimited, "rate limited", true
+		return outcome.RateLimited, "rate limited", true
 	case code == 131048:
-		return delivery.RateLimited, "spam rate limit", true
+		return outcome.RateLimited, "spam rate limit", true
 	case code == 131056:
-		return delivery.RateLimited, "too many messages to this recipient", true
+		return outcome.RateLimited, "too many messages to this recipient", true
 	case code == 131030:
-		return delivery.Rejected, "recipient not allowed", true
+		return outcome.Rejected, "recipient not allowed", true
 	case code == 131026:
-		return delivery.Rejected, "recipient cannot receive", true
+		return outcome.Rejected, "recipient cannot receive", true
 	case code == 131047:
-		return delivery.Rejected, "outside the customer service window", true
+		return outcome.Rejected, "outside the customer service window", true
 	case code == 131021:
-		return delivery.Rejected, "recipient is the sender", true
+		return outcome.Rejected, "recipient is the sender", true
 	case code == 132001:
-		return delivery.Rejected, "template does not exist", true
+		return outcome.Rejected, "template does not exist", true
 	case code == 132015 || code == 132016:
-		return delivery.Rejected, "template paused or disabled", true
+		return outcome.Rejected, "template paused or disabled", true
 	case code >= 132000 && code <= 132999:
-		return delivery.Rejected, "template not accepted", true
+		return outcome.Rejected, "template not accepted", true
 	case code == 100 || code == 131008 || code == 131009 || code == 131051:
-		return delivery.Rejected, "message parameters refused", true
+		return outcome.Rejected, "message parameters refused", true
 	case code == 1 || code == 2 || code == 131000 || code == 131016 || code == 133004:
-		return delivery.ProviderFault, "provider error", true
+		return outcome.ProviderFault, "provider error", true
 	}
 	return "", "", false
 }

@@ -3,8 +3,10 @@ package stripe
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/platform/backend/providers/exchange"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // errorBody is Stripe's error answer. The message is not read: it is free
@@ -36,52 +38,31 @@ func classify(op string, status int, h http.Header, body []byte, now time.Time) 
 	case e.Type == "idempotency_error":
 		e.Kind, e.Reason = IdempotencyConflict, "idempotency key reused with other parameters"
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		e.Kind, e.Reason = Unauthorized, "secret key refused"
+		e.Kind, e.Reason = outcome.Unauthorized, "secret key refused"
 	case status == http.StatusTooManyRequests:
-		e.Kind, e.Reason = RateLimited, "rate limited"
-		e.RetryAfter = parseRetryAfter(h.Get("Retry-After"), now)
+		e.Kind, e.Reason = outcome.RateLimited, "rate limited"
+		e.RetryAfter = exchange.RetryAfter(h, now)
 	case e.Type == "card_error":
-		e.Kind, e.Reason = InvalidRequest, "card declined"
+		e.Kind, e.Reason = outcome.Rejected, "card declined"
 	case status == http.StatusPaymentRequired:
 		// Valid parameters, refused all the same (a refund beyond the
 		// balance, a payment method that cannot be used).
-		e.Kind, e.Reason = InvalidRequest, "request failed"
+		e.Kind, e.Reason = outcome.Rejected, "request failed"
 	case status == http.StatusNotFound && e.Code == "resource_missing":
-		e.Kind, e.Reason = InvalidRequest, "no such object"
+		e.Kind, e.Reason = outcome.Rejected, "no such object"
 	case status == http.StatusNotFound:
 		// Not a missing object: Stripe does not serve the path at all (a
 		// wrong base URL, or an API version without this endpoint).
-		e.Kind, e.Reason = ProviderFault, "endpoint not found"
+		e.Kind, e.Reason = outcome.ProviderFault, "endpoint not found"
 	case status == http.StatusRequestTimeout || status == http.StatusFailedDependency || status >= 500:
-		e.Kind, e.Reason = ProviderFault, "stripe error"
+		e.Kind, e.Reason = outcome.ProviderFault, "stripe error"
 	case status >= 400:
-		e.Kind, e.Reason = InvalidRequest, "request refused"
+		e.Kind, e.Reason = outcome.Rejected, "request refused"
 	default:
 		// 1xx or 3xx where an answer was due.
-		e.Kind, e.Reason = ProviderFault, "unexpected answer"
+		e.Kind, e.Reason = outcome.ProviderFault, "unexpected answer"
 	}
 	return e
-}
-
-// maxRetryAfter caps an absurd wait.
-const maxRetryAfter = 24 * time.Hour
-
-// parseRetryAfter reads Retry-After (RFC 9110 §10.2.3: seconds or an HTTP
-// date); zero when absent, unreadable or past.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return min(time.Duration(min(secs, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter)
-	}
-	if at, err := http.ParseTime(v); err == nil && at.After(now) {
-		return min(at.Sub(now), maxRetryAfter)
-	}
-	return 0
 }
 
 // token keeps one of Stripe's short identifiers (an error code, a param

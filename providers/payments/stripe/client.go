@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptrace"
 	"strings"
-	"sync/atomic"
 	"time"
+
+	"github.com/platform/backend/providers/exchange"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Request is one payments.processor.invoke call.
@@ -77,9 +76,9 @@ func (c *Client) Invoke(ctx context.Context, req Request) (*Response, error) {
 		return nil, err
 	}
 	if ctx.Err() != nil {
-		return nil, &Error{Kind: Canceled, Operation: op.Name, Reason: "caller canceled", Err: ctx.Err()}
+		return nil, &Error{Kind: outcome.Canceled, Operation: op.Name, Reason: "caller canceled", Err: ctx.Err()}
 	}
-	return c.exchange(ctx, op, httpReq)
+	return c.exchange(op, httpReq)
 }
 
 // build checks the request and renders it; nothing is sent.
@@ -144,58 +143,44 @@ func (c *Client) build(ctx context.Context, op Operation, req Request) (*http.Re
 	return r, nil
 }
 
-// exchange sends the request within Config.Timeout and reads the answer.
-func (c *Client) exchange(ctx context.Context, op Operation, r *http.Request) (*Response, error) {
-	callCtx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
-	// The trace tells a request that never left (nothing can have happened)
-	// from one whose answer was lost (it may have).
-	var wrote atomic.Bool
-	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) }}
-	r = r.WithContext(httptrace.WithClientTrace(callCtx, trace))
-
-	resp, err := c.cfg.HTTPClient.Do(r)
-	if err != nil {
-		return nil, transportError(ctx, op, err, wrote.Load())
+// exchange sends the request within Config.Timeout and reads the answer
+// (providers/exchange).
+func (c *Client) exchange(op Operation, r *http.Request) (*Response, error) {
+	x := exchange.Exchange{Client: c.cfg.HTTPClient, Timeout: c.cfg.Timeout, MaxAnswer: maxAnswer, RequestIDHeaders: []string{"Request-Id"}}
+	a, f := x.Do(r)
+	if f != nil {
+		return nil, failed(op, f)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		e := transportError(ctx, op, err, true)
-		e.Status, e.RequestID = resp.StatusCode, token(resp.Header.Get("Request-Id"))
-		return nil, e
+	if a.Status/100 != 2 {
+		return nil, classify(op.Name, a.Status, a.Header, a.Body, time.Now())
 	}
-	post := op.Method == http.MethodPost
-	if len(body) > maxAnswer {
-		return nil, &Error{Kind: ProviderFault, Operation: op.Name, Reason: "answer too large", Status: resp.StatusCode,
-			RequestID: token(resp.Header.Get("Request-Id")), MaybeApplied: post && resp.StatusCode/100 == 2}
+	if !isJSONObject(a.Body) {
+		return nil, &Error{Kind: outcome.ProviderFault, Operation: op.Name, Reason: "malformed answer", Status: a.Status,
+			RequestID: token(a.RequestID), MaybeApplied: op.Method == http.MethodPost}
 	}
-	if resp.StatusCode/100 != 2 {
-		return nil, classify(op.Name, resp.StatusCode, resp.Header, body, time.Now())
-	}
-	if !isJSONObject(body) {
-		return nil, &Error{Kind: ProviderFault, Operation: op.Name, Reason: "malformed answer", Status: resp.StatusCode,
-			RequestID: token(resp.Header.Get("Request-Id")), MaybeApplied: post}
-	}
-	return &Response{Status: resp.StatusCode, Body: body, RequestID: token(resp.Header.Get("Request-Id")),
-		IdempotentReplayed: resp.Header.Get("Idempotent-Replayed") == "true"}, nil
+	return &Response{Status: a.Status, Body: a.Body, RequestID: token(a.RequestID),
+		IdempotentReplayed: a.Header.Get("Idempotent-Replayed") == "true"}, nil
 }
 
-// transportError classifies an exchange that ended without a readable
-// answer. The caller's context is asked first: when it ended, nothing can
-// be concluded about Stripe.
-func transportError(ctx context.Context, op Operation, err error, wrote bool) *Error {
-	e := &Error{Operation: op.Name, Err: err, MaybeApplied: wrote && op.Method == http.MethodPost}
-	var netErr net.Error
+// failed is an exchange without a readable answer, in our words. A POST
+// written whole may have been applied.
+func failed(op Operation, f *exchange.Failure) *Error {
+	post := op.Method == http.MethodPost
+	e := &Error{Kind: f.Kind, Operation: op.Name, TimedOut: f.Timeout, MaybeApplied: f.Sent && post, Err: f.Err}
+	if f.Answer != nil {
+		e.Status, e.RequestID = f.Answer.Status, token(f.Answer.RequestID)
+	}
 	switch {
-	case ctx.Err() != nil:
-		e.Kind, e.Reason, e.Err = Canceled, "caller canceled", ctx.Err()
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()):
-		e.Kind, e.Reason, e.TimedOut = ProviderFault, "stripe timed out", true
-	case !wrote:
-		e.Kind, e.Reason = ProviderFault, "stripe unreachable"
+	case f.Kind == outcome.Canceled:
+		e.Reason = "caller canceled"
+	case f.TooLarge:
+		e.Reason, e.MaybeApplied = "answer too large", post && e.Status/100 == 2
+	case f.Timeout:
+		e.Reason = "stripe timed out"
+	case !f.Sent:
+		e.Reason = "stripe unreachable"
 	default:
-		e.Kind, e.Reason = ProviderFault, "connection lost"
+		e.Reason = "connection lost"
 	}
 	return e
 }

@@ -1,45 +1,36 @@
 package stripe
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/providers/outcome"
 )
 
-// Kind says what a failed Invoke means for the gateway. The values match
-// the other provider adapters' kinds where they mean the same thing.
-type Kind string
-
+// A failed Invoke is one of outcome's kinds: ProviderFault (a 5xx or 424,
+// no answer within Config.Timeout: Error.TimedOut, unreachable, the
+// connection lost, an answer that is not a JSON object), RateLimited (429:
+// Stripe's rate limit or lock_timeout; RetryAfter holds Stripe's Retry-After
+// when it sent one), Rejected (Stripe refused this request for the caller's
+// reasons: 400 bad or missing parameters, 402 card declined with Type
+// card_error and DeclineCode, 404 missing object with Code
+// resource_missing; Code and Param say which), Unauthorized (401/403: this
+// connection's secret key is wrong, revoked, restricted, or has no access to
+// the connected account named), Canceled (the caller's own context ended
+// before Stripe answered), Invalid (refused before any network call: unknown
+// operation, a bad path id or stripe_account, params that cannot be form
+// encoded, a bad idempotency key), or Stripe's own:
 const (
-	// ProviderFault: Stripe failed us: a 5xx (or 424), no answer within
-	// Config.Timeout (Error.TimedOut), unreachable, the connection lost, an
-	// answer that is not a JSON object. Counts against provider health.
-	ProviderFault Kind = "provider_fault"
-	// RateLimited: 429 (Stripe's rate limit or lock_timeout). RetryAfter
-	// holds Stripe's Retry-After when it sent one. Not a health problem.
-	RateLimited Kind = "rate_limited"
-	// InvalidRequest: Stripe refused this request for the caller's reasons:
-	// 400 bad or missing parameters, 402 card declined (Type card_error,
-	// DeclineCode), 404 missing object (Code resource_missing). Code and
-	// Param say which; the same request gives the same answer.
-	InvalidRequest Kind = "invalid_request"
-	// Unauthorized: 401/403: this connection's secret key is wrong, revoked,
-	// restricted, or has no access to the connected account named.
-	Unauthorized Kind = "unauthorized"
 	// IdempotencyConflict: the Idempotency-Key was first used with other
 	// parameters or another endpoint (400, type idempotency_error), or a
 	// request with the same key is still in flight (409; retry later to get
-	// its result).
-	IdempotencyConflict Kind = "idempotency_conflict"
-	// Canceled: the caller's own context ended (cancel or its deadline)
-	// before Stripe answered. Never a provider fault.
-	Canceled Kind = "canceled"
-	// Invalid: refused before any network call: unknown operation, a bad
-	// path id or stripe_account, params that cannot be form encoded, a bad
-	// idempotency key.
-	Invalid Kind = "invalid"
+	// its result). Not Rejected: the request itself is fine, the key is the
+	// problem, and the gateway answers it as its own idempotency conflict
+	// (409 while in flight, 422 for other parameters); no other provider
+	// keeps idempotency keys the caller can collide on.
+	IdempotencyConflict outcome.Kind = "idempotency_conflict"
 )
 
 // Error is a classified failed Invoke. Its text is ours, a few words; the
@@ -47,7 +38,7 @@ const (
 // the request). Stripe's type, code, decline code and param are kept as
 // the short tokens they are.
 type Error struct {
-	Kind      Kind
+	Kind      outcome.Kind
 	Operation string // the seed's operation name
 	Reason    string // a few words: "card declined", "stripe timed out"
 	// Status is Stripe's HTTP status; 0 when no answer came.
@@ -117,9 +108,9 @@ func (e *Error) Retryable() bool {
 		return false
 	}
 	switch e.Kind {
-	case RateLimited:
+	case outcome.RateLimited:
 		return !e.Replayed
-	case ProviderFault:
+	case outcome.ProviderFault:
 		return !e.Replayed && e.Status != http.StatusNotFound
 	case IdempotencyConflict:
 		return e.Status == 409
@@ -127,20 +118,10 @@ func (e *Error) Retryable() bool {
 	return false
 }
 
-// KindOf returns the kind of err, ProviderFault for an error that is not an
-// *Error (an unclassified failure is not a success), "" for nil.
-func KindOf(err error) Kind {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return ProviderFault
-}
+// Outcome is the error's kind (outcome.Of).
+func (e *Error) Outcome() outcome.Kind { return e.Kind }
 
 // refuse is an Invalid error: nothing was sent.
 func refuse(op, reason string, cause error) *Error {
-	return &Error{Kind: Invalid, Operation: op, Reason: reason, Err: cause}
+	return &Error{Kind: outcome.Invalid, Operation: op, Reason: reason, Err: cause}
 }

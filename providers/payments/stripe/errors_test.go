@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/payments/stripe"
 	"github.com/platform/backend/providers/payments/stripe/fake"
 )
@@ -16,7 +18,7 @@ import (
 // gateway reads.
 func TestErrorKinds(t *testing.T) {
 	type want struct {
-		kind                              stripe.Kind
+		kind                              outcome.Kind
 		status                            int
 		typ, code, decline, param         string
 		retryable, timedOut, maybeApplied bool
@@ -24,41 +26,41 @@ func TestErrorKinds(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		fault  fake.Fault
+		fault  fakekit.Fault
 		cfg    func(*stripe.Config)
 		op     string
 		params map[string]any
 		want   want
 	}{
-		{name: "5xx", fault: fake.Fault{Kind: fake.ServerError}, op: "customers.create",
-			want: want{kind: stripe.ProviderFault, status: 500, typ: "api_error", retryable: true}},
-		{name: "429 with Retry-After", fault: fake.Fault{Kind: fake.RateLimit, RetryAfter: 7 * time.Second}, op: "customers.create",
-			want: want{kind: stripe.RateLimited, status: 429, typ: "invalid_request_error", code: "rate_limit", retryable: true, retryAfter: 7 * time.Second}},
-		{name: "no answer within the timeout", fault: fake.Fault{Kind: fake.Hang}, op: "customers.create",
+		{name: "5xx", fault: fakekit.Fault{Kind: fakekit.ServerError}, op: "customers.create",
+			want: want{kind: outcome.ProviderFault, status: 500, typ: "api_error", retryable: true}},
+		{name: "429 with Retry-After", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 7 * time.Second}, op: "customers.create",
+			want: want{kind: outcome.RateLimited, status: 429, typ: "invalid_request_error", code: "rate_limit", retryable: true, retryAfter: 7 * time.Second}},
+		{name: "no answer within the timeout", fault: fakekit.Fault{Kind: fakekit.Hang}, op: "customers.create",
 			cfg:  func(c *stripe.Config) { c.Timeout = 150 * time.Millisecond },
-			want: want{kind: stripe.ProviderFault, retryable: true, timedOut: true, maybeApplied: true}},
-		{name: "GET without an answer applied nothing", fault: fake.Fault{Kind: fake.Hang}, op: "customers.retrieve", params: map[string]any{"id": "cus_1"},
+			want: want{kind: outcome.ProviderFault, retryable: true, timedOut: true, maybeApplied: true}},
+		{name: "GET without an answer applied nothing", fault: fakekit.Fault{Kind: fakekit.Hang}, op: "customers.retrieve", params: map[string]any{"id": "cus_1"},
 			cfg:  func(c *stripe.Config) { c.Timeout = 150 * time.Millisecond },
-			want: want{kind: stripe.ProviderFault, retryable: true, timedOut: true}},
-		{name: "malformed answer", fault: fake.Fault{Kind: fake.Malformed}, op: "customers.create",
-			want: want{kind: stripe.ProviderFault, status: 200, retryable: true, maybeApplied: true}},
-		{name: "card declined", fault: fake.Fault{Kind: fake.CardDeclined}, op: "payment_intents.create", params: charge(2000),
-			want: want{kind: stripe.InvalidRequest, status: 402, typ: "card_error", code: "card_declined", decline: "generic_decline"}},
+			want: want{kind: outcome.ProviderFault, retryable: true, timedOut: true}},
+		{name: "malformed answer", fault: fakekit.Fault{Kind: fakekit.Malformed}, op: "customers.create",
+			want: want{kind: outcome.ProviderFault, status: 200, retryable: true, maybeApplied: true}},
+		{name: "card declined", fault: fakekit.Fault{Kind: fakekit.Reject}, op: "payment_intents.create", params: charge(2000),
+			want: want{kind: outcome.Rejected, status: 402, typ: "card_error", code: "card_declined", decline: "generic_decline"}},
 		{name: "test card declined for funds", op: "payment_intents.create",
 			params: map[string]any{"amount": 2000, "currency": "eur", "payment_method": "pm_card_chargeDeclinedInsufficientFunds", "confirm": true},
-			want:   want{kind: stripe.InvalidRequest, status: 402, typ: "card_error", code: "card_declined", decline: "insufficient_funds"}},
+			want:   want{kind: outcome.Rejected, status: 402, typ: "card_error", code: "card_declined", decline: "insufficient_funds"}},
 		{name: "missing object", op: "customers.retrieve", params: map[string]any{"id": "cus_nope"},
-			want: want{kind: stripe.InvalidRequest, status: 404, typ: "invalid_request_error", code: "resource_missing", param: "customer"}},
+			want: want{kind: outcome.Rejected, status: 404, typ: "invalid_request_error", code: "resource_missing", param: "customer"}},
 		{name: "missing parameter", op: "payment_intents.create", params: map[string]any{"currency": "eur"},
-			want: want{kind: stripe.InvalidRequest, status: 400, typ: "invalid_request_error", code: "parameter_missing", param: "amount"}},
+			want: want{kind: outcome.Rejected, status: 400, typ: "invalid_request_error", code: "parameter_missing", param: "amount"}},
 		{name: "wrong state", op: "checkout.sessions.create", params: map[string]any{"mode": "rent"},
-			want: want{kind: stripe.InvalidRequest, status: 400, typ: "invalid_request_error", code: "parameter_invalid", param: "mode"}},
+			want: want{kind: outcome.Rejected, status: 400, typ: "invalid_request_error", code: "parameter_invalid", param: "mode"}},
 		{name: "wrong secret key", op: "customers.create", cfg: func(c *stripe.Config) { c.SecretKey = "sk_test_revoked_0000" },
-			want: want{kind: stripe.Unauthorized, status: 401, typ: "invalid_request_error"}},
+			want: want{kind: outcome.Unauthorized, status: 401, typ: "invalid_request_error"}},
 		{name: "no access to the connected account", op: "customers.create", params: map[string]any{"stripe_account": "acct_someone_else"},
-			want: want{kind: stripe.Unauthorized, status: 403, typ: "invalid_request_error", code: "account_invalid"}},
+			want: want{kind: outcome.Unauthorized, status: 403, typ: "invalid_request_error", code: "account_invalid"}},
 		{name: "base URL that is not Stripe's API", op: "customers.create", cfg: func(c *stripe.Config) { c.BaseURL += "/nope" },
-			want: want{kind: stripe.ProviderFault, status: 404, typ: "invalid_request_error"}},
+			want: want{kind: outcome.ProviderFault, status: 404, typ: "invalid_request_error"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,25 +100,25 @@ func TestTheCallersCancelIsNeverAProviderFault(t *testing.T) {
 	t.Run("cancel while Stripe holds the call", func(t *testing.T) {
 		f := startFake(t, fake.Config{})
 		c := clientFor(t, f)
-		gate := fake.NewGate()
-		f.Next(1, fake.Fault{Kind: fake.Hold, Gate: gate})
+		gate := fakekit.NewGate()
+		f.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-gate.Entered(); cancel() }()
 		_, err := c.Invoke(ctx, stripe.Request{Operation: "payment_intents.create", Params: charge(100), IdempotencyKey: "k"})
 		e := stripeError(t, err)
-		if e.Kind != stripe.Canceled || !errors.Is(err, context.Canceled) || !e.MaybeApplied || e.Retryable() {
+		if e.Kind != outcome.Canceled || !errors.Is(err, context.Canceled) || !e.MaybeApplied || e.Retryable() {
 			t.Fatalf("%+v", e)
 		}
 	})
 	t.Run("the caller's deadline before the adapter's timeout", func(t *testing.T) {
 		f := startFake(t, fake.Config{})
 		c := clientFor(t, f) // Timeout 5s
-		f.Next(1, fake.Fault{Kind: fake.Hang})
+		f.Next(1, fakekit.Fault{Kind: fakekit.Hang})
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
 		_, err := c.Invoke(ctx, stripe.Request{Operation: "customers.create"})
 		e := stripeError(t, err)
-		if e.Kind != stripe.Canceled || e.TimedOut || !errors.Is(err, context.DeadlineExceeded) {
+		if e.Kind != outcome.Canceled || e.TimedOut || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("%+v", e)
 		}
 	})
@@ -126,7 +128,7 @@ func TestTheCallersCancelIsNeverAProviderFault(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := c.Invoke(ctx, stripe.Request{Operation: "customers.create"})
-		if stripe.KindOf(err) != stripe.Canceled || len(f.Requests()) != 0 {
+		if outcome.Of(err) != outcome.Canceled || len(f.Requests()) != 0 {
 			t.Fatalf("%v, %d requests", err, len(f.Requests()))
 		}
 	})
@@ -145,14 +147,14 @@ func TestUnreachableStripeIsAProviderFaultThatAppliedNothing(t *testing.T) {
 	}
 	_, err = c.Invoke(context.Background(), stripe.Request{Operation: "refunds.create", Params: map[string]any{"payment_intent": "pi_1"}})
 	e := stripeError(t, err)
-	if e.Kind != stripe.ProviderFault || e.MaybeApplied || e.TimedOut || e.Status != 0 || !e.Retryable() {
+	if e.Kind != outcome.ProviderFault || e.MaybeApplied || e.TimedOut || e.Status != 0 || !e.Retryable() {
 		t.Fatalf("%+v", e)
 	}
 }
 
 func TestKindOf(t *testing.T) {
-	if stripe.KindOf(nil) != "" || stripe.KindOf(errors.New("x")) != stripe.ProviderFault ||
-		stripe.KindOf(&stripe.Error{Kind: stripe.RateLimited}) != stripe.RateLimited {
+	if outcome.Of(nil) != "" || outcome.Of(errors.New("x")) != outcome.ProviderFault ||
+		outcome.Of(&stripe.Error{Kind: outcome.RateLimited}) != outcome.RateLimited {
 		t.Fatal("KindOf")
 	}
 }

@@ -14,11 +14,8 @@ import (
 // startFake runs a fake for the test.
 func startFake(t *testing.T, cfg fake.Config) *fake.Server {
 	t.Helper()
-	f, err := fake.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.Close() })
+	f := fake.Start(cfg)
+	t.Cleanup(func() { f.Close() })
 	return f
 }
 

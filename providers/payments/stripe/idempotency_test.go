@@ -5,6 +5,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/payments/stripe"
 	"github.com/platform/backend/providers/payments/stripe/fake"
 )
@@ -70,8 +72,8 @@ func TestSameKeyWhileTheFirstIsInFlightIs409(t *testing.T) {
 	f := startFake(t, fake.Config{})
 	c := clientFor(t, f)
 	ctx := context.Background()
-	gate := fake.NewGate()
-	f.Next(1, fake.Fault{Kind: fake.Hold, Gate: gate})
+	gate := fakekit.NewGate()
+	f.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
 	req := stripe.Request{Operation: "payment_intents.create", Params: charge(2000), IdempotencyKey: "order-42"}
 
 	type result struct {
@@ -91,7 +93,7 @@ func TestSameKeyWhileTheFirstIsInFlightIs409(t *testing.T) {
 		t.Fatalf("second: %+v", e)
 	}
 
-	gate.Release()
+	gate.Open()
 	first := <-firstDone
 	if first.err != nil {
 		t.Fatal(first.err)
@@ -144,27 +146,27 @@ func TestWhatIsStoredUnderAKey(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := c.Invoke(ctx, stripe.Request{Operation: "payment_intents.create", Params: map[string]any{"currency": "eur"}, IdempotencyKey: "fix-me"})
-	if e := stripeError(t, err); e.Kind != stripe.InvalidRequest || e.Code != "parameter_missing" || e.Param != "amount" {
+	if e := stripeError(t, err); e.Kind != outcome.Rejected || e.Code != "parameter_missing" || e.Param != "amount" {
 		t.Fatalf("%+v", e)
 	}
 	if _, err := c.Invoke(ctx, stripe.Request{Operation: "payment_intents.create", Params: charge(100), IdempotencyKey: "fix-me"}); err != nil {
 		t.Fatalf("corrected request under the same key: %v", err)
 	}
 
-	f.Next(1, fake.Fault{Kind: fake.ServerError})
+	f.Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	req := stripe.Request{Operation: "payment_intents.create", Params: charge(300), IdempotencyKey: "boom"}
 	_, err = c.Invoke(ctx, req)
-	if e := stripeError(t, err); e.Kind != stripe.ProviderFault || e.Replayed || !e.Retryable() {
+	if e := stripeError(t, err); e.Kind != outcome.ProviderFault || e.Replayed || !e.Retryable() {
 		t.Fatalf("first: %+v", e)
 	}
 	_, err = c.Invoke(ctx, req)
-	if e := stripeError(t, err); e.Kind != stripe.ProviderFault || e.Status != 500 || !e.Replayed || e.Retryable() {
+	if e := stripeError(t, err); e.Kind != outcome.ProviderFault || e.Status != 500 || !e.Replayed || e.Retryable() {
 		t.Fatalf("replayed 500: %+v", e)
 	}
 
-	f.Next(1, fake.Fault{Kind: fake.RateLimit})
+	f.Next(1, fakekit.Fault{Kind: fakekit.RateLimit})
 	limited := stripe.Request{Operation: "customers.create", IdempotencyKey: "limited"}
-	if _, err := c.Invoke(ctx, limited); stripe.KindOf(err) != stripe.RateLimited {
+	if _, err := c.Invoke(ctx, limited); outcome.Of(err) != outcome.RateLimited {
 		t.Fatalf("%v", err)
 	}
 	if resp, err := c.Invoke(ctx, limited); err != nil || resp.IdempotentReplayed {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/payments/stripe"
 )
 
@@ -60,10 +61,10 @@ func TestRecordedErrorsAreClassified(t *testing.T) {
 	tests := []struct {
 		file   string
 		status int
-		kind   stripe.Kind
+		kind   outcome.Kind
 		check  func(*stripe.Error) bool
 	}{
-		{"error_card_declined.json", 402, stripe.InvalidRequest, func(e *stripe.Error) bool {
+		{"error_card_declined.json", 402, outcome.Rejected, func(e *stripe.Error) bool {
 			return e.Type == "card_error" && e.Code == "card_declined" && e.DeclineCode == "insufficient_funds" && e.Reason == "card declined"
 		}},
 		{"error_idempotency_params.json", 400, stripe.IdempotencyConflict, func(e *stripe.Error) bool {
@@ -97,32 +98,32 @@ func TestAnswersOnlyAStrangeServerGives(t *testing.T) {
 	}{
 		{"Retry-After as a date", 429, http.Header{"Retry-After": {future}}, `{"error":{"type":"invalid_request_error","code":"lock_timeout"}}`,
 			func(e *stripe.Error) bool {
-				return e.Kind == stripe.RateLimited && e.RetryAfter > 80*time.Second && e.RetryAfter <= 90*time.Second && e.Code == "lock_timeout"
+				return e.Kind == outcome.RateLimited && e.RetryAfter > 80*time.Second && e.RetryAfter <= 90*time.Second && e.Code == "lock_timeout"
 			}},
 		{"Stripe-Should-Retry false wins", 500, http.Header{"Stripe-Should-Retry": {"false"}}, `{"error":{"type":"api_error"}}`,
-			func(e *stripe.Error) bool { return e.Kind == stripe.ProviderFault && !e.Retryable() }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.ProviderFault && !e.Retryable() }},
 		{"Stripe-Should-Retry true on a 409", 409, http.Header{"Stripe-Should-Retry": {"true"}}, `{"error":{"type":"idempotency_error"}}`,
 			func(e *stripe.Error) bool { return e.Kind == stripe.IdempotencyConflict && e.Retryable() }},
 		{"403 of a restricted key", 403, nil, `{"error":{"type":"invalid_request_error","code":"secret_key_required"}}`,
-			func(e *stripe.Error) bool { return e.Kind == stripe.Unauthorized && e.Code == "secret_key_required" }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.Unauthorized && e.Code == "secret_key_required" }},
 		{"424 external dependency", 424, nil, `{"error":{"type":"api_error"}}`,
-			func(e *stripe.Error) bool { return e.Kind == stripe.ProviderFault && e.Retryable() }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.ProviderFault && e.Retryable() }},
 		{"402 without a card", 402, nil, `{"error":{"type":"invalid_request_error","code":"balance_insufficient"}}`,
-			func(e *stripe.Error) bool { return e.Kind == stripe.InvalidRequest && e.Reason == "request failed" }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.Rejected && e.Reason == "request failed" }},
 		{"error body not JSON", 503, nil, `<html>maintenance</html>`,
-			func(e *stripe.Error) bool { return e.Kind == stripe.ProviderFault && e.Type == "" && e.Retryable() }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.ProviderFault && e.Type == "" && e.Retryable() }},
 		{"redirect", 302, http.Header{"Location": {"https://elsewhere.example/"}}, ``,
-			func(e *stripe.Error) bool { return e.Kind == stripe.ProviderFault && e.Reason == "unexpected answer" }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.ProviderFault && e.Reason == "unexpected answer" }},
 		{"2xx JSON array", 200, nil, `[{"id":"cus_1"}]`,
 			func(e *stripe.Error) bool {
-				return e.Kind == stripe.ProviderFault && e.Reason == "malformed answer" && e.MaybeApplied
+				return e.Kind == outcome.ProviderFault && e.Reason == "malformed answer" && e.MaybeApplied
 			}},
 		{"2xx truncated object", 200, nil, `{"id":"cus_1",`,
-			func(e *stripe.Error) bool { return e.Kind == stripe.ProviderFault && e.Reason == "malformed answer" }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.ProviderFault && e.Reason == "malformed answer" }},
 		{"answer too large", 200, nil, `{"pad":"` + strings.Repeat("x", 8<<20) + `"}`,
-			func(e *stripe.Error) bool { return e.Kind == stripe.ProviderFault && e.Reason == "answer too large" }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.ProviderFault && e.Reason == "answer too large" }},
 		{"fields that are not tokens are dropped", 400, nil, `{"error":{"type":"invalid_request_error","code":"bad code <script>","param":"a b"}}`,
-			func(e *stripe.Error) bool { return e.Kind == stripe.InvalidRequest && e.Code == "" && e.Param == "" }},
+			func(e *stripe.Error) bool { return e.Kind == outcome.Rejected && e.Code == "" && e.Param == "" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

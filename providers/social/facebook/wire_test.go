@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/facebook"
 	"github.com/platform/backend/providers/social/facebook/fake"
@@ -65,7 +67,7 @@ func TestUserTokenCannotPostAsThePage(t *testing.T) {
 		t.Fatalf("readiness without a page token: %+v", r)
 	}
 	_, err := c.Publish(context.Background(), conn, social.Post{Text: "as the user"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonScopeMissing {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonScopeMissing {
 		t.Fatalf("%v", err)
 	}
 	if f.PostCount() != 0 {
@@ -93,7 +95,7 @@ func TestConnectMakesALongLivedToken(t *testing.T) {
 		t.Fatalf("token %+v", tok)
 	}
 	calls := f.RequestsOf(socialfake.OpToken)
-	if len(calls) != 2 || calls[0].Query.Get("code") != code || calls[1].Query.Get("grant_type") != "fb_exchange_token" {
+	if len(calls) != 2 || calls[0].Query().Get("code") != code || calls[1].Query().Get("grant_type") != "fb_exchange_token" {
 		t.Fatalf("token calls %+v", calls)
 	}
 }
@@ -134,11 +136,11 @@ func TestRecordedAnswers(t *testing.T) {
 		t.Fatalf("photo %+v %v", photo, err)
 	}
 	_, err = c.Publish(ctx, conn, social.Post{Text: "too fast"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRejected || e.Reason != social.ReasonBlocked || e.Code != "368/1390008" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Rejected || e.Reason != social.ReasonBlocked || e.Code != "368/1390008" {
 		t.Fatalf("blocked: %+v", e)
 	}
 	_, err = c.Accounts(ctx, conn.Token)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonTokenExpired {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonTokenExpired {
 		t.Fatalf("expired: %+v", e)
 	}
 }
@@ -146,9 +148,9 @@ func TestRecordedAnswers(t *testing.T) {
 func TestRateLimitReadsTheBusinessUsageHeader(t *testing.T) {
 	c, f := start(t)
 	defer f.Close()
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 10 * time.Minute})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 10 * time.Minute})
 	_, err := c.Publish(context.Background(), f.Connection(), social.Post{Text: "x"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter != 10*time.Minute || e.Code != "32" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.RateLimited || e.RetryAfter != 10*time.Minute || e.Code != "32" {
 		t.Fatalf("%+v", e)
 	}
 }

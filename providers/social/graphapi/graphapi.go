@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -59,7 +60,7 @@ func Classifier(network string, now func() time.Time) social.Classifier {
 			return nil
 		}
 		e := Classify(network, op, a.Status, g)
-		if e.Kind == social.KindRateLimited {
+		if e.Kind == outcome.RateLimited {
 			e.RetryAfter, e.ResetAt = RegainAccess(a.Header, now())
 			if e.ResetAt.IsZero() && g.Code == 9 && g.Subcode == 2207042 {
 				// Instagram's daily publishing limit is a rolling 24 hours.
@@ -72,7 +73,7 @@ func Classifier(network string, now func() time.Time) social.Classifier {
 
 // Classify maps a Graph error to a kind.
 func Classify(network, op string, status int, g Error) *social.Error {
-	fail := func(k social.Kind, reason string) *social.Error {
+	fail := func(k outcome.Kind, reason string) *social.Error {
 		e := social.Fail(network, op, k, reason, status)
 		e.Code = fmt.Sprint(g.Code)
 		if g.Subcode != 0 {
@@ -85,31 +86,31 @@ func Classify(network, op string, status int, g Error) *social.Error {
 	case g.Code == 190 || g.Code == 102:
 		switch g.Subcode {
 		case 463, 467:
-			return fail(social.KindReconnect, social.ReasonTokenExpired)
+			return fail(outcome.Unauthorized, social.ReasonTokenExpired)
 		case 458, 459, 460, 464, 492:
-			return fail(social.KindReconnect, social.ReasonTokenRevoked)
+			return fail(outcome.Unauthorized, social.ReasonTokenRevoked)
 		}
-		return fail(social.KindReconnect, social.ReasonTokenInvalid)
+		return fail(outcome.Unauthorized, social.ReasonTokenInvalid)
 	case g.Code == 10 || (g.Code >= 200 && g.Code <= 299):
-		return fail(social.KindReconnect, social.ReasonScopeMissing)
+		return fail(outcome.Unauthorized, social.ReasonScopeMissing)
 	case g.Code == 4 || g.Code == 17 || g.Code == 32 || g.Code == 613 || (g.Code >= 80001 && g.Code <= 80014) ||
 		(g.Code == 9 && g.Subcode == 2207042):
-		return fail(social.KindRateLimited, social.ReasonRateLimited)
+		return fail(outcome.RateLimited, social.ReasonRateLimited)
 	case g.Code == 368:
-		return fail(social.KindRejected, social.ReasonBlocked)
+		return fail(outcome.Rejected, social.ReasonBlocked)
 	case g.Code == 506:
-		return fail(social.KindRejected, social.ReasonDuplicate)
+		return fail(outcome.Rejected, social.ReasonDuplicate)
 	case g.Code == 1 || g.Code == 2 || g.IsTransient || status/100 == 5:
-		return fail(social.KindProviderFault, social.ReasonServerError)
+		return fail(outcome.ProviderFault, social.ReasonServerError)
 	case g.Code == 9007 || g.Subcode == 2207027:
 		// Instagram: the container is not ready yet; wait and publish again.
-		return fail(social.KindProviderFault, social.ReasonProcessing)
+		return fail(outcome.ProviderFault, social.ReasonProcessing)
 	case strings.Contains(msg, "too long") || strings.Contains(msg, "at most"):
-		return fail(social.KindRejected, social.ReasonTooLong)
+		return fail(outcome.Rejected, social.ReasonTooLong)
 	case strings.Contains(msg, "media") || strings.Contains(msg, "image") || strings.Contains(msg, "video") || strings.Contains(msg, "url"):
-		return fail(social.KindRejected, social.ReasonMediaInvalid)
+		return fail(outcome.Rejected, social.ReasonMediaInvalid)
 	}
-	return fail(social.KindRejected, social.ReasonInvalid)
+	return fail(outcome.Rejected, social.ReasonInvalid)
 }
 
 // ClassifyToken reads the errors of the OAuth token exchanges: a code that
@@ -125,11 +126,11 @@ func ClassifyToken(network string, now func() time.Time) social.Classifier {
 			return nil
 		case ok && (g.Code == 190 || (g.Code == 100 && g.Type == "OAuthException")):
 			e := Classify(network, op, a.Status, g)
-			e.Kind, e.Reason = social.KindReconnect, social.ReasonGrantRevoked
+			e.Kind, e.Reason = outcome.Unauthorized, social.ReasonGrantRevoked
 			return e
 		case ok && (g.Code == 101 || (g.Code == 1 && strings.Contains(strings.ToLower(g.Message), "client secret"))):
 			e := Classify(network, op, a.Status, g)
-			e.Kind, e.Reason = social.KindRejected, social.ReasonClientRejected
+			e.Kind, e.Reason = outcome.Rejected, social.ReasonClientRejected
 			return e
 		}
 		return api(op, a)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -13,29 +14,29 @@ func TestClassify(t *testing.T) {
 		name   string
 		status int
 		g      Error
-		kind   social.Kind
+		kind   outcome.Kind
 		reason string
 	}{
-		{"expired token", 400, Error{Code: 190, Subcode: 463}, social.KindReconnect, social.ReasonTokenExpired},
-		{"password changed", 400, Error{Code: 190, Subcode: 460}, social.KindReconnect, social.ReasonTokenRevoked},
-		{"app removed", 400, Error{Code: 190, Subcode: 458}, social.KindReconnect, social.ReasonTokenRevoked},
-		{"bad token", 400, Error{Code: 190}, social.KindReconnect, social.ReasonTokenInvalid},
-		{"permission", 403, Error{Code: 200}, social.KindReconnect, social.ReasonScopeMissing},
-		{"permission 10", 400, Error{Code: 10}, social.KindReconnect, social.ReasonScopeMissing},
-		{"app rate", 400, Error{Code: 4}, social.KindRateLimited, social.ReasonRateLimited},
-		{"user rate", 400, Error{Code: 17}, social.KindRateLimited, social.ReasonRateLimited},
-		{"page rate", 400, Error{Code: 32}, social.KindRateLimited, social.ReasonRateLimited},
-		{"custom rate", 400, Error{Code: 613}, social.KindRateLimited, social.ReasonRateLimited},
-		{"business rate", 400, Error{Code: 80001}, social.KindRateLimited, social.ReasonRateLimited},
-		{"instagram daily limit", 400, Error{Code: 9, Subcode: 2207042}, social.KindRateLimited, social.ReasonRateLimited},
-		{"blocked", 400, Error{Code: 368}, social.KindRejected, social.ReasonBlocked},
-		{"duplicate", 400, Error{Code: 506}, social.KindRejected, social.ReasonDuplicate},
-		{"unknown", 500, Error{Code: 1}, social.KindProviderFault, social.ReasonServerError},
-		{"transient", 400, Error{Code: 100, IsTransient: true}, social.KindProviderFault, social.ReasonServerError},
-		{"container not ready", 400, Error{Code: 9007, Subcode: 2207027, Message: "The media is not ready for publishing"}, social.KindProviderFault, social.ReasonProcessing},
-		{"too long", 400, Error{Code: 100, Message: "(#100) Param message must be at most 63206 characters long"}, social.KindRejected, social.ReasonTooLong},
-		{"media", 400, Error{Code: 9004, Message: "The media could not be fetched from this uri"}, social.KindRejected, social.ReasonMediaInvalid},
-		{"parameter", 400, Error{Code: 100, Message: "(#100) Invalid parameter"}, social.KindRejected, social.ReasonInvalid},
+		{"expired token", 400, Error{Code: 190, Subcode: 463}, outcome.Unauthorized, social.ReasonTokenExpired},
+		{"password changed", 400, Error{Code: 190, Subcode: 460}, outcome.Unauthorized, social.ReasonTokenRevoked},
+		{"app removed", 400, Error{Code: 190, Subcode: 458}, outcome.Unauthorized, social.ReasonTokenRevoked},
+		{"bad token", 400, Error{Code: 190}, outcome.Unauthorized, social.ReasonTokenInvalid},
+		{"permission", 403, Error{Code: 200}, outcome.Unauthorized, social.ReasonScopeMissing},
+		{"permission 10", 400, Error{Code: 10}, outcome.Unauthorized, social.ReasonScopeMissing},
+		{"app rate", 400, Error{Code: 4}, outcome.RateLimited, social.ReasonRateLimited},
+		{"user rate", 400, Error{Code: 17}, outcome.RateLimited, social.ReasonRateLimited},
+		{"page rate", 400, Error{Code: 32}, outcome.RateLimited, social.ReasonRateLimited},
+		{"custom rate", 400, Error{Code: 613}, outcome.RateLimited, social.ReasonRateLimited},
+		{"business rate", 400, Error{Code: 80001}, outcome.RateLimited, social.ReasonRateLimited},
+		{"instagram daily limit", 400, Error{Code: 9, Subcode: 2207042}, outcome.RateLimited, social.ReasonRateLimited},
+		{"blocked", 400, Error{Code: 368}, outcome.Rejected, social.ReasonBlocked},
+		{"duplicate", 400, Error{Code: 506}, outcome.Rejected, social.ReasonDuplicate},
+		{"unknown", 500, Error{Code: 1}, outcome.ProviderFault, social.ReasonServerError},
+		{"transient", 400, Error{Code: 100, IsTransient: true}, outcome.ProviderFault, social.ReasonServerError},
+		{"container not ready", 400, Error{Code: 9007, Subcode: 2207027, Message: "The media is not ready for publishing"}, outcome.ProviderFault, social.ReasonProcessing},
+		{"too long", 400, Error{Code: 100, Message: "(#100) Param message must be at most 63206 characters long"}, outcome.Rejected, social.ReasonTooLong},
+		{"media", 400, Error{Code: 9004, Message: "The media could not be fetched from this uri"}, outcome.Rejected, social.ReasonMediaInvalid},
+		{"parameter", 400, Error{Code: 100, Message: "(#100) Invalid parameter"}, outcome.Rejected, social.ReasonInvalid},
 	}
 	for _, tc := range tests {
 		e := Classify("network_3", "publish", tc.status, tc.g)

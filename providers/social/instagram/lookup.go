@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/graphapi"
 )
@@ -27,7 +28,7 @@ func (c *Client) Lookup(ctx context.Context, conn social.Connection, q social.Qu
 			return social.NotFound(), nil
 		case "ERROR":
 			return social.LookupResult{State: social.LookupFailed,
-				Err: social.Fail(name, "lookup", social.KindRejected, social.ReasonMediaInvalid, http.StatusOK)}, nil
+				Err: social.Fail(name, "lookup", outcome.Rejected, social.ReasonMediaInvalid, http.StatusOK)}, nil
 		}
 	}
 	res, err := c.recent(ctx, conn, q)

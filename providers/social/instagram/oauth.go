@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -111,7 +112,7 @@ func classifyCodeExchange(op string, a *social.Answer) *social.Error {
 	}
 	msg := strings.ToLower(body.Message)
 	if strings.Contains(msg, "app") || strings.Contains(msg, "client") {
-		return social.Fail(name, op, social.KindRejected, social.ReasonClientRejected, a.Status)
+		return social.Fail(name, op, outcome.Rejected, social.ReasonClientRejected, a.Status)
 	}
-	return social.Fail(name, op, social.KindReconnect, social.ReasonGrantRevoked, a.Status)
+	return social.Fail(name, op, outcome.Unauthorized, social.ReasonGrantRevoked, a.Status)
 }

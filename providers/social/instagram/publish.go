@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/platform/backend/internal/retry"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -62,7 +63,7 @@ func (c *Client) resume(ctx context.Context, conn social.Connection, container s
 	case "IN_PROGRESS":
 		return container, c.waitFinished(ctx, conn, container)
 	case "PUBLISHED":
-		e := social.Fail(name, "publish", social.KindRejected, social.ReasonDuplicate, http.StatusOK)
+		e := social.Fail(name, "publish", outcome.Rejected, social.ReasonDuplicate, http.StatusOK)
 		e.Pending = container
 		return "", e
 	}
@@ -148,19 +149,19 @@ func (c *Client) waitFinished(ctx context.Context, conn social.Connection, id st
 		case "FINISHED", "PUBLISHED":
 			return nil
 		case "ERROR":
-			e := social.Fail(name, "upload_media", social.KindRejected, social.ReasonMediaInvalid, http.StatusOK)
+			e := social.Fail(name, "upload_media", outcome.Rejected, social.ReasonMediaInvalid, http.StatusOK)
 			e.Pending = id
 			return e
 		case "EXPIRED":
-			return social.Fail(name, "upload_media", social.KindProviderFault, "container_expired", http.StatusOK)
+			return social.Fail(name, "upload_media", outcome.ProviderFault, "container_expired", http.StatusOK)
 		}
 		if !c.call.Now().Add(c.cfg.PollInterval).Before(deadline) {
-			e := social.Fail(name, "upload_media", social.KindProviderFault, social.ReasonProcessing, http.StatusOK)
+			e := social.Fail(name, "upload_media", outcome.ProviderFault, social.ReasonProcessing, http.StatusOK)
 			e.Pending = id
 			return e
 		}
 		if !retry.Sleep(ctx, c.cfg.PollInterval) {
-			return &social.Error{Network: name, Op: "upload_media", Kind: social.KindCanceled, Reason: social.ReasonCanceled, Sent: true}
+			return &social.Error{Network: name, Op: "upload_media", Kind: outcome.Canceled, Reason: social.ReasonCanceled, Sent: true}
 		}
 	}
 }

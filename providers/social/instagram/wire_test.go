@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/instagram"
 	"github.com/platform/backend/providers/social/instagram/fake"
@@ -14,7 +16,7 @@ import (
 	"github.com/platform/backend/providers/social/socialtest"
 )
 
-func form(t *testing.T, r socialfake.Request) url.Values {
+func form(t *testing.T, r fakekit.Request) url.Values {
 	t.Helper()
 	v, err := url.ParseQuery(string(r.Body))
 	if err != nil {
@@ -92,7 +94,7 @@ func TestContainerPolling(t *testing.T) {
 	f.ProcessingPolls(1 << 20)
 	_, err := c.Publish(context.Background(), f.Connection(), photo("media that never finishes"))
 	e, _ := social.AsError(err)
-	if e == nil || e.Kind != social.KindProviderFault || e.Reason != social.ReasonProcessing || e.Pending == "" {
+	if e == nil || e.Kind != outcome.ProviderFault || e.Reason != social.ReasonProcessing || e.Pending == "" {
 		t.Fatalf("%+v", e)
 	}
 	if f.PostCount() != 1 {
@@ -113,7 +115,7 @@ func TestResumePublishesTheSameContainer(t *testing.T) {
 	defer f.Close()
 	conn := f.Connection()
 	p := photo("resumed")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.Hang})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.Hang})
 	_, err := c.Publish(context.Background(), conn, p)
 	e, _ := social.AsError(err)
 	if e == nil || e.Kind != social.KindOutcomeUnknown || e.Pending == "" {
@@ -132,12 +134,12 @@ func TestResumePublishesTheSameContainer(t *testing.T) {
 	}
 
 	late := photo("landed late")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.AcceptThenTimeout})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.AcceptThenTimeout})
 	_, err = c.Publish(context.Background(), conn, late)
 	e, _ = social.AsError(err)
 	late.Resume = e.Pending
 	_, err = c.Publish(context.Background(), conn, late)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRejected || e.Reason != social.ReasonDuplicate {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Rejected || e.Reason != social.ReasonDuplicate {
 		t.Fatalf("resuming a published container: %v", err)
 	}
 	if f.PostCount() != 2 {
@@ -170,7 +172,7 @@ func TestConnectExchangesForALongLivedToken(t *testing.T) {
 		t.Fatalf("token %+v", tok)
 	}
 	calls := f.RequestsOf(socialfake.OpToken)
-	if len(calls) != 2 || calls[0].Path != "/oauth/access_token" || calls[1].Query.Get("grant_type") != "ig_exchange_token" {
+	if len(calls) != 2 || calls[0].Path != "/oauth/access_token" || calls[1].Query().Get("grant_type") != "ig_exchange_token" {
 		t.Fatalf("token calls %+v", calls)
 	}
 }
@@ -215,7 +217,7 @@ func TestRecordedAnswers(t *testing.T) {
 	refused := socialtest.Replay(t, map[string]socialtest.Recorded{"POST /oauth/access_token": {Status: 400, File: "code_exchange_400.json"}})
 	c, _ = instagram.New(instagram.Config{ClientID: "app", ClientSecret: "secret"}.At(refused))
 	_, err = c.Exchange(ctx, social.CodeExchange{Code: "used"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonGrantRevoked {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonGrantRevoked {
 		t.Fatalf("used code: %+v", e)
 	}
 }
@@ -228,7 +230,7 @@ func TestDailyPublishingLimitWaitsADay(t *testing.T) {
 	})
 	c, _ := instagram.New(instagram.Config{ClientID: "app", ClientSecret: "secret"}.At(base))
 	_, err := c.Publish(context.Background(), social.Connection{Token: social.Token{AccessToken: "t"}, Account: social.Account{ID: "1"}}, photo("one more"))
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter != 24*time.Hour || e.Code != "9/2207042" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.RateLimited || e.RetryAfter != 24*time.Hour || e.Code != "9/2207042" {
 		t.Fatalf("%+v", e)
 	}
 }

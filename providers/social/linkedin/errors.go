@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -30,22 +31,22 @@ func (c *Client) classify(op string, a *social.Answer) *social.Error {
 	var body apiError
 	_ = json.Unmarshal(a.Body, &body)
 	msg := strings.ToLower(body.Message)
-	fail := func(k social.Kind, reason string) *social.Error {
+	fail := func(k outcome.Kind, reason string) *social.Error {
 		e := social.Fail(name, op, k, reason, a.Status)
 		e.Code = body.Code
 		return e
 	}
 	switch {
 	case a.Status == http.StatusUnauthorized && body.Code == "EXPIRED_ACCESS_TOKEN":
-		return fail(social.KindReconnect, social.ReasonTokenExpired)
+		return fail(outcome.Unauthorized, social.ReasonTokenExpired)
 	case a.Status == http.StatusUnauthorized && body.Code == "REVOKED_ACCESS_TOKEN":
-		return fail(social.KindReconnect, social.ReasonTokenRevoked)
+		return fail(outcome.Unauthorized, social.ReasonTokenRevoked)
 	case a.Status == http.StatusUnauthorized:
-		return fail(social.KindReconnect, social.ReasonTokenInvalid)
+		return fail(outcome.Unauthorized, social.ReasonTokenInvalid)
 	case a.Status == http.StatusForbidden && body.Code == "ACCESS_DENIED":
-		return fail(social.KindReconnect, social.ReasonScopeMissing)
+		return fail(outcome.Unauthorized, social.ReasonScopeMissing)
 	case a.Status == http.StatusTooManyRequests:
-		e := fail(social.KindRateLimited, social.ReasonRateLimited)
+		e := fail(outcome.RateLimited, social.ReasonRateLimited)
 		now := c.call.Now().UTC()
 		if e.RetryAfter, e.ResetAt = social.WaitFromHeaders(a.Header, now); e.ResetAt.IsZero() {
 			// LinkedIn's limits are per day and reset at midnight UTC; it
@@ -55,15 +56,15 @@ func (c *Client) classify(op string, a *social.Answer) *social.Error {
 		}
 		return e
 	case strings.Contains(msg, "duplicate"):
-		e := fail(social.KindRejected, social.ReasonDuplicate)
+		e := fail(outcome.Rejected, social.ReasonDuplicate)
 		e.DuplicateOf = duplicateOf.FindString(body.Message)
 		return e
 	case strings.Contains(msg, "/commentary") && strings.Contains(msg, "length"):
-		return fail(social.KindRejected, social.ReasonTooLong)
+		return fail(outcome.Rejected, social.ReasonTooLong)
 	case strings.Contains(msg, "/content/media") || strings.Contains(msg, "urn:li:image"):
-		return fail(social.KindRejected, social.ReasonMediaInvalid)
+		return fail(outcome.Rejected, social.ReasonMediaInvalid)
 	case a.Status == http.StatusUnprocessableEntity || a.Status == http.StatusBadRequest:
-		return fail(social.KindRejected, social.ReasonInvalid)
+		return fail(outcome.Rejected, social.ReasonInvalid)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 
 // Lookup lists the author's latest posts (GET /rest/posts?q=author, newest
 // first) and matches the commentary. It needs r_member_social; without it
-// LinkedIn answers 403 (KindReconnect, scope_missing) and the caller may
+// LinkedIn answers 403 (Unauthorized, scope_missing) and the caller may
 // rely on the duplicate rule instead: a retry of the same commentary is
 // refused with Error.DuplicateOf naming the post that exists.
 func (c *Client) Lookup(ctx context.Context, conn social.Connection, q social.Query) (social.LookupResult, error) {

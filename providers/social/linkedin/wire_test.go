@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/linkedin"
 	"github.com/platform/backend/providers/social/socialfake"
@@ -65,7 +67,7 @@ func TestImageAndArticle(t *testing.T) {
 		t.Fatal(err)
 	}
 	media := f.RequestsOf(socialfake.OpMedia)
-	if len(media) != 2 || media[0].Method != http.MethodPost || media[0].Query.Get("action") != "initializeUpload" ||
+	if len(media) != 2 || media[0].Method != http.MethodPost || media[0].Query().Get("action") != "initializeUpload" ||
 		media[1].Method != http.MethodPut || string(media[1].Body) != "jpeg bytes" {
 		t.Fatalf("upload calls %+v", media)
 	}
@@ -97,7 +99,7 @@ func TestDuplicateNamesTheExistingPost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.Reject, Reason: socialfake.ReasonDuplicate})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.Reject, Code: socialfake.ReasonDuplicate})
 	_, err = c.Publish(context.Background(), conn, social.Post{Text: "once"})
 	e, _ := social.AsError(err)
 	if e == nil || e.Reason != social.ReasonDuplicate || e.DuplicateOf != first.ID {
@@ -106,7 +108,7 @@ func TestDuplicateNamesTheExistingPost(t *testing.T) {
 	noRead := conn
 	noRead.Token.AccessToken = f.IssueGrant(conn.Account.ID, []string{"openid", "profile", "w_member_social"}).Access
 	_, err = c.Lookup(context.Background(), noRead, social.Query{Text: "once", Since: time.Now()})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonScopeMissing {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonScopeMissing {
 		t.Fatalf("lookup without r_member_social: %v", err)
 	}
 }
@@ -147,7 +149,7 @@ func TestRecordedAnswers(t *testing.T) {
 		t.Fatalf("duplicate: %v", err)
 	}
 	_, err = c.Lookup(ctx, conn, social.Query{Text: "x"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonTokenRevoked || e.Code != "REVOKED_ACCESS_TOKEN" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonTokenRevoked || e.Code != "REVOKED_ACCESS_TOKEN" {
 		t.Fatalf("revoked: %+v", e)
 	}
 }
@@ -159,7 +161,7 @@ func TestRateLimitWithoutHeaderWaitsForMidnightUTC(t *testing.T) {
 	cfg.Now = func() time.Time { return now }
 	c, _ := linkedin.New(cfg)
 	_, err := c.Publish(context.Background(), social.Connection{Token: social.Token{AccessToken: "t"}, Account: social.Account{ID: "urn:li:person:a"}}, social.Post{Text: "x"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter != 90*time.Minute {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.RateLimited || e.RetryAfter != 90*time.Minute {
 		t.Fatalf("%+v", e)
 	}
 }

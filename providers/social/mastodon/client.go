@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -84,7 +85,7 @@ func (c *Client) Refresh(ctx context.Context, tok social.Token) (social.Token, e
 	if _, err := c.Accounts(ctx, tok); err != nil {
 		if e, ok := social.AsError(err); ok {
 			e.Op = "refresh"
-			if e.Kind == social.KindReconnect {
+			if e.Kind == outcome.Unauthorized {
 				e.Reason = social.ReasonGrantRevoked
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -19,21 +20,21 @@ func classify(op string, a *social.Answer) *social.Error {
 	}
 	_ = json.Unmarshal(a.Body, &body)
 	msg := strings.ToLower(body.Error)
-	fail := func(k social.Kind, reason string) *social.Error { return social.Fail(name, op, k, reason, a.Status) }
+	fail := func(k outcome.Kind, reason string) *social.Error { return social.Fail(name, op, k, reason, a.Status) }
 	switch {
 	case a.Status == http.StatusUnauthorized:
-		return fail(social.KindReconnect, social.ReasonTokenInvalid)
+		return fail(outcome.Unauthorized, social.ReasonTokenInvalid)
 	case a.Status == http.StatusForbidden && strings.Contains(msg, "scope"):
-		return fail(social.KindReconnect, social.ReasonScopeMissing)
+		return fail(outcome.Unauthorized, social.ReasonScopeMissing)
 	case a.Status == http.StatusForbidden:
-		return fail(social.KindRejected, social.ReasonBlocked)
+		return fail(outcome.Rejected, social.ReasonBlocked)
 	case a.Status == http.StatusNotFound && op == "publish":
 		// The status replied to is gone (or never was).
-		return fail(social.KindRejected, social.ReasonReplyTarget)
+		return fail(outcome.Rejected, social.ReasonReplyTarget)
 	case a.Status == http.StatusUnprocessableEntity && strings.Contains(msg, "character limit"):
-		return fail(social.KindRejected, social.ReasonTooLong)
+		return fail(outcome.Rejected, social.ReasonTooLong)
 	case a.Status == http.StatusUnprocessableEntity && (strings.Contains(msg, "media") || strings.Contains(msg, "file")):
-		return fail(social.KindRejected, social.ReasonMediaInvalid)
+		return fail(outcome.Rejected, social.ReasonMediaInvalid)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/internal/retry"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -119,10 +120,10 @@ func (c *Client) waitProcessed(ctx context.Context, conn social.Connection, id s
 			return nil
 		}
 		if !c.call.Now().Add(c.cfg.PollInterval).Before(deadline) {
-			return social.Fail(name, "upload_media", social.KindProviderFault, social.ReasonProcessing, a.Status)
+			return social.Fail(name, "upload_media", outcome.ProviderFault, social.ReasonProcessing, a.Status)
 		}
 		if !retry.Sleep(ctx, c.cfg.PollInterval) {
-			return &social.Error{Network: name, Op: "upload_media", Kind: social.KindCanceled, Reason: social.ReasonCanceled, Sent: true}
+			return &social.Error{Network: name, Op: "upload_media", Kind: outcome.Canceled, Reason: social.ReasonCanceled, Sent: true}
 		}
 	}
 }

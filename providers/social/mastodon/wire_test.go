@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/mastodon"
 	"github.com/platform/backend/providers/social/socialfake"
@@ -68,9 +70,9 @@ func TestIdempotencyKeyMakesARetrySafe(t *testing.T) {
 	defer f.Close()
 	conn := f.Connection()
 	p := social.Post{Text: "exactly once", IdempotencyKey: "post-9:target-6:attempt-1"}
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.AcceptThenTimeout})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.AcceptThenTimeout})
 	_, err := c.Publish(context.Background(), conn, p)
-	if social.KindOf(err) != social.KindOutcomeUnknown {
+	if outcome.Of(err) != social.KindOutcomeUnknown {
 		t.Fatalf("%v", err)
 	}
 	got, err := c.Publish(context.Background(), conn, p)
@@ -98,7 +100,7 @@ func TestReplyToAMissingStatus(t *testing.T) {
 	c, f := start(t)
 	defer f.Close()
 	_, err := c.Publish(context.Background(), f.Connection(), social.Post{Text: "orphan", ReplyTo: "1"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRejected || e.Reason != social.ReasonReplyTarget {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Rejected || e.Reason != social.ReasonReplyTarget {
 		t.Fatalf("%v", err)
 	}
 }
@@ -106,9 +108,9 @@ func TestReplyToAMissingStatus(t *testing.T) {
 func TestRateLimitReadsTheISOReset(t *testing.T) {
 	c, f := start(t)
 	defer f.Close()
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 5 * time.Minute})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 5 * time.Minute})
 	_, err := c.Publish(context.Background(), f.Connection(), social.Post{Text: "x"})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter < 5*time.Minute-time.Second || e.RetryAfter > 5*time.Minute+time.Second {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.RateLimited || e.RetryAfter < 5*time.Minute-time.Second || e.RetryAfter > 5*time.Minute+time.Second {
 		t.Fatalf("%+v", e)
 	}
 }
@@ -140,14 +142,14 @@ func TestRecordedAnswers(t *testing.T) {
 		t.Fatalf("lookup of the reply %+v %v", reply, err)
 	}
 	_, err = c.Refresh(ctx, conn.Token)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonGrantRevoked || e.Op != "refresh" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonGrantRevoked || e.Op != "refresh" {
 		t.Fatalf("refresh of a revoked token: %+v", e)
 	}
 
 	refused := socialtest.Replay(t, map[string]socialtest.Recorded{"POST /api/v1/statuses": {Status: 422, File: "too_long_422.json"}})
 	c, _ = mastodon.New(mastodon.Config{ClientID: "c", ClientSecret: "s", MaxCharacters: 5000}.At(refused))
 	_, err = c.Publish(ctx, conn, social.Post{Text: strings.Repeat("a", 600)})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRejected || e.Reason != social.ReasonTooLong {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Rejected || e.Reason != social.ReasonTooLong {
 		t.Fatalf("too long: %+v", e)
 	}
 }

@@ -1,14 +1,13 @@
 package socialfake
 
 import (
-	"bytes"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // Options configure a fake. Zero values take the defaults.
@@ -40,22 +39,18 @@ const (
 	ConsentDeny Consent = "deny"
 )
 
-// Core is the shared state of one fake network. Safe for concurrent use.
+// Core is the shared state of one fake network: the kit (faults per
+// operation, records, ids, server) and what a social network keeps (posts,
+// grants). Safe for concurrent use.
 type Core struct {
+	*fakekit.Kit
 	dialect Dialect
 	opts    Options
-	script  script
-	closing chan struct{}
-	server  *httptest.Server
-	url     string
 
-	mu       sync.Mutex
-	requests []Request
-	posts    []Post
-	byKey    map[string]int // idempotency key -> index in posts
-	seq      map[string]int64
-	oauth    oauthState
-	closed   bool
+	mu    sync.Mutex
+	posts []Post
+	byKey map[string]int // idempotency key -> index in posts
+	oauth oauthState
 }
 
 // NewCore builds the state of a fake speaking dialect.
@@ -69,48 +64,10 @@ func NewCore(d Dialect, opts Options) *Core {
 	if opts.Consent == "" {
 		opts.Consent = ConsentPage
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	return &Core{
-		dialect: d,
-		opts:    opts,
-		script:  script{queue: map[Op][]Fault{}, always: map[Op]Fault{}},
-		closing: make(chan struct{}),
-		byKey:   map[string]int{},
-		seq:     map[string]int64{},
-		oauth:   newOAuthState(),
-	}
+	c := &Core{dialect: d, opts: opts, byKey: map[string]int{}, oauth: newOAuthState()}
+	c.Kit = fakekit.New(fakekit.Options{Protocol: protocol{d}, Now: opts.Now})
+	return c
 }
-
-// Serve starts an HTTP server on 127.0.0.1 for h (the network fake's
-// routes); URL answers its base URL.
-func (c *Core) Serve(h http.Handler) {
-	c.server = httptest.NewServer(h)
-	c.url = c.server.URL
-}
-
-// URL is the base URL of the served fake ("" when mounted elsewhere).
-func (c *Core) URL() string { return c.url }
-
-// Close ends hanging calls first (an httptest server waits for its
-// handlers), then stops the server.
-func (c *Core) Close() {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return
-	}
-	c.closed = true
-	c.mu.Unlock()
-	close(c.closing)
-	if c.server != nil {
-		c.server.Close()
-	}
-}
-
-// Now is the fake's clock.
-func (c *Core) Now() time.Time { return c.opts.Now() }
 
 // ClientID is the OAuth client id the fake accepts.
 func (c *Core) ClientID() string { return c.opts.ClientID }
@@ -125,93 +82,33 @@ func (c *Core) SetConsent(consent Consent) {
 	c.opts.Consent = consent
 }
 
-// Request is one recorded call.
-type Request struct {
-	Op     Op
-	Method string
-	Path   string
-	Query  url.Values
-	Header http.Header
-	Body   []byte
-	At     time.Time
-}
-
-// Requests lists every call received so far, in arrival order.
-func (c *Core) Requests() []Request {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Request(nil), c.requests...)
-}
-
-// RequestsOf lists the calls of one op.
-func (c *Core) RequestsOf(op Op) []Request {
-	var out []Request
-	for _, r := range c.Requests() {
-		if r.Op == op {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// NextID is the next number of a deterministic sequence (1, 2, 3 ...) the
-// fake formats into its network's ids.
-func (c *Core) NextID(sequence string) int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.seq[sequence]++
-	return c.seq[sequence]
-}
-
 // Call is one request in progress.
 type Call struct {
-	core  *Core
-	W     http.ResponseWriter
-	R     *http.Request
-	Op    Op
-	Body  []byte
+	*fakekit.Call
 	Grant Grant // the token's grant when the call was authenticated
-	fault Fault
+	core  *Core
 }
 
-// Begin records a call, checks its bearer token when auth is set, and
-// applies the scripted fault. It answers false when the call has been
-// answered (a problem or a fault): the handler returns.
-func (c *Core) Begin(w http.ResponseWriter, r *http.Request, op Op, auth bool) (*Call, bool) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 256<<20))
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	c.mu.Lock()
-	c.requests = append(c.requests, Request{Op: op, Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(),
-		Header: r.Header.Clone(), Body: body, At: c.Now()})
-	c.mu.Unlock()
-	call := &Call{core: c, W: w, R: r, Op: op, Body: body}
+// Begin checks a call's bearer token when auth is set, then takes and
+// plays its scripted fault (fakekit.Kit.Begin; a rule's subject is the
+// body and query). It answers false when the call has been answered (a
+// problem or a fault): the handler returns.
+func (c *Core) Begin(w http.ResponseWriter, r *http.Request, op string, auth bool) (*Call, bool) {
+	c.Label(r, op)
+	var g Grant
 	if auth {
-		g, p, ok := c.authenticate(r)
-		if !ok {
+		var p Problem
+		var ok bool
+		if g, p, ok = c.authenticate(r); !ok {
 			c.dialect.WriteProblem(w, r, op, p)
 			return nil, false
 		}
-		call.Grant = g
 	}
-	call.fault = c.script.take(op, string(body)+"?"+r.URL.RawQuery)
-	switch call.fault.Kind {
-	case Succeed:
-		return call, true
-	case AcceptThenTimeout:
-		if op == OpPost {
-			return call, true
-		}
-		call.hang()
-	case Hang:
-		call.hang()
-	case Malformed:
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusOK)
-		_, _ = io.WriteString(w, "<html><body>upstream hiccup</body></html>")
-	default:
-		c.dialect.WriteProblem(w, r, op, problemOf(call.fault))
+	kc, ok := c.Kit.Begin(w, r, op)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	return &Call{Call: kc, Grant: g, core: c}, true
 }
 
 // Problem answers a refusal in the network's shape.
@@ -230,22 +127,25 @@ func (call *Call) NeedScope(scope string) bool {
 	return false
 }
 
-// Accepted is called by a handler right after it stored the post: under
-// AcceptThenTimeout it hangs until the client gives up and answers true
-// (the handler writes nothing more).
-func (call *Call) Accepted() bool {
-	if call.fault.Kind != AcceptThenTimeout {
-		return false
-	}
-	call.hang()
-	return true
-}
+// protocol says the scripted faults in the network's dialect. Accept then
+// timeout is the post's: on any other operation it is a hang.
+type protocol struct{ d Dialect }
 
-func (call *Call) hang() {
-	select {
-	case <-call.R.Context().Done():
-	case <-call.core.closing:
+func (p protocol) Say(w http.ResponseWriter, r *http.Request, op string, f fakekit.Fault) bool {
+	switch f.Kind {
+	case fakekit.AcceptThenTimeout:
+		if op == OpPost {
+			return false
+		}
+		fakekit.HangUp(w, r)
+	case fakekit.Malformed:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "<html><body>upstream hiccup</body></html>")
+	default:
+		p.d.WriteProblem(w, r, op, problemOf(f))
 	}
+	return true
 }
 
 // BaseURL is the scheme and host the call came to: the fakes build the

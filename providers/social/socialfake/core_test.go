@@ -6,27 +6,6 @@ import (
 	"time"
 )
 
-func TestScriptOrder(t *testing.T) {
-	c := NewCore(nil, Options{})
-	c.Always(OpPost, Fault{Kind: ServerError})
-	c.When(OpPost, "#fail429", Fault{Kind: RateLimit})
-	c.Then(OpPost, Fault{}, Fault{Kind: Hang})
-	want := []FaultKind{Succeed, Hang, RateLimit, ServerError}
-	calls := []string{"#fail429", "#fail429", "#fail429", "plain"}
-	for i, call := range calls {
-		if got := c.script.take(OpPost, call).Kind; got != want[i] {
-			t.Fatalf("call %d: %q, want %q", i, got, want[i])
-		}
-	}
-	if got := c.script.take(OpLookup, "#fail429").Kind; got != Succeed {
-		t.Fatalf("another op took %q", got)
-	}
-	c.ResetFaults()
-	if got := c.script.take(OpPost, "#fail429").Kind; got != Succeed {
-		t.Fatalf("after reset: %q", got)
-	}
-}
-
 func TestAcceptCountsAnIdempotencyKeyOnce(t *testing.T) {
 	c := NewCore(nil, Options{})
 	a, fresh := c.Accept(Post{ID: "1", Account: "u", Text: "hi", IdempotencyKey: "k"})

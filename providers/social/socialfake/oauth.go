@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/providers/social"
 )
 
 // Grant is what one approval (or IssueGrant) gave: an access token, maybe a
@@ -21,6 +23,12 @@ type Grant struct {
 	Refresh       string
 	Expiry        time.Time // zero: never
 	RefreshExpiry time.Time // zero: never
+}
+
+// Token is the grant as the adapters hold it.
+func (g Grant) Token() social.Token {
+	return social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, RefreshExpiry: g.RefreshExpiry,
+		Scopes: g.Scopes}
 }
 
 // TokenPolicy is how a network issues tokens.
@@ -73,6 +81,12 @@ func (c *Core) SetUser(account string) {
 	c.oauth.user = account
 }
 
+// Connect is account connected with scopes, skipping the connect flow: a
+// grant issued for its id (tests that start connected).
+func (c *Core) Connect(account social.Account, scopes []string) social.Connection {
+	return social.Connection{Token: c.IssueGrant(account.ID, scopes).Token(), Account: account}
+}
+
 // IssueGrant makes a token for account and scopes without the connect
 // flow (tests that start connected).
 func (c *Core) IssueGrant(account string, scopes []string) Grant {
@@ -82,9 +96,8 @@ func (c *Core) IssueGrant(account string, scopes []string) Grant {
 }
 
 func (c *Core) issueLocked(account string, scopes []string) Grant {
-	now, p := c.opts.Now(), c.oauth.policy
-	c.seq["grant"]++
-	n := c.seq["grant"]
+	now, p := c.Now(), c.oauth.policy
+	n := c.Seq("grant")
 	g := &grantState{Grant: Grant{Account: account, Scopes: slices.Clone(scopes), Access: fmt.Sprintf("fake-access-%d", n)}}
 	if p.AccessTTL > 0 {
 		g.Expiry = now.Add(p.AccessTTL)
@@ -118,7 +131,7 @@ func (c *Core) RevokeGrants() {
 func (c *Core) ExpireAccessTokens() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	past := c.opts.Now().Add(-time.Second)
+	past := c.Now().Add(-time.Second)
 	for _, g := range c.oauth.access {
 		g.Expiry = past
 	}
@@ -133,7 +146,7 @@ func (c *Core) authenticate(r *http.Request) (Grant, Problem, bool) {
 	switch {
 	case tok == "" || !ok || g.revoked:
 		return Grant{}, Problem{Kind: ProblemTokenInvalid}, false
-	case !g.Expiry.IsZero() && !c.opts.Now().Before(g.Expiry):
+	case !g.Expiry.IsZero() && !c.Now().Before(g.Expiry):
 		return Grant{}, Problem{Kind: ProblemTokenExpired}, false
 	}
 	return g.Grant, Problem{}, true
@@ -159,8 +172,8 @@ func (c *Core) Authorize(w http.ResponseWriter, r *http.Request, d AuthorizeDial
 	if sep == "" {
 		sep = " "
 	}
+	c.Label(r, OpAuthorize)
 	c.mu.Lock()
-	c.requests = append(c.requests, Request{Op: "authorize", Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), At: c.opts.Now()})
 	consent := c.opts.Consent
 	c.mu.Unlock()
 	q := r.URL.Query()
@@ -196,11 +209,10 @@ func (c *Core) Authorize(w http.ResponseWriter, r *http.Request, d AuthorizeDial
 		return
 	}
 	c.mu.Lock()
-	c.seq["code"]++
-	code := fmt.Sprintf("fake-code-%d", c.seq["code"])
+	code := fmt.Sprintf("fake-code-%d", c.Seq("code"))
 	c.oauth.codes[code] = &pendingCode{clientID: c.opts.ClientID, redirectURI: redirect, challenge: challenge,
 		account: c.oauth.user, scopes: strings.FieldsFunc(q.Get("scope"), func(r rune) bool { return r == ' ' || strings.ContainsRune(sep, r) }),
-		expires: c.opts.Now().Add(10 * time.Minute)}
+		expires: c.Now().Add(10 * time.Minute)}
 	c.mu.Unlock()
 	back(url.Values{"code": {code}})
 }
@@ -238,7 +250,7 @@ func (c *Core) RedeemCode(code, verifier, redirectURI string) (Grant, Problem, b
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pc, ok := c.oauth.codes[code]
-	if !ok || pc.used || !c.opts.Now().Before(pc.expires) || pc.redirectURI != redirectURI {
+	if !ok || pc.used || !c.Now().Before(pc.expires) || pc.redirectURI != redirectURI {
 		return Grant{}, Problem{Kind: ProblemGrantInvalid, Reason: "code"}, false
 	}
 	sum := sha256.Sum256([]byte(verifier))
@@ -249,13 +261,62 @@ func (c *Core) RedeemCode(code, verifier, redirectURI string) (Grant, Problem, b
 	return c.issueLocked(pc.account, pc.scopes), Problem{}, true
 }
 
+// TokenClient is how a token endpoint reads its client: Basic
+// credentials, else the form's IDParam (default client_id) and
+// client_secret. Public: a client without a secret passes when it did not
+// use Basic (X's PKCE-only clients).
+type TokenClient struct {
+	IDParam string
+	Public  bool
+}
+
+// Token serves what every token endpoint does before its answer: the
+// scripted fault (OpToken), the client check and the grant by its type
+// (Exchange). It answers false when the call has been answered.
+func (c *Core) Token(w http.ResponseWriter, r *http.Request, tc TokenClient) (Grant, bool) {
+	call, ok := c.Begin(w, r, OpToken, false)
+	if !ok {
+		return Grant{}, false
+	}
+	_ = r.ParseForm()
+	if tc.IDParam == "" {
+		tc.IDParam = "client_id"
+	}
+	id, secret, basic := r.BasicAuth()
+	if !basic {
+		id, secret = r.PostForm.Get(tc.IDParam), r.PostForm.Get("client_secret")
+	}
+	if !c.CheckClient(id, secret, tc.Public && !basic) {
+		call.Problem(Problem{Kind: ProblemClientInvalid})
+		return Grant{}, false
+	}
+	g, p, ok := c.Exchange(r.PostForm)
+	if !ok {
+		call.Problem(p)
+	}
+	return g, ok
+}
+
+// Exchange answers a token endpoint's form as its grant_type says: an
+// authorization code redeemed (RedeemCode) or a grant refreshed
+// (RefreshGrant); any other grant type is invalid.
+func (c *Core) Exchange(form url.Values) (Grant, Problem, bool) {
+	switch form.Get("grant_type") {
+	case "authorization_code":
+		return c.RedeemCode(form.Get("code"), form.Get("code_verifier"), form.Get("redirect_uri"))
+	case "refresh_token":
+		return c.RefreshGrant(form.Get("refresh_token"))
+	}
+	return Grant{}, Problem{Kind: ProblemInvalid, Reason: "grant_type"}, false
+}
+
 // RefreshGrant renews a grant by its refresh token (rotating it when the
 // policy says).
 func (c *Core) RefreshGrant(refresh string) (Grant, Problem, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g, ok := c.oauth.refresh[refresh]
-	if !ok || g.revoked || (!g.RefreshExpiry.IsZero() && !c.opts.Now().Before(g.RefreshExpiry)) {
+	if !ok || g.revoked || (!g.RefreshExpiry.IsZero() && !c.Now().Before(g.RefreshExpiry)) {
 		return Grant{}, Problem{Kind: ProblemGrantInvalid, Reason: "refresh_token"}, false
 	}
 	old := g.Access
@@ -286,13 +347,12 @@ func (c *Core) RenewAccess(access string, ttl time.Duration) (Grant, Problem, bo
 	switch {
 	case !ok || g.revoked:
 		return Grant{}, Problem{Kind: ProblemTokenInvalid}, false
-	case !g.Expiry.IsZero() && !c.opts.Now().Before(g.Expiry):
+	case !g.Expiry.IsZero() && !c.Now().Before(g.Expiry):
 		return Grant{}, Problem{Kind: ProblemTokenExpired}, false
 	}
-	c.seq["grant"]++
-	ng := &grantState{Grant: Grant{Account: g.Account, Scopes: slices.Clone(g.Scopes), Access: fmt.Sprintf("fake-access-%d", c.seq["grant"])}}
+	ng := &grantState{Grant: Grant{Account: g.Account, Scopes: slices.Clone(g.Scopes), Access: fmt.Sprintf("fake-access-%d", c.Seq("grant"))}}
 	if ttl > 0 {
-		ng.Expiry = c.opts.Now().Add(ttl)
+		ng.Expiry = c.Now().Add(ttl)
 	}
 	c.oauth.access[ng.Access] = ng
 	return ng.Grant, Problem{}, true
@@ -303,10 +363,9 @@ func (c *Core) RenewAccess(access string, ttl time.Duration) (Grant, Problem, bo
 func (c *Core) IssueGrantFor(account string, scopes []string, ttl time.Duration) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.seq["grant"]++
-	g := &grantState{Grant: Grant{Account: account, Scopes: slices.Clone(scopes), Access: fmt.Sprintf("fake-access-%d", c.seq["grant"])}}
+	g := &grantState{Grant: Grant{Account: account, Scopes: slices.Clone(scopes), Access: fmt.Sprintf("fake-access-%d", c.Seq("grant"))}}
 	if ttl > 0 {
-		g.Expiry = c.opts.Now().Add(ttl)
+		g.Expiry = c.Now().Add(ttl)
 	}
 	c.oauth.access[g.Access] = g
 	return g.Access

@@ -34,7 +34,7 @@ func (c *Core) Accept(p Post) (Post, bool) {
 		}
 	}
 	if p.Created.IsZero() {
-		p.Created = c.opts.Now()
+		p.Created = c.Now()
 	}
 	c.posts = append(c.posts, p)
 	if key != "" {

@@ -3,6 +3,8 @@ package socialfake
 import (
 	"net/http"
 	"time"
+
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // ProblemKind is a refusal a fake renders in its network's shape.
@@ -40,22 +42,22 @@ type Problem struct {
 // Dialect renders problems the way one network does: its status codes,
 // headers and error bodies.
 type Dialect interface {
-	WriteProblem(w http.ResponseWriter, r *http.Request, op Op, p Problem)
+	WriteProblem(w http.ResponseWriter, r *http.Request, op string, p Problem)
 }
 
 // problemOf is the problem a scripted fault answers with.
-func problemOf(f Fault) Problem {
+func problemOf(f fakekit.Fault) Problem {
 	switch f.Kind {
-	case RateLimit:
+	case fakekit.RateLimit:
 		return Problem{Kind: ProblemRateLimited, RetryAfter: f.Wait()}
-	case ServerError:
-		return Problem{Kind: ProblemServerError}
+	case fakekit.Unauthorized:
+		return Problem{Kind: ProblemTokenInvalid}
 	case TokenExpired:
 		return Problem{Kind: ProblemTokenExpired}
 	case GrantRevoked:
 		return Problem{Kind: ProblemGrantInvalid}
-	case Reject:
-		reason := f.Reason
+	case fakekit.Reject:
+		reason := f.Code
 		if reason == "" {
 			reason = ReasonDuplicate
 		}

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
-	"github.com/platform/backend/providers/social/socialfake"
 )
 
 func testOAuth(t *testing.T, start starter, s Setup) {
@@ -70,10 +71,10 @@ func testOAuth(t *testing.T, start starter, s Setup) {
 
 		// A transient refresh failure is not a revoked grant, and the token
 		// still refreshes afterwards.
-		for _, fault := range []socialfake.Fault{{Kind: socialfake.ServerError}, {Kind: socialfake.RateLimit}, {Kind: socialfake.Hang}} {
-			f.Next(s.RefreshOp, 1, fault)
+		for _, fault := range []fakekit.Fault{{Kind: fakekit.ServerError}, {Kind: fakekit.RateLimit}, {Kind: fakekit.Hang}} {
+			f.On(s.RefreshOp).Next(1, fault)
 			_, err := n.Refresh(ctx(t), tok)
-			if k := social.KindOf(err); k == social.KindReconnect || err == nil {
+			if k := outcome.Of(err); k == outcome.Unauthorized || err == nil {
 				t.Fatalf("refresh under %s: %v (kind %s), want a transient error", fault.Kind, err, k)
 			}
 		}
@@ -87,14 +88,14 @@ func testOAuth(t *testing.T, start starter, s Setup) {
 
 		f.RevokeGrants()
 		_, err = n.Refresh(ctx(t), fresh)
-		wantKind(t, err, social.KindReconnect, "")
+		wantKind(t, err, outcome.Unauthorized, "")
 	})
 
 	t.Run("a wrong verifier is refused", func(t *testing.T) {
 		n, f := start(t)
 		code, _, _ := authorize(t, n, f, true)
 		_, err := n.Exchange(ctx(t), social.CodeExchange{Code: code, CodeVerifier: strings.Repeat("a", 43), RedirectURI: RedirectURI})
-		wantKind(t, err, social.KindReconnect, "")
+		wantKind(t, err, outcome.Unauthorized, "")
 	})
 
 	t.Run("consent denied", func(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 )
@@ -65,7 +67,7 @@ func testThread(t *testing.T, start starter, s Setup) {
 		reply := s.Post("a reply")
 		reply.ReplyTo = "1234"
 		_, err := n.Publish(ctx(t), conn, reply)
-		e := wantKind(t, err, social.KindRejected, social.ReasonThreadUnsupported)
+		e := wantKind(t, err, outcome.Rejected, social.ReasonThreadUnsupported)
 		if e.Sent || len(f.Requests()) != 0 {
 			t.Fatalf("a thread reply to a network without threads reached it (%d requests)", len(f.Requests()))
 		}
@@ -97,33 +99,33 @@ func testThread(t *testing.T, start starter, s Setup) {
 func testFaults(t *testing.T, start starter, s Setup) {
 	tests := []struct {
 		name   string
-		fault  socialfake.Fault
-		kind   social.Kind
+		fault  fakekit.Fault
+		kind   outcome.Kind
 		reason string
 	}{
-		{"rate limited", socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 30 * time.Second}, social.KindRateLimited, ""},
-		{"server error", socialfake.Fault{Kind: socialfake.ServerError}, social.KindProviderFault, ""},
-		{"token expired", socialfake.Fault{Kind: socialfake.TokenExpired}, social.KindReconnect, ""},
-		{"malformed success", socialfake.Fault{Kind: socialfake.Malformed}, social.KindOutcomeUnknown, social.ReasonMalformed},
+		{"rate limited", fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 30 * time.Second}, outcome.RateLimited, ""},
+		{"server error", fakekit.Fault{Kind: fakekit.ServerError}, outcome.ProviderFault, ""},
+		{"token expired", fakekit.Fault{Kind: socialfake.TokenExpired}, outcome.Unauthorized, ""},
+		{"malformed success", fakekit.Fault{Kind: fakekit.Malformed}, social.KindOutcomeUnknown, social.ReasonMalformed},
 	}
 	for _, reason := range s.Rejections {
 		tests = append(tests, struct {
 			name   string
-			fault  socialfake.Fault
-			kind   social.Kind
+			fault  fakekit.Fault
+			kind   outcome.Kind
 			reason string
-		}{"rejected " + reason, socialfake.Fault{Kind: socialfake.Reject, Reason: reason}, social.KindRejected, reason})
+		}{"rejected " + reason, fakekit.Fault{Kind: fakekit.Reject, Code: reason}, outcome.Rejected, reason})
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			n, f := start(t)
-			f.Next(socialfake.OpPost, 1, tc.fault)
+			f.On(socialfake.OpPost).Next(1, tc.fault)
 			_, err := n.Publish(ctx(t), f.Connection(), s.Post("a post meeting "+tc.name))
 			e := wantKind(t, err, tc.kind, tc.reason)
 			if !e.Sent {
 				t.Fatal("an answered request is reported as not sent")
 			}
-			if tc.kind == social.KindRateLimited && (e.RetryAfter < 29*time.Second || e.RetryAfter > 30*time.Second+s.WaitGranularity) {
+			if tc.kind == outcome.RateLimited && (e.RetryAfter < 29*time.Second || e.RetryAfter > 30*time.Second+s.WaitGranularity) {
 				t.Fatalf("retry after %v, want 30s (to the network's granularity, %v)", e.RetryAfter, s.WaitGranularity)
 			}
 			if msg := e.Error(); len(msg) > 80 {
@@ -139,7 +141,7 @@ func testAcceptedThenTimeout(t *testing.T, start starter, s Setup) {
 	conn := f.Connection()
 	since := time.Now()
 	p := s.Post("accepted while we were not listening")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.AcceptThenTimeout})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.AcceptThenTimeout})
 	began := time.Now()
 	_, err := n.Publish(ctx(t), conn, p)
 	e := wantKind(t, err, social.KindOutcomeUnknown, "")
@@ -165,7 +167,7 @@ func testHang(t *testing.T, start starter, s Setup) {
 	n, f := start(t)
 	conn := f.Connection()
 	p := s.Post("never arrived")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.Hang})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.Hang})
 	_, err := n.Publish(ctx(t), conn, p)
 	e := wantKind(t, err, social.KindOutcomeUnknown, "")
 	wantCount(t, f, 0)
@@ -188,7 +190,7 @@ func testCanceled(t *testing.T, start starter, s Setup) {
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := n.Publish(c, f.Connection(), s.Post("never sent"))
-	e := wantKind(t, err, social.KindCanceled, "")
+	e := wantKind(t, err, outcome.Canceled, "")
 	if e.Sent {
 		t.Fatal("a canceled publish is reported as sent")
 	}
@@ -200,7 +202,7 @@ func testExpiredToken(t *testing.T, start starter, s Setup) {
 	conn := f.Connection()
 	f.ExpireAccessTokens()
 	_, err := n.Publish(ctx(t), conn, s.Post("with an expired token"))
-	wantKind(t, err, social.KindReconnect, "")
+	wantKind(t, err, outcome.Unauthorized, "")
 	wantCount(t, f, 0)
 }
 
@@ -214,9 +216,9 @@ func testLookup(t *testing.T, start starter, s Setup) {
 	if res.State != social.LookupNotFound {
 		t.Fatalf("lookup %+v, want not found", res)
 	}
-	f.Next(socialfake.OpLookup, 1, socialfake.Fault{Kind: socialfake.ServerError})
+	f.On(socialfake.OpLookup).Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	_, err = n.Lookup(ctx(t), conn, social.Query{Text: "x", Since: time.Now()})
-	wantKind(t, err, social.KindProviderFault, "")
+	wantKind(t, err, outcome.ProviderFault, "")
 	if f.PostCount() != 0 {
 		t.Fatal("a lookup posted")
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 )
@@ -19,13 +21,13 @@ import (
 // Fake is what the suite needs of a network fake: socialfake.Core's
 // methods (every fake embeds it) and a ready connection.
 type Fake interface {
-	Next(op socialfake.Op, n int, f socialfake.Fault)
-	ResetFaults()
+	On(op string) *fakekit.Script
+	Reset()
 	PostCount() int
 	Posts() []socialfake.Post
 	Post(id string) (socialfake.Post, bool)
-	RequestsOf(op socialfake.Op) []socialfake.Request
-	Requests() []socialfake.Request
+	RequestsOf(op string) []fakekit.Request
+	Requests() []fakekit.Request
 	RevokeGrants()
 	ExpireAccessTokens()
 	SetConsent(socialfake.Consent)
@@ -49,7 +51,7 @@ type Setup struct {
 	ClientIDParam string
 	// RefreshOp is the fake operation a Refresh calls (default OpToken;
 	// networks whose tokens do not expire verify the token instead).
-	RefreshOp socialfake.Op
+	RefreshOp string
 	// Rejections are the content refusals the network has (default:
 	// duplicate, too long, media invalid; TikTok and Mastodon have no
 	// duplicate rule).
@@ -108,7 +110,7 @@ func ctx(t *testing.T) context.Context {
 }
 
 // wantKind fails unless err is an *Error of kind (and reason, when given).
-func wantKind(t *testing.T, err error, kind social.Kind, reason string) *social.Error {
+func wantKind(t *testing.T, err error, kind outcome.Kind, reason string) *social.Error {
 	t.Helper()
 	e, ok := social.AsError(err)
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -37,39 +38,39 @@ func classify(op string, a *social.Answer) *social.Error {
 // byCode maps TikTok's error codes (and a failed publish's fail_reason) to
 // kinds.
 func byCode(op, code, message string, status int) *social.Error {
-	fail := func(k social.Kind, reason string) *social.Error { return social.Fail(name, op, k, reason, status) }
+	fail := func(k outcome.Kind, reason string) *social.Error { return social.Fail(name, op, k, reason, status) }
 	msg := strings.ToLower(message)
 	switch code {
 	case "access_token_invalid":
-		return fail(social.KindReconnect, social.ReasonTokenInvalid)
+		return fail(outcome.Unauthorized, social.ReasonTokenInvalid)
 	case "scope_not_authorized", "scope_permission_missed":
-		return fail(social.KindReconnect, social.ReasonScopeMissing)
+		return fail(outcome.Unauthorized, social.ReasonScopeMissing)
 	case "rate_limit_exceeded", "reached_active_user_cap":
-		return fail(social.KindRateLimited, social.ReasonRateLimited)
+		return fail(outcome.RateLimited, social.ReasonRateLimited)
 	case "spam_risk_too_many_posts", "spam_risk_too_many_pending_share":
 		// The creator's daily cap: a rolling day.
-		e := fail(social.KindRateLimited, social.ReasonRateLimited)
+		e := fail(outcome.RateLimited, social.ReasonRateLimited)
 		e.RetryAfter = 24 * time.Hour
 		return e
 	case "spam_risk_user_banned_from_posting", "spam_risk":
-		return fail(social.KindRejected, social.ReasonBlocked)
+		return fail(outcome.Rejected, social.ReasonBlocked)
 	case "privacy_level_option_mismatch", "unaudited_client_can_only_post_to_private_accounts":
-		return fail(social.KindRejected, social.ReasonVisibility)
+		return fail(outcome.Rejected, social.ReasonVisibility)
 	case "url_ownership_unverified", "file_format_check_failed", "duration_check_failed", "frame_rate_check_failed",
 		"picture_size_check_failed", "video_pull_failed", "photo_pull_failed", "invalid_file_upload":
-		return fail(social.KindRejected, social.ReasonMediaInvalid)
+		return fail(outcome.Rejected, social.ReasonMediaInvalid)
 	case "internal_error", "internal":
-		return fail(social.KindProviderFault, social.ReasonServerError)
+		return fail(outcome.ProviderFault, social.ReasonServerError)
 	case "publish_cancelled":
-		return fail(social.KindRejected, "cancelled")
+		return fail(outcome.Rejected, "cancelled")
 	}
 	switch {
 	case strings.Contains(msg, "too long") || strings.Contains(msg, "exceeds"):
-		return fail(social.KindRejected, social.ReasonTooLong)
+		return fail(outcome.Rejected, social.ReasonTooLong)
 	case status/100 == 5:
-		return fail(social.KindProviderFault, social.ReasonServerError)
+		return fail(outcome.ProviderFault, social.ReasonServerError)
 	}
-	return fail(social.KindRejected, social.ReasonInvalid)
+	return fail(outcome.Rejected, social.ReasonInvalid)
 }
 
 // classifyToken reads the token endpoint's RFC 6749 errors, which TikTok

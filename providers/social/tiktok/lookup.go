@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -25,7 +26,7 @@ func (c *Client) Lookup(ctx context.Context, conn social.Connection, q social.Qu
 		case "FAILED":
 			e := byCode("lookup", st.FailReason, "", http.StatusOK)
 			e.Code = st.FailReason
-			if e.Kind == social.KindProviderFault {
+			if e.Kind == outcome.ProviderFault {
 				return social.NotFound(), nil // TikTok's own failure: nothing posted, a retry may post
 			}
 			return social.LookupResult{State: social.LookupFailed, Err: e}, nil

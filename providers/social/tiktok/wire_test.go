@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 	"github.com/platform/backend/providers/social/socialtest"
 	"github.com/platform/backend/providers/social/tiktok"
 )
 
-func body(t *testing.T, r socialfake.Request) map[string]any {
+func body(t *testing.T, r fakekit.Request) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.Body, &m); err != nil {
@@ -84,7 +86,7 @@ func TestPreflight(t *testing.T) {
 		"two videos": twoVideos,
 		"no URL":     {Text: "x", Media: []social.Media{{Kind: social.MediaVideo}}},
 	} {
-		if _, err := c.Publish(context.Background(), f.Connection(), p); social.KindOf(err) != social.KindRejected {
+		if _, err := c.Publish(context.Background(), f.Connection(), p); outcome.Of(err) != outcome.Rejected {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -114,7 +116,7 @@ func TestProcessingOutlastsThePollBudget(t *testing.T) {
 
 	f.ProcessingPolls(0)
 	other := video("quick")
-	f.Next(socialfake.OpStatus, 1, socialfake.Fault{Kind: socialfake.ServerError})
+	f.On(socialfake.OpStatus).Next(1, fakekit.Fault{Kind: fakekit.ServerError})
 	_, err = c.Publish(context.Background(), conn, other)
 	e2, _ := social.AsError(err)
 	if e2 == nil || e2.Kind != social.KindOutcomeUnknown || e2.Pending == "" {
@@ -136,12 +138,12 @@ func TestProcessingOutlastsThePollBudget(t *testing.T) {
 func TestFailedPublish(t *testing.T) {
 	tests := []struct {
 		reason string
-		kind   social.Kind
+		kind   outcome.Kind
 		wait   time.Duration
 	}{
-		{"video_pull_failed", social.KindRejected, 0},
-		{"spam_risk_too_many_posts", social.KindRateLimited, 24 * time.Hour},
-		{"internal", social.KindProviderFault, 0},
+		{"video_pull_failed", outcome.Rejected, 0},
+		{"spam_risk_too_many_posts", outcome.RateLimited, 24 * time.Hour},
+		{"internal", outcome.ProviderFault, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.reason, func(t *testing.T) {
@@ -203,11 +205,11 @@ func TestRecordedAnswers(t *testing.T) {
 		t.Fatalf("lookup by publish id %+v %v", byID, err)
 	}
 	_, err = c.Accounts(ctx, conn.Token)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Code != "access_token_invalid" {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Code != "access_token_invalid" {
 		t.Fatalf("accounts: %+v", e)
 	}
 	_, err = c.Refresh(ctx, conn.Token)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonGrantRevoked {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonGrantRevoked {
 		t.Fatalf("refresh: %+v", e)
 	}
 

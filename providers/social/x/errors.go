@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -33,24 +34,24 @@ func classify(op string, a *social.Answer) *social.Error {
 	for _, e := range p.Errors {
 		words += " " + strings.ToLower(e.Message)
 	}
-	fail := func(k social.Kind, reason string) *social.Error { return social.Fail(name, op, k, reason, a.Status) }
+	fail := func(k outcome.Kind, reason string) *social.Error { return social.Fail(name, op, k, reason, a.Status) }
 	switch {
 	case a.Status == http.StatusTooManyRequests:
-		return fail(social.KindRateLimited, social.ReasonRateLimited) // the reset header is read by the caller
+		return fail(outcome.RateLimited, social.ReasonRateLimited) // the reset header is read by the caller
 	case a.Status == http.StatusUnauthorized:
-		return fail(social.KindReconnect, social.ReasonTokenInvalid)
+		return fail(outcome.Unauthorized, social.ReasonTokenInvalid)
 	case strings.Contains(words, "duplicate"):
-		return fail(social.KindRejected, social.ReasonDuplicate)
+		return fail(outcome.Rejected, social.ReasonDuplicate)
 	case strings.Contains(words, "too long"):
-		return fail(social.KindRejected, social.ReasonTooLong)
+		return fail(outcome.Rejected, social.ReasonTooLong)
 	case strings.Contains(words, "deleted or not visible"):
-		return fail(social.KindRejected, social.ReasonReplyTarget)
+		return fail(outcome.Rejected, social.ReasonReplyTarget)
 	case strings.Contains(words, "scope") || strings.Contains(words, "unsupported-authentication"):
-		return fail(social.KindReconnect, social.ReasonScopeMissing)
+		return fail(outcome.Unauthorized, social.ReasonScopeMissing)
 	case strings.Contains(words, "media"):
-		return fail(social.KindRejected, social.ReasonMediaInvalid)
+		return fail(outcome.Rejected, social.ReasonMediaInvalid)
 	case strings.Contains(words, "not permitted"):
-		return fail(social.KindRejected, social.ReasonBlocked)
+		return fail(outcome.Rejected, social.ReasonBlocked)
 	}
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 	"github.com/platform/backend/providers/social"
 	"github.com/platform/backend/providers/social/socialfake"
 	"github.com/platform/backend/providers/social/socialtest"
@@ -72,7 +74,7 @@ func TestThreadReplyWithImagesOnTheWire(t *testing.T) {
 	}
 }
 
-func multipartFields(t *testing.T, r socialfake.Request) map[string]string {
+func multipartFields(t *testing.T, r fakekit.Request) map[string]string {
 	t.Helper()
 	_, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil {
@@ -103,7 +105,7 @@ func TestPreflightRefusalsSendNothing(t *testing.T) {
 		"followers only": {Text: "a", Visibility: social.VisibilityFollowers},
 	} {
 		_, err := c.Publish(context.Background(), f.Connection(), p)
-		if e, ok := social.AsError(err); !ok || e.Kind != social.KindRejected || e.Sent {
+		if e, ok := social.AsError(err); !ok || e.Kind != outcome.Rejected || e.Sent {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -115,10 +117,10 @@ func TestPreflightRefusalsSendNothing(t *testing.T) {
 func TestRateLimitReadsTheResetHeader(t *testing.T) {
 	c, f := start(t)
 	defer f.Close()
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 15 * time.Minute})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 15 * time.Minute})
 	_, err := c.Publish(context.Background(), f.Connection(), social.Post{Text: "hi"})
 	e, _ := social.AsError(err)
-	if e == nil || e.Kind != social.KindRateLimited || e.RetryAfter < 15*time.Minute || e.RetryAfter > 15*time.Minute+time.Second || e.ResetAt.IsZero() {
+	if e == nil || e.Kind != outcome.RateLimited || e.RetryAfter < 15*time.Minute || e.RetryAfter > 15*time.Minute+time.Second || e.ResetAt.IsZero() {
 		t.Fatalf("%+v", e)
 	}
 	if got := f.RequestsOf(socialfake.OpPost); len(got) != 1 {
@@ -144,12 +146,12 @@ func TestRefreshTokensRotate(t *testing.T) {
 		t.Fatal("a confidential client authenticates with HTTP Basic")
 	}
 	_, err = c.Refresh(context.Background(), tok)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindReconnect || e.Reason != social.ReasonGrantRevoked {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Unauthorized || e.Reason != social.ReasonGrantRevoked {
 		t.Fatalf("reusing a rotated refresh token: %v", err)
 	}
 }
 
-func basicAuth(r socialfake.Request) (string, string, bool) {
+func basicAuth(r fakekit.Request) (string, string, bool) {
 	req := &http.Request{Header: r.Header}
 	return req.BasicAuth()
 }
@@ -184,15 +186,15 @@ func TestRecordedAnswers(t *testing.T) {
 		t.Fatalf("lookup of a reply: %+v %v", reply, err)
 	}
 	_, err = c.Refresh(ctx, conn.Token)
-	if social.KindOf(err) != social.KindReconnect {
+	if outcome.Of(err) != outcome.Unauthorized {
 		t.Fatalf("refresh: %v", err)
 	}
 	_, err = c.Accounts(ctx, conn.Token)
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRateLimited || e.RetryAfter < 55*time.Second {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.RateLimited || e.RetryAfter < 55*time.Second {
 		t.Fatalf("accounts: %+v", e)
 	}
 	_, err = c.Publish(ctx, conn, social.Post{Text: "with a photo", Media: []social.Media{image("p")}})
-	if e, _ := social.AsError(err); e == nil || e.Kind != social.KindRejected || e.Reason != social.ReasonDuplicate {
+	if e, _ := social.AsError(err); e == nil || e.Kind != outcome.Rejected || e.Reason != social.ReasonDuplicate {
 		t.Fatalf("a 403 duplicate: %+v", e)
 	}
 }

@@ -1,7 +1,7 @@
 // Package fake is an Anthropic Messages API server for tests and the
 // sandbox: POST /v1/messages with x-api-key and anthropic-version, the
 // API's content blocks, its SSE event sequence, deterministic answers (see
-// fakekit.Reply) and the faults a test scripts on its Kit.
+// aifake.Reply) and the faults a test scripts on its Kit.
 package fake
 
 import (
@@ -10,11 +10,10 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 // ModelSuffix is appended to the requested model in answers (an alias
@@ -26,34 +25,23 @@ const Version = "2023-06-01"
 
 // Server is the fake. Start mounts it at the root; URL is the adapter's base URL.
 type Server struct {
-	*fakekit.Kit
-	URL string
-
+	*aifake.Server
 	key string
-	mux *http.ServeMux
-	ids atomic.Int64
 }
-
-var _ http.Handler = (*Server)(nil)
 
 // New makes a fake accepting apiKey.
 func New(apiKey string) *Server {
-	s := &Server{key: apiKey, mux: http.NewServeMux()}
-	s.Kit = fakekit.NewKit(protocol{s})
-	s.mux.HandleFunc("POST /v1/messages", s.messages)
+	s := &Server{key: apiKey}
+	s.Server = aifake.NewServer(protocol{s}, func(h http.Header) { h.Set("Request-Id", fmt.Sprintf("req_fake_%d", s.Seq("request"))) })
+	s.HandleFunc("POST /v1/messages", s.messages)
 	return s
 }
 
 // Start runs a fake until the test ends.
 func Start(tb testing.TB, apiKey string) *Server {
 	s := New(apiKey)
-	s.URL = fakekit.Serve(tb, s)
+	s.Server.Start(tb, "")
 	return s
-}
-
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Request-Id", fmt.Sprintf("req_fake_%d", s.ids.Add(1)))
-	s.mux.ServeHTTP(w, r)
 }
 
 type protocol struct{ s *Server }
@@ -82,6 +70,6 @@ func (p protocol) WriteError(w http.ResponseWriter, status int, retryAfter time.
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"type": "error", "request_id": w.Header().Get("Request-Id"),
-		"error": map[string]any{"type": typ, "message": "fake error: " + fakekit.SecretMarker}})
+		"error": map[string]any{"type": typ, "message": "fake error: " + aifake.SecretMarker}})
 	_, _ = w.Write(b)
 }

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 type request struct {
@@ -49,8 +49,8 @@ func blocks(raw json.RawMessage) ([]block, bool) {
 
 // chat reads the request the way the real API validates it: max_tokens
 // required, roles user/assistant alternating from user, images base64.
-func chat(req request) (fakekit.Chat, bool) {
-	var c fakekit.Chat
+func chat(req request) (aifake.Chat, bool) {
+	var c aifake.Chat
 	if req.Model == "" || req.MaxTokens <= 0 || len(req.Messages) == 0 {
 		return c, false
 	}
@@ -103,7 +103,7 @@ func chat(req request) (fakekit.Chat, bool) {
 		return c, false
 	}
 	for _, t := range req.Tools {
-		c.Tools = append(c.Tools, fakekit.Tool{Name: t.Name, Parameters: t.InputSchema})
+		c.Tools = append(c.Tools, aifake.Tool{Name: t.Name, Parameters: t.InputSchema})
 	}
 	if tc := req.ToolChoice; tc != nil && tc.Type == "tool" {
 		c.ForcedTool = tc.Name
@@ -125,7 +125,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		call.Fail(http.StatusBadRequest)
 		return
 	}
-	ans := fakekit.Reply(c)
+	ans := aifake.Reply(c)
 	model := req.Model + ModelSuffix
 	stop := "end_turn"
 	if ans.ToolCall != nil {
@@ -152,7 +152,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 
 // stream writes the API's event sequence: message_start, content_block_start,
 // ping, content_block_delta..., content_block_stop, message_delta, message_stop.
-func (s *Server) stream(call *fakekit.Call, model, stop string, ans fakekit.Answer) {
+func (s *Server) stream(call *aifake.Call, model, stop string, ans aifake.Answer) {
 	ev := call.Events()
 	msg := map[string]any{"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil}
@@ -167,12 +167,12 @@ func (s *Server) stream(call *fakekit.Call, model, stop string, ans fakekit.Answ
 	var deltas []map[string]any
 	if tc := ans.ToolCall; tc != nil {
 		start = map[string]any{"type": "tool_use", "id": "toolu_" + tc.Name, "name": tc.Name, "input": map[string]any{}}
-		for _, frag := range fakekit.Halves(string(tc.Arguments)) {
+		for _, frag := range aifake.Halves(string(tc.Arguments)) {
 			deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": frag})
 		}
 	} else {
 		start = map[string]any{"type": "text", "text": ""}
-		for _, piece := range fakekit.Pieces(ans.Text) {
+		for _, piece := range aifake.Pieces(ans.Text) {
 			deltas = append(deltas, map[string]any{"type": "text_delta", "text": piece})
 		}
 	}

@@ -2,7 +2,7 @@
 // /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse
 // with x-goog-api-key, Google's error shape (a bad key is 400
 // INVALID_ARGUMENT with ErrorInfo API_KEY_INVALID, as the real API answers;
-// 429 carries RetryInfo), deterministic answers (see fakekit.Reply) and the
+// 429 carries RetryInfo), deterministic answers (see aifake.Reply) and the
 // faults a test scripts on its Kit.
 package fake
 
@@ -10,11 +10,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 // ModelSuffix is appended to the requested model in modelVersion.
@@ -22,34 +21,26 @@ const ModelSuffix = "-001"
 
 // Server is the fake. Start mounts it at the root; URL is the adapter's base URL.
 type Server struct {
-	*fakekit.Kit
-	URL string
-
+	*aifake.Server
 	key string
-	mux *http.ServeMux
-	ids atomic.Int64
 }
-
-var _ http.Handler = (*Server)(nil)
 
 // New makes a fake accepting apiKey.
 func New(apiKey string) *Server {
-	s := &Server{key: apiKey, mux: http.NewServeMux()}
-	s.Kit = fakekit.NewKit(protocol{s})
-	s.mux.HandleFunc("POST /v1beta/models/{call}", s.models)
+	s := &Server{key: apiKey}
+	s.Server = aifake.NewServer(protocol{s}, nil)
+	s.HandleFunc("POST /v1beta/models/{call}", s.models)
 	return s
 }
 
 // Start runs a fake until the test ends.
 func Start(tb testing.TB, apiKey string) *Server {
 	s := New(apiKey)
-	s.URL = fakekit.Serve(tb, s)
+	s.Server.Start(tb, "")
 	return s
 }
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
-
-func (s *Server) responseID() string { return fmt.Sprintf("fake-response-%d", s.ids.Add(1)) }
+func (s *Server) responseID() string { return fmt.Sprintf("fake-response-%d", s.Seq("response")) }
 
 type protocol struct{ s *Server }
 
@@ -80,6 +71,6 @@ func (p protocol) WriteError(w http.ResponseWriter, status int, retryAfter time.
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(code)
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "status": state,
-		"message": "fake error: " + fakekit.SecretMarker, "details": details}})
+		"message": "fake error: " + aifake.SecretMarker, "details": details}})
 	_, _ = w.Write(b)
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 type request struct {
@@ -56,8 +56,8 @@ func (p part) image() *inlineData {
 	return p.InlineDataCamel
 }
 
-func chat(req request) (fakekit.Chat, bool) {
-	var c fakekit.Chat
+func chat(req request) (aifake.Chat, bool) {
+	var c aifake.Chat
 	if len(req.Contents) == 0 {
 		return c, false
 	}
@@ -98,7 +98,7 @@ func chat(req request) (fakekit.Chat, bool) {
 	}
 	for _, t := range req.Tools {
 		for _, d := range t.FunctionDeclarations {
-			c.Tools = append(c.Tools, fakekit.Tool{Name: d.Name, Parameters: d.Parameters})
+			c.Tools = append(c.Tools, aifake.Tool{Name: d.Name, Parameters: d.Parameters})
 		}
 	}
 	if gc := req.GenerationConfig; gc != nil && len(gc.ResponseSchema) > 0 {
@@ -141,7 +141,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		s.image(call, version, c)
 		return
 	}
-	ans := fakekit.Reply(c)
+	ans := aifake.Reply(c)
 	usage := func(final bool) map[string]any {
 		u := map[string]any{"promptTokenCount": ans.InputTokens, "totalTokenCount": ans.InputTokens}
 		if final {
@@ -173,7 +173,7 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 		ev.Delta("", answer([]any{functionCall(tc)}, "STOP", true))
 		return
 	}
-	pieces := fakekit.Pieces(ans.Text)
+	pieces := aifake.Pieces(ans.Text)
 	for i, p := range pieces {
 		last := i == len(pieces)-1
 		finish := ""
@@ -187,19 +187,19 @@ func (s *Server) models(w http.ResponseWriter, r *http.Request) {
 }
 
 // image answers an IMAGE-modality request with one inline PNG.
-func (s *Server) image(call *fakekit.Call, version string, c fakekit.Chat) {
+func (s *Server) image(call *aifake.Call, version string, c aifake.Chat) {
 	body := map[string]any{
 		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{
 			map[string]any{"text": "Here is your image."},
 			map[string]any{"inlineData": map[string]any{"mimeType": "image/png",
-				"data": base64.StdEncoding.EncodeToString(fakekit.PNG(c.LastUserText, 0))}},
+				"data": base64.StdEncoding.EncodeToString(aifake.PNG(c.LastUserText, 0))}},
 		}}, "finishReason": "STOP", "index": 0}},
 		"modelVersion": version, "responseId": s.responseID(),
 	}
 	if call.WantsUsage() {
-		in := fakekit.Words(c.LastUserText)
-		body["usageMetadata"] = map[string]any{"promptTokenCount": in, "candidatesTokenCount": fakekit.ImageOutputTokens,
-			"totalTokenCount": in + fakekit.ImageOutputTokens}
+		in := aifake.Words(c.LastUserText)
+		body["usageMetadata"] = map[string]any{"promptTokenCount": in, "candidatesTokenCount": aifake.ImageOutputTokens,
+			"totalTokenCount": in + aifake.ImageOutputTokens}
 	}
 	call.JSON(body)
 }
@@ -208,6 +208,6 @@ func (s *Server) image(call *fakekit.Call, version string, c fakekit.Chat) {
 // as thinking models do; clients must send it back with the call.
 const Signature = "fake-thought-signature"
 
-func functionCall(tc *fakekit.ToolCall) map[string]any {
+func functionCall(tc *aifake.ToolCall) map[string]any {
 	return map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": tc.Arguments}, "thoughtSignature": Signature}
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 // Prompt is the suite's chat input; the fakes answer "echo: " + Prompt.
@@ -21,8 +21,8 @@ const Prompt = "please repeat these words"
 // Want* are the units the fakes count for Prompt.
 var (
 	WantText         = "echo: " + Prompt
-	WantInputTokens  = int64(fakekit.Words(Prompt))
-	WantOutputTokens = int64(fakekit.Words("echo: " + Prompt))
+	WantInputTokens  = int64(aifake.Words(Prompt))
+	WantOutputTokens = int64(aifake.Words("echo: " + Prompt))
 )
 
 // WeatherTool is the suite's tool.
@@ -30,7 +30,7 @@ var WeatherTool = ai.Tool{Name: "get_weather", Description: "Current weather in 
 	Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}
 
 // Audio is the suite's audio: 2 seconds at the fakes' rate.
-var Audio = make([]byte, 2*fakekit.AudioBytesPerSecond)
+var Audio = make([]byte, 2*aifake.AudioBytesPerSecond)
 
 // PNG is a tiny image for vision calls.
 var PNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89")

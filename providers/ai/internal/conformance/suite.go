@@ -10,14 +10,16 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
+	"github.com/platform/backend/providers/fakekit"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Harness starts an adapter against its fake.
 type Harness struct {
 	// Start runs a fake until the test ends and returns an adapter talking
 	// to it with the given timeout, and the fake's kit.
-	Start func(t *testing.T, timeout time.Duration) (ai.Provider, *fakekit.Kit)
+	Start func(t *testing.T, timeout time.Duration) (ai.Provider, *aifake.Kit)
 	// RequestIDInBodyOnly: the protocol names a call in its answer's body
 	// only (Gemini's responseId), so a stream broken before its first
 	// event has none.
@@ -97,13 +99,13 @@ func checkSuccess(t *testing.T, c ai.Capability, got any) {
 			if r.Text != "echo: what is this" {
 				t.Fatalf("text %q", r.Text)
 			}
-			if want := int64(fakekit.Words("what is this") + fakekit.ImageTokens); r.Usage.InputTokens != want {
+			if want := int64(aifake.Words("what is this") + aifake.ImageTokens); r.Usage.InputTokens != want {
 				t.Fatalf("input tokens %d, want %d (words + one image)", r.Usage.InputTokens, want)
 			}
 		}
 	case StreamResult:
 		s := r.Summary
-		if r.Text != WantText || r.Deltas != len(fakekit.Pieces(WantText)) || s.Deltas != r.Deltas {
+		if r.Text != WantText || r.Deltas != len(aifake.Pieces(WantText)) || s.Deltas != r.Deltas {
 			t.Fatalf("text %q in %d deltas (summary %d)", r.Text, r.Deltas, s.Deltas)
 		}
 		if s.UsageMissing || s.Usage.InputTokens != WantInputTokens || s.Usage.OutputTokens != WantOutputTokens {
@@ -127,7 +129,7 @@ func checkSuccess(t *testing.T, c ai.Capability, got any) {
 			t.Fatalf("usage %+v", r.Usage)
 		}
 	case *ai.TranscriptionResponse:
-		if r.Text != fakekit.Transcript(len(Audio)) || r.Usage.AudioSeconds != 2 || r.RequestID == "" {
+		if r.Text != aifake.Transcript(len(Audio)) || r.Usage.AudioSeconds != 2 || r.RequestID == "" {
 			t.Fatalf("%+v", r)
 		}
 	case *ai.MarkdownResponse:
@@ -159,25 +161,25 @@ func checkSuccess(t *testing.T, c ai.Capability, got any) {
 type faultCase struct {
 	name   string
 	fault  fakekit.Fault
-	kind   ai.Kind
+	kind   outcome.Kind
 	retry  time.Duration
 	reason string
 }
 
 func faultCases() []faultCase {
 	return []faultCase{
-		{name: "400", fault: fakekit.Status(http.StatusBadRequest), kind: ai.KindInvalidRequest},
-		{name: "404", fault: fakekit.Status(http.StatusNotFound), kind: ai.KindInvalidRequest},
-		{name: "422", fault: fakekit.Status(http.StatusUnprocessableEntity), kind: ai.KindInvalidRequest},
-		{name: "401", fault: fakekit.Status(http.StatusUnauthorized), kind: ai.KindUnauthorized},
-		{name: "403", fault: fakekit.Status(http.StatusForbidden), kind: ai.KindUnauthorized},
-		{name: "429", fault: fakekit.RateLimit(3 * time.Second), kind: ai.KindRateLimited, retry: 3 * time.Second},
-		{name: "500", fault: fakekit.Status(http.StatusInternalServerError), kind: ai.KindProviderFault},
-		{name: "503", fault: fakekit.Status(http.StatusServiceUnavailable), kind: ai.KindProviderFault},
-		{name: "529", fault: fakekit.Status(529), kind: ai.KindProviderFault},
-		{name: "malformed", fault: fakekit.Malformed(), kind: ai.KindProviderFault, reason: ai.ReasonMalformed},
-		{name: "cut", fault: fakekit.Cut(1), kind: ai.KindProviderFault},
-		{name: "hang", fault: fakekit.Hang(), kind: ai.KindProviderFault, reason: ai.ReasonTimeout},
+		{name: "400", fault: fakekit.Status(http.StatusBadRequest), kind: outcome.Rejected},
+		{name: "404", fault: fakekit.Status(http.StatusNotFound), kind: outcome.Rejected},
+		{name: "422", fault: fakekit.Status(http.StatusUnprocessableEntity), kind: outcome.Rejected},
+		{name: "401", fault: fakekit.Status(http.StatusUnauthorized), kind: outcome.Unauthorized},
+		{name: "403", fault: fakekit.Status(http.StatusForbidden), kind: outcome.Unauthorized},
+		{name: "429", fault: fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 3 * time.Second}, kind: outcome.RateLimited, retry: 3 * time.Second},
+		{name: "500", fault: fakekit.Status(http.StatusInternalServerError), kind: outcome.ProviderFault},
+		{name: "503", fault: fakekit.Status(http.StatusServiceUnavailable), kind: outcome.ProviderFault},
+		{name: "529", fault: fakekit.Status(529), kind: outcome.ProviderFault},
+		{name: "malformed", fault: fakekit.Fault{Kind: fakekit.Malformed}, kind: outcome.ProviderFault, reason: ai.ReasonMalformed},
+		{name: "cut", fault: fakekit.Fault{Kind: fakekit.Cut, After: 1}, kind: outcome.ProviderFault},
+		{name: "hang", fault: fakekit.Fault{Kind: fakekit.Hang}, kind: outcome.ProviderFault, reason: ai.ReasonTimeout},
 	}
 }
 
@@ -188,10 +190,10 @@ func runFaults(t *testing.T, h Harness) {
 		for _, fc := range faultCases() {
 			t.Run(op.Cap.String()+"/"+fc.name, func(t *testing.T) {
 				p, kit := p, kit
-				if fc.fault.Kind == fakekit.KindHang {
+				if fc.fault.Kind == fakekit.Hang {
 					p, kit = short, shortKit
 				}
-				kit.Next(fc.fault)
+				kit.Next(1, fc.fault)
 				start := time.Now()
 				_, err := op.Run(context.Background(), p)
 				checkError(t, err, fc.kind, fc.reason)
@@ -199,10 +201,10 @@ func runFaults(t *testing.T, h Harness) {
 				if e.RetryAfter != fc.retry {
 					t.Fatalf("retry after %s, want %s", e.RetryAfter, fc.retry)
 				}
-				if fc.fault.Kind == fakekit.KindHang && time.Since(start) > 5*time.Second {
+				if fc.fault.Kind == fakekit.Hang && time.Since(start) > 5*time.Second {
 					t.Fatalf("hang took %s to give up", time.Since(start))
 				}
-				if fc.fault.Kind == fakekit.KindStatus && e.Status == 0 {
+				if fc.fault.Status != 0 && e.Status == 0 {
 					t.Fatal("status not kept")
 				}
 				// The next call succeeds again: the fault was for one call.
@@ -216,7 +218,7 @@ func runFaults(t *testing.T, h Harness) {
 
 // checkError asserts err is an *ai.Error of kind (and reason, when given)
 // whose message is a few words, not the upstream body.
-func checkError(t *testing.T, err error, kind ai.Kind, reason string) {
+func checkError(t *testing.T, err error, kind outcome.Kind, reason string) {
 	t.Helper()
 	e, ok := ai.AsError(err)
 	if !ok {
@@ -228,10 +230,10 @@ func checkError(t *testing.T, err error, kind ai.Kind, reason string) {
 	if reason != "" && e.Reason != reason {
 		t.Fatalf("reason %q, want %q", e.Reason, reason)
 	}
-	if msg := e.Error(); strings.Contains(msg, fakekit.SecretMarker) || len(msg) > 160 {
+	if msg := e.Error(); strings.Contains(msg, aifake.SecretMarker) || len(msg) > 160 {
 		t.Fatalf("message carries the upstream body or is too long: %q", msg)
 	}
-	if e.CountsAgainstProvider() != (kind == ai.KindProviderFault) {
+	if e.Kind.HurtsProviderHealth() != (kind == outcome.ProviderFault) {
 		t.Fatal("health classification disagrees with the kind")
 	}
 }
@@ -266,7 +268,7 @@ func runStream(t *testing.T, h Harness) {
 		var sentAtFirst = -1
 		_, err := p.Stream(ctx, ChatRequest(), func(d ai.Delta) error {
 			if sentAtFirst < 0 {
-				sentAtFirst = gate.Sent()
+				sentAtFirst = gate.Passed()
 				gate.Open()
 			}
 			return nil
@@ -302,23 +304,23 @@ func runStream(t *testing.T, h Harness) {
 		fault  fakekit.Fault
 		reason string
 	}{
-		{"connection dropped mid-stream", fakekit.Cut(3), ai.ReasonStreamCut},
-		{"clean end before the terminator", fakekit.EndEarly(3), ai.ReasonStreamCut},
-		{"malformed event", fakekit.Malformed(), ai.ReasonMalformed},
-		{"no final usage", fakekit.NoUsage(), ai.ReasonUsageMissing},
+		{"connection dropped mid-stream", fakekit.Fault{Kind: fakekit.Cut, After: 3}, ai.ReasonStreamCut},
+		{"clean end before the terminator", fakekit.Fault{Kind: aifake.EndEarly, After: 3}, ai.ReasonStreamCut},
+		{"malformed event", fakekit.Fault{Kind: fakekit.Malformed}, ai.ReasonMalformed},
+		{"no final usage", fakekit.Fault{Kind: aifake.NoUsage}, ai.ReasonUsageMissing},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			kit.Next(tc.fault)
+			kit.Next(1, tc.fault)
 			res, err := Collect(context.Background(), p, ChatRequest())
-			checkError(t, err, ai.KindProviderFault, tc.reason)
+			checkError(t, err, outcome.ProviderFault, tc.reason)
 			if res.Summary == nil || !res.Summary.UsageMissing || (res.Summary.RequestID == "" && !h.RequestIDInBodyOnly) {
 				t.Fatalf("summary %+v: must say usage is missing and keep the request id", res.Summary)
 			}
-			if tc.fault.Kind == fakekit.KindNoUsage && res.Text != WantText {
+			if tc.fault.Kind == aifake.NoUsage && res.Text != WantText {
 				t.Fatalf("deltas before the end %q", res.Text)
 			}
-			if tc.fault.Kind == fakekit.KindCut && res.Deltas == 0 {
+			if tc.fault.Kind == fakekit.Cut && res.Deltas == 0 {
 				t.Fatal("the deltas before the cut never reached the caller")
 			}
 		})
@@ -327,7 +329,7 @@ func runStream(t *testing.T, h Harness) {
 		short, kit := h.Start(t, shortTimeout)
 		kit.SetDelay(10 * shortTimeout)
 		res, err := Collect(context.Background(), short, ChatRequest())
-		checkError(t, err, ai.KindProviderFault, ai.ReasonTimeout)
+		checkError(t, err, outcome.ProviderFault, ai.ReasonTimeout)
 		if res.Deltas != 1 || !res.Summary.UsageMissing {
 			t.Fatalf("deltas %d summary %+v", res.Deltas, res.Summary)
 		}
@@ -338,11 +340,11 @@ func runCancel(t *testing.T, h Harness) {
 	p, kit := h.Start(t, callTimeout)
 	for _, op := range supported(p) {
 		t.Run("deadline while the provider hangs/"+op.Cap.String(), func(t *testing.T) {
-			kit.Next(fakekit.Hang())
+			kit.Next(1, fakekit.Fault{Kind: fakekit.Hang})
 			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 			defer cancel()
 			_, err := op.Run(ctx, p)
-			checkError(t, err, ai.KindCanceled, ai.ReasonCanceled)
+			checkError(t, err, outcome.Canceled, ai.ReasonCanceled)
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("%v does not wrap the caller's deadline", err)
 			}
@@ -357,7 +359,7 @@ func runCancel(t *testing.T, h Harness) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		sum, err := p.Stream(ctx, ChatRequest(), func(ai.Delta) error { cancel(); return nil })
-		checkError(t, err, ai.KindCanceled, "")
+		checkError(t, err, outcome.Canceled, "")
 		if sum == nil || sum.Deltas != 1 {
 			t.Fatalf("summary %+v", sum)
 		}
@@ -365,7 +367,7 @@ func runCancel(t *testing.T, h Harness) {
 	t.Run("callback stops the stream", func(t *testing.T) {
 		stop := errors.New("client went away")
 		sum, err := p.Stream(context.Background(), ChatRequest(), func(ai.Delta) error { return stop })
-		checkError(t, err, ai.KindCanceled, "")
+		checkError(t, err, outcome.Canceled, "")
 		if !errors.Is(err, stop) || sum == nil || sum.Deltas != 0 {
 			t.Fatalf("err %v summary %+v", err, sum)
 		}

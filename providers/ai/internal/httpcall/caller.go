@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/exchange"
+	"github.com/platform/backend/providers/outcome"
 )
 
 // Limits on what is read from a provider.
@@ -26,14 +27,10 @@ const (
 	MaxEventBytes  = 8 << 20  // one SSE event
 )
 
-// errProviderTimeout is the cancel cause of the adapter's own timeout, so a
-// deadline of ours is told apart from the caller's.
-var errProviderTimeout = errors.New("provider timeout")
-
 // Upstream is what a protocol reads from an error body.
 type Upstream struct {
 	Code       string        // the provider's error code or type
-	Kind       ai.Kind       // "" means: from the HTTP status
+	Kind       outcome.Kind  // "" means: from the HTTP status
 	RetryAfter time.Duration // 0 means: from the Retry-After headers
 }
 
@@ -73,7 +70,7 @@ type Meta struct {
 func (c *Caller) Do(ctx context.Context, req Request, out any) (Meta, error) {
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := time.AfterFunc(c.timeout(), func() { cancel(errProviderTimeout) })
+	timer := time.AfterFunc(c.timeout(), func() { cancel(exchange.ErrTimeout) })
 	defer timer.Stop()
 
 	resp, meta, err := c.send(ctx, callCtx, req)
@@ -81,7 +78,7 @@ func (c *Caller) Do(ctx context.Context, req Request, out any) (Meta, error) {
 		return meta, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxAnswerBytes+1))
+	body, err := exchange.ReadBounded(resp.Body, MaxAnswerBytes)
 	if err != nil {
 		return meta, c.transportError(ctx, callCtx, req.Capability, meta, err, false)
 	}
@@ -118,7 +115,7 @@ func (c *Caller) send(ctx, callCtx context.Context, req Request) (*http.Response
 	if err != nil {
 		return nil, Meta{}, c.transportError(ctx, callCtx, req.Capability, Meta{}, err, false)
 	}
-	meta := Meta{Status: resp.StatusCode, Header: resp.Header, RequestID: c.requestID(resp.Header)}
+	meta := Meta{Status: resp.StatusCode, Header: resp.Header, RequestID: exchange.RequestID(resp.Header, c.RequestIDHeaders)}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		errBody, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBytes))
@@ -134,15 +131,6 @@ func (c *Caller) timeout() time.Duration {
 	return c.Timeout
 }
 
-func (c *Caller) requestID(h http.Header) string {
-	for _, name := range c.RequestIDHeaders {
-		if v := h.Get(name); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
 // statusError classifies a non-2xx answer by its status, refined by what
 // the protocol reads from the body (a code; Gemini's 400 for a bad key).
 func (c *Caller) statusError(capab ai.Capability, meta Meta, body []byte) *ai.Error {
@@ -156,7 +144,7 @@ func (c *Caller) statusError(capab ai.Capability, meta Meta, body []byte) *ai.Er
 	}
 	retry := up.RetryAfter
 	if retry == 0 {
-		retry = RetryAfter(meta.Header, time.Now())
+		retry = exchange.RetryAfter(meta.Header, time.Now())
 	}
 	return &ai.Error{Kind: kind, Protocol: c.Protocol, Capability: capab, Status: meta.Status,
 		Reason: fmt.Sprintf("status %d", meta.Status), Code: SanitizeCode(up.Code),
@@ -164,36 +152,37 @@ func (c *Caller) statusError(capab ai.Capability, meta Meta, body []byte) *ai.Er
 }
 
 // KindForStatus maps an HTTP status to an error kind.
-func KindForStatus(status int) ai.Kind {
+func KindForStatus(status int) outcome.Kind {
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return ai.KindUnauthorized
+		return outcome.Unauthorized
 	case status == http.StatusTooManyRequests:
-		return ai.KindRateLimited
+		return outcome.RateLimited
 	case status == http.StatusRequestTimeout || status >= 500:
-		return ai.KindProviderFault // 529 (Anthropic "overloaded") included
+		return outcome.ProviderFault // 529 (Anthropic "overloaded") included
 	case status >= 400:
-		return ai.KindInvalidRequest
+		return outcome.Rejected
 	default:
-		return ai.KindProviderFault // a 1xx or 3xx the client did not follow
+		return outcome.ProviderFault // a 1xx or 3xx the client did not follow
 	}
 }
 
-// transportError classifies a failed exchange: our own timeout is the
-// provider's fault, the caller's cancel or deadline is not. The cause of
-// callCtx tells which came first.
+// transportError classifies a failed exchange (exchange.Classify): our
+// own timeout is the provider's fault, the caller's cancel or deadline is
+// not; a failure inside a stream is a cut.
 func (c *Caller) transportError(ctx, callCtx context.Context, capab ai.Capability, meta Meta, err error, inStream bool) *ai.Error {
-	e := &ai.Error{Protocol: c.Protocol, Capability: capab, Status: meta.Status, RequestID: meta.RequestID}
+	f := exchange.Classify(ctx, callCtx, err, true)
+	e := &ai.Error{Kind: f.Kind, Protocol: c.Protocol, Capability: capab, Status: meta.Status, RequestID: meta.RequestID}
 	switch {
-	case errors.Is(context.Cause(callCtx), errProviderTimeout):
-		e.Kind, e.Reason = ai.KindProviderFault, ai.ReasonTimeout
-	case ctx.Err() != nil:
-		e.Kind, e.Reason = ai.KindCanceled, ai.ReasonCanceled
-		return e.WithCause(context.Cause(ctx))
+	case f.Kind == outcome.Canceled:
+		e.Reason = ai.ReasonCanceled
+		return e.WithCause(f.Err)
+	case f.Timeout:
+		e.Reason = ai.ReasonTimeout
 	case inStream:
-		e.Kind, e.Reason = ai.KindProviderFault, ai.ReasonStreamCut
+		e.Reason = ai.ReasonStreamCut
 	default:
-		e.Kind, e.Reason = ai.KindProviderFault, ai.ReasonConnection
+		e.Reason = ai.ReasonConnection
 	}
 	return e.WithCause(err)
 }
@@ -201,7 +190,7 @@ func (c *Caller) transportError(ctx, callCtx context.Context, capab ai.Capabilit
 // Fault is a provider fault on an answer (malformed, incomplete), carrying
 // the status and request id.
 func (c *Caller) Fault(capab ai.Capability, meta Meta, reason string) *ai.Error {
-	return &ai.Error{Kind: ai.KindProviderFault, Protocol: c.Protocol, Capability: capab,
+	return &ai.Error{Kind: outcome.ProviderFault, Protocol: c.Protocol, Capability: capab,
 		Status: meta.Status, Reason: reason, RequestID: meta.RequestID}
 }
 

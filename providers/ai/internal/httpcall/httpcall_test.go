@@ -10,42 +10,15 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/outcome"
 )
 
-func TestRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := map[string]struct {
-		header map[string]string
-		want   time.Duration
-	}{
-		"none":             {nil, 0},
-		"seconds":          {map[string]string{"Retry-After": "20"}, 20 * time.Second},
-		"fraction":         {map[string]string{"Retry-After": "1.5"}, 1500 * time.Millisecond},
-		"milliseconds":     {map[string]string{"Retry-After-Ms": "250", "Retry-After": "1"}, 250 * time.Millisecond},
-		"http date":        {map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, 90 * time.Second},
-		"date in the past": {map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
-		"garbage":          {map[string]string{"Retry-After": "soon"}, 0},
-		"negative":         {map[string]string{"Retry-After": "-3"}, 0},
-	}
-	for name, tc := range tests {
-		t.Run(name, func(t *testing.T) {
-			h := http.Header{}
-			for k, v := range tc.header {
-				h.Set(k, v)
-			}
-			if got := RetryAfter(h, now); got != tc.want {
-				t.Fatalf("%s, want %s", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestKindForStatus(t *testing.T) {
-	tests := map[int]ai.Kind{
-		400: ai.KindInvalidRequest, 404: ai.KindInvalidRequest, 409: ai.KindInvalidRequest, 413: ai.KindInvalidRequest, 422: ai.KindInvalidRequest,
-		401: ai.KindUnauthorized, 403: ai.KindUnauthorized, 429: ai.KindRateLimited,
-		408: ai.KindProviderFault, 500: ai.KindProviderFault, 502: ai.KindProviderFault, 503: ai.KindProviderFault, 529: ai.KindProviderFault,
-		302: ai.KindProviderFault,
+	tests := map[int]outcome.Kind{
+		400: outcome.Rejected, 404: outcome.Rejected, 409: outcome.Rejected, 413: outcome.Rejected, 422: outcome.Rejected,
+		401: outcome.Unauthorized, 403: outcome.Unauthorized, 429: outcome.RateLimited,
+		408: outcome.ProviderFault, 500: outcome.ProviderFault, 502: outcome.ProviderFault, 503: outcome.ProviderFault, 529: outcome.ProviderFault,
+		302: outcome.ProviderFault,
 	}
 	for status, want := range tests {
 		if got := KindForStatus(status); got != want {
@@ -83,12 +56,12 @@ func TestTransportClassification(t *testing.T) {
 		url     string
 		timeout time.Duration
 		ctx     time.Duration
-		kind    ai.Kind
+		kind    outcome.Kind
 		reason  string
 	}{
-		{"provider too slow", hang.URL, 50 * time.Millisecond, time.Minute, ai.KindProviderFault, ai.ReasonTimeout},
-		{"caller deadline first", hang.URL, time.Minute, 50 * time.Millisecond, ai.KindCanceled, ai.ReasonCanceled},
-		{"nobody listening", deadURL, time.Minute, time.Minute, ai.KindProviderFault, ai.ReasonConnection},
+		{"provider too slow", hang.URL, 50 * time.Millisecond, time.Minute, outcome.ProviderFault, ai.ReasonTimeout},
+		{"caller deadline first", hang.URL, time.Minute, 50 * time.Millisecond, outcome.Canceled, ai.ReasonCanceled},
+		{"nobody listening", deadURL, time.Minute, time.Minute, outcome.ProviderFault, ai.ReasonConnection},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,7 +74,7 @@ func TestTransportClassification(t *testing.T) {
 			if !ok || e.Kind != tc.kind || e.Reason != tc.reason {
 				t.Fatalf("%v", err)
 			}
-			if tc.kind == ai.KindCanceled && !errors.Is(err, context.DeadlineExceeded) {
+			if tc.kind == outcome.Canceled && !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatal("the caller's deadline is not the cause")
 			}
 		})
@@ -137,7 +110,7 @@ func TestOversizedAnswerIsAProviderFault(t *testing.T) {
 	c := &Caller{Protocol: "test", Client: &http.Client{}, Timeout: time.Minute}
 	var out any
 	_, err := c.Do(context.Background(), Request{Capability: ai.CapChat, URL: srv.URL, JSON: map[string]int{}}, &out)
-	if e, ok := ai.AsError(err); !ok || e.Kind != ai.KindProviderFault || e.Reason != "answer too large" {
+	if e, ok := ai.AsError(err); !ok || e.Kind != outcome.ProviderFault || e.Reason != "answer too large" {
 		t.Fatalf("%v", err)
 	}
 }
@@ -157,7 +130,7 @@ func TestDefaultClientFollowsNoRedirect(t *testing.T) {
 	var out any
 	_, err := c.Do(context.Background(), Request{Capability: ai.CapChat, URL: redirect.URL,
 		Header: http.Header{"X-Api-Key": {"secret"}}, JSON: map[string]int{}}, &out)
-	if e, ok := ai.AsError(err); !ok || e.Kind != ai.KindProviderFault || e.Status != http.StatusTemporaryRedirect || reached {
+	if e, ok := ai.AsError(err); !ok || e.Kind != outcome.ProviderFault || e.Status != http.StatusTemporaryRedirect || reached {
 		t.Fatalf("%v reached=%v", err, reached)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/internal/sse"
+	"github.com/platform/backend/providers/exchange"
 )
 
 // Stream is an open SSE answer. Next returns events as they arrive; each
@@ -28,7 +29,7 @@ type Stream struct {
 // Stream sends req and opens its event stream. The caller must Close it.
 func (c *Caller) Stream(ctx context.Context, req Request) (*Stream, error) {
 	callCtx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(c.timeout(), func() { cancel(errProviderTimeout) })
+	timer := time.AfterFunc(c.timeout(), func() { cancel(exchange.ErrTimeout) })
 	resp, meta, err := c.send(ctx, callCtx, req)
 	if err != nil {
 		timer.Stop()

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 type chatRequest struct {
@@ -84,30 +84,23 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		call.Fail(http.StatusBadRequest)
 		return
 	}
-	var chat fakekit.Chat
+	var chat aifake.Chat
 	for _, m := range req.Messages {
 		text, images, ok := m.texts()
 		if !ok {
 			call.Fail(http.StatusBadRequest)
 			return
 		}
-		chat.Texts = append(chat.Texts, text)
+		chat.Turn(m.Role, text)
 		chat.Images += images
-		chat.LastIsToolResult = m.Role == "tool"
-		switch m.Role {
-		case "user":
-			chat.LastUserText = text
-		case "tool":
-			chat.LastToolResult = text
-		}
 	}
 	for _, t := range req.Tools {
-		chat.Tools = append(chat.Tools, fakekit.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters})
+		chat.Tools = append(chat.Tools, aifake.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters})
 	}
 	if rf := req.ResponseFormat; rf != nil && rf.Type == "json_schema" {
 		chat.Schema = rf.JSONSchema.Schema
 	}
-	ans := fakekit.Reply(chat)
+	ans := aifake.Reply(chat)
 	model := req.Model + ModelSuffix
 	finish := "stop"
 	if ans.ToolCall != nil {
@@ -145,14 +138,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		if !ev.Delta("", chunk(map[string]any{"tool_calls": []any{first}}, nil)) {
 			return
 		}
-		for _, frag := range fakekit.Halves(string(tc.Arguments)) {
+		for _, frag := range aifake.Halves(string(tc.Arguments)) {
 			more := map[string]any{"index": 0, "function": map[string]any{"arguments": frag}}
 			if !ev.Delta("", chunk(map[string]any{"tool_calls": []any{more}}, nil)) {
 				return
 			}
 		}
 	} else {
-		for _, piece := range fakekit.Pieces(ans.Text) {
+		for _, piece := range aifake.Pieces(ans.Text) {
 			if !ev.Delta("", chunk(map[string]any{"content": piece}, nil)) {
 				return
 			}

@@ -1,7 +1,7 @@
 // Package fake is an OpenAI API server for tests and the sandbox: the same
 // paths, headers and bodies as the real API (chat completions with SSE
 // streaming, embeddings, transcriptions, image generations), deterministic
-// answers (see fakekit.Reply) and the faults a test scripts on its Kit.
+// answers (see aifake.Reply) and the faults a test scripts on its Kit.
 package fake
 
 import (
@@ -9,11 +9,10 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 // ModelSuffix is appended to the requested model in answers, the way the
@@ -23,37 +22,26 @@ const ModelSuffix = "-fake-snapshot"
 // Server is the fake. Mount it under any prefix; Start mounts it at the root
 // and its URL (the adapter's base URL) ends in /v1.
 type Server struct {
-	*fakekit.Kit
-	URL string
-
+	*aifake.Server
 	key string
-	mux *http.ServeMux
-	ids atomic.Int64
 }
-
-var _ http.Handler = (*Server)(nil)
 
 // New makes a fake accepting apiKey.
 func New(apiKey string) *Server {
-	s := &Server{key: apiKey, mux: http.NewServeMux()}
-	s.Kit = fakekit.NewKit(protocol{s})
-	s.mux.HandleFunc("POST /v1/chat/completions", s.chat)
-	s.mux.HandleFunc("POST /v1/embeddings", s.embeddings)
-	s.mux.HandleFunc("POST /v1/audio/transcriptions", s.transcriptions)
-	s.mux.HandleFunc("POST /v1/images/generations", s.images)
+	s := &Server{key: apiKey}
+	s.Server = aifake.NewServer(protocol{s}, func(h http.Header) { h.Set("X-Request-Id", fmt.Sprintf("req_fake_%d", s.Seq("request"))) })
+	s.HandleFunc("POST /v1/chat/completions", s.chat)
+	s.HandleFunc("POST /v1/embeddings", s.embeddings)
+	s.HandleFunc("POST /v1/audio/transcriptions", s.transcriptions)
+	s.HandleFunc("POST /v1/images/generations", s.images)
 	return s
 }
 
 // Start runs a fake until the test ends.
 func Start(tb testing.TB, apiKey string) *Server {
 	s := New(apiKey)
-	s.URL = fakekit.Serve(tb, s) + "/v1"
+	s.Server.Start(tb, "/v1")
 	return s
-}
-
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("X-Request-Id", fmt.Sprintf("req_fake_%d", s.ids.Add(1)))
-	s.mux.ServeHTTP(w, r)
 }
 
 type protocol struct{ s *Server }
@@ -79,7 +67,7 @@ func (p protocol) WriteError(w http.ResponseWriter, status int, retryAfter time.
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	fmt.Fprintf(w, `{"error":{"message":"fake error %d: %s","type":%q,"param":null,"code":%s}}`,
-		status, fakekit.SecretMarker, typ, jsonValue(code))
+		status, aifake.SecretMarker, typ, jsonValue(code))
 }
 
 func jsonValue(v any) string {

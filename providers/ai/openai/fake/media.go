@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
@@ -39,8 +39,8 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	data := make([]any, len(inputs))
 	tokens := 0
 	for i, in := range inputs {
-		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": fakekit.Vector(in, dims)}
-		tokens += fakekit.Words(in)
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": aifake.Vector(in, dims)}
+		tokens += aifake.Words(in)
 	}
 	body := map[string]any{"object": "list", "data": data, "model": req.Model + ModelSuffix}
 	if call.WantsUsage() {
@@ -67,9 +67,9 @@ func (s *Server) transcriptions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	audio, _ := io.ReadAll(f)
-	body := map[string]any{"text": fakekit.Transcript(len(audio))}
+	body := map[string]any{"text": aifake.Transcript(len(audio))}
 	if call.WantsUsage() {
-		body["usage"] = map[string]any{"type": "duration", "seconds": fakekit.AudioSeconds(len(audio))}
+		body["usage"] = map[string]any{"type": "duration", "seconds": aifake.AudioSeconds(len(audio))}
 	}
 	call.JSON(body)
 }
@@ -94,12 +94,12 @@ func (s *Server) images(w http.ResponseWriter, r *http.Request) {
 	n := max(req.N, 1)
 	data := make([]any, n)
 	for i := range data {
-		data[i] = map[string]any{"b64_json": base64.StdEncoding.EncodeToString(fakekit.PNG(req.Prompt, i))}
+		data[i] = map[string]any{"b64_json": base64.StdEncoding.EncodeToString(aifake.PNG(req.Prompt, i))}
 	}
 	body := map[string]any{"created": time.Now().Unix(), "data": data}
 	if call.WantsUsage() {
-		body["usage"] = map[string]any{"input_tokens": fakekit.Words(req.Prompt),
-			"output_tokens": n * fakekit.ImageOutputTokens, "total_tokens": fakekit.Words(req.Prompt) + n*fakekit.ImageOutputTokens}
+		body["usage"] = map[string]any{"input_tokens": aifake.Words(req.Prompt),
+			"output_tokens": n * aifake.ImageOutputTokens, "total_tokens": aifake.Words(req.Prompt) + n*aifake.ImageOutputTokens}
 	}
 	call.JSON(body)
 }

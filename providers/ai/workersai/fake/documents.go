@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 // markdown serves ai/tomarkdown: multipart "files"; text files become
@@ -37,7 +37,7 @@ func (s *Server) markdown(w http.ResponseWriter, r *http.Request) {
 			md += "fake description of a " + mime + " file"
 		}
 		results = append(results, map[string]any{"id": "fake-" + fh.Filename, "name": fh.Filename, "mimeType": mime,
-			"format": "markdown", "tokens": fakekit.Words(md), "data": md})
+			"format": "markdown", "tokens": aifake.Words(md), "data": md})
 	}
 	ok(call, results)
 }

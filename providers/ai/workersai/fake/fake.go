@@ -3,7 +3,7 @@
 // embeddings, whisper transcription, flux images, chosen by the model's
 // name), accounts/{id}/ai/tomarkdown and accounts/{id}/autorag/rags/{name}/search,
 // all in Cloudflare's envelope, with deterministic answers (see
-// fakekit.Reply) and the faults a test scripts on its Kit.
+// aifake.Reply) and the faults a test scripts on its Kit.
 package fake
 
 import (
@@ -12,51 +12,39 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 // Server is the fake. Start mounts it at the root; URL (the adapter's base
 // URL) ends in /client/v4.
 type Server struct {
-	*fakekit.Kit
-	URL string
-
+	*aifake.Server
 	key, account string
-	mux          *http.ServeMux
-	rays         atomic.Int64
 }
-
-var _ http.Handler = (*Server)(nil)
 
 // New makes a fake accepting apiToken for account.
 func New(apiToken, account string) *Server {
-	s := &Server{key: apiToken, account: account, mux: http.NewServeMux()}
-	s.Kit = fakekit.NewKit(protocol{s})
-	s.mux.HandleFunc("POST /client/v4/accounts/{account}/ai/run/{model...}", s.run)
-	s.mux.HandleFunc("POST /client/v4/accounts/{account}/ai/tomarkdown", s.markdown)
-	s.mux.HandleFunc("POST /client/v4/accounts/{account}/autorag/rags/{name}/search", s.autorag)
+	s := &Server{key: apiToken, account: account}
+	s.Server = aifake.NewServer(protocol{s}, func(h http.Header) { h.Set("Cf-Ray", fmt.Sprintf("%016x-FAKE", s.Seq("ray"))) })
+	s.HandleFunc("POST /client/v4/accounts/{account}/ai/run/{model...}", s.run)
+	s.HandleFunc("POST /client/v4/accounts/{account}/ai/tomarkdown", s.markdown)
+	s.HandleFunc("POST /client/v4/accounts/{account}/autorag/rags/{name}/search", s.autorag)
 	return s
 }
 
 // Start runs a fake until the test ends.
 func Start(tb testing.TB, apiToken, account string) *Server {
 	s := New(apiToken, account)
-	s.URL = fakekit.Serve(tb, s) + "/client/v4"
+	s.Server.Start(tb, "/client/v4")
 	return s
-}
-
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cf-Ray", fmt.Sprintf("%016x-FAKE", s.rays.Add(1)))
-	s.mux.ServeHTTP(w, r)
 }
 
 // begin also checks the account in the path: a token for another account
 // is refused like the real API refuses it.
-func (s *Server) begin(w http.ResponseWriter, r *http.Request) (*fakekit.Call, bool) {
+func (s *Server) begin(w http.ResponseWriter, r *http.Request) (*aifake.Call, bool) {
 	call, ok := s.Begin(w, r)
 	if ok && r.PathValue("account") != s.account {
 		call.Fail(http.StatusForbidden)
@@ -66,7 +54,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request) (*fakekit.Call, b
 }
 
 // ok writes the envelope around a result.
-func ok(call *fakekit.Call, result any) {
+func ok(call *aifake.Call, result any) {
 	call.JSON(map[string]any{"result": result, "success": true, "errors": []any{}, "messages": []any{}})
 }
 
@@ -92,6 +80,6 @@ func (p protocol) WriteError(w http.ResponseWriter, status int, retryAfter time.
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"result": nil, "success": false, "messages": []any{},
-		"errors": []any{map[string]any{"code": code, "message": "fake error: " + fakekit.SecretMarker}}})
+		"errors": []any{map[string]any{"code": code, "message": "fake error: " + aifake.SecretMarker}}})
 	_, _ = w.Write(b)
 }

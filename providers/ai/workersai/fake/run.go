@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/ai/aifake"
 )
 
 // run serves ai/run/{model}; the model's name says what kind of model it is.
@@ -30,7 +30,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) embeddings(call *fakekit.Call) {
+func (s *Server) embeddings(call *aifake.Call) {
 	var req struct {
 		Text json.RawMessage `json:"text"`
 	}
@@ -48,12 +48,12 @@ func (s *Server) embeddings(call *fakekit.Call) {
 	const dims = 8
 	data := make([][]float32, len(texts))
 	for i, t := range texts {
-		data[i] = fakekit.Vector(t, dims)
+		data[i] = aifake.Vector(t, dims)
 	}
 	ok(call, map[string]any{"shape": []int{len(texts), dims}, "data": data, "pooling": "mean"})
 }
 
-func (s *Server) whisper(call *fakekit.Call) {
+func (s *Server) whisper(call *aifake.Call) {
 	var req struct {
 		Audio    string `json:"audio"`
 		Language string `json:"language"`
@@ -66,16 +66,16 @@ func (s *Server) whisper(call *fakekit.Call) {
 		call.Fail(http.StatusBadRequest)
 		return
 	}
-	text := fakekit.Transcript(len(audio))
-	res := map[string]any{"text": text, "word_count": fakekit.Words(text), "vtt": "WEBVTT\n\n00:00.000 --> 00:01.000\n" + text}
+	text := aifake.Transcript(len(audio))
+	res := map[string]any{"text": text, "word_count": aifake.Words(text), "vtt": "WEBVTT\n\n00:00.000 --> 00:01.000\n" + text}
 	if call.WantsUsage() {
 		res["transcription_info"] = map[string]any{"language": fallback(req.Language, "en"), "language_probability": 1,
-			"duration": fakekit.AudioSeconds(len(audio)), "duration_after_vad": fakekit.AudioSeconds(len(audio))}
+			"duration": aifake.AudioSeconds(len(audio)), "duration_after_vad": aifake.AudioSeconds(len(audio))}
 	}
 	ok(call, res)
 }
 
-func (s *Server) image(call *fakekit.Call) {
+func (s *Server) image(call *aifake.Call) {
 	var req struct {
 		Prompt string `json:"prompt"`
 	}
@@ -86,7 +86,7 @@ func (s *Server) image(call *fakekit.Call) {
 		call.Fail(http.StatusBadRequest)
 		return
 	}
-	ok(call, map[string]any{"image": base64.StdEncoding.EncodeToString(fakekit.PNG(req.Prompt, 0))})
+	ok(call, map[string]any{"image": base64.StdEncoding.EncodeToString(aifake.PNG(req.Prompt, 0))})
 }
 
 func fallback(s, def string) string {
@@ -117,12 +117,12 @@ type chatRequest struct {
 	} `json:"response_format"`
 }
 
-func (s *Server) chat(call *fakekit.Call) {
+func (s *Server) chat(call *aifake.Call) {
 	var req chatRequest
 	if !call.Decode(&req) {
 		return
 	}
-	var c fakekit.Chat
+	var c aifake.Chat
 	if req.Prompt != "" {
 		req.Messages = append(req.Messages, struct {
 			Role       string          `json:"role"`
@@ -155,22 +155,15 @@ func (s *Server) chat(call *fakekit.Call) {
 				text += p.Text
 			}
 		}
-		c.Texts = append(c.Texts, text)
-		c.LastIsToolResult = m.Role == "tool"
-		switch m.Role {
-		case "user":
-			c.LastUserText = text
-		case "tool":
-			c.LastToolResult = text
-		}
+		c.Turn(m.Role, text)
 	}
 	for _, t := range req.Tools {
-		c.Tools = append(c.Tools, fakekit.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters})
+		c.Tools = append(c.Tools, aifake.Tool{Name: t.Function.Name, Parameters: t.Function.Parameters})
 	}
 	if rf := req.ResponseFormat; rf != nil && rf.Type == "json_schema" {
 		c.Schema = rf.JSONSchema
 	}
-	ans := fakekit.Reply(c)
+	ans := aifake.Reply(c)
 	usage := map[string]any{"prompt_tokens": ans.InputTokens, "completion_tokens": ans.OutputTokens,
 		"total_tokens": ans.InputTokens + ans.OutputTokens}
 	var calls []any
@@ -194,7 +187,7 @@ func (s *Server) chat(call *fakekit.Call) {
 			return
 		}
 	} else {
-		for _, p := range fakekit.Pieces(ans.Text) {
+		for _, p := range aifake.Pieces(ans.Text) {
 			if !ev.Delta("", map[string]any{"response": p, "p": "abcdefgh"}) {
 				return
 			}

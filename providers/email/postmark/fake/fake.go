@@ -5,7 +5,7 @@
 //
 //	srv := fake.Start(fake.Options{ServerToken: "tok"})
 //	defer srv.Close()
-//	srv.Next(1, fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "300"})
+//	srv.Next(1, fakekit.Fault{Kind: fakekit.Reject, Code: "300"})
 //	client, _ := postmark.New(postmark.Config{BaseURL: srv.URL(), ServerToken: "tok"})
 package fake
 
@@ -23,7 +23,7 @@ import (
 
 	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/email/postmark"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // Options configure the fake.
@@ -33,17 +33,17 @@ type Options struct {
 	Webhook postmark.Webhook
 }
 
-// Server is the fake. Script faults with Next, Then, ForRecipient, Always;
-// read calls with Requests.
+// Server is the fake. Script faults with Next, Then, When (a rule's
+// subjects are the message's recipients), Always; read calls with Requests.
 type Server struct {
-	*fakeprovider.Server
+	*fakekit.Kit
 	opts Options
 }
 
 // Start serves the fake on 127.0.0.1 until Close.
 func Start(opts Options) *Server {
-	s := &Server{opts: opts}
-	s.Server = fakeprovider.Start(http.HandlerFunc(s.serve))
+	s := &Server{opts: opts, Kit: fakekit.New(fakekit.Options{Protocol: protocol{}})}
+	s.Serve(http.HandlerFunc(s.serve))
 	return s
 }
 
@@ -78,33 +78,41 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusUnprocessableEntity, 300, "Invalid email request: From, To, Subject and a body are required.")
 		return
 	}
-	f := s.Take(recipients(req.To, req.Cc, req.Bcc))
+	call, ok := s.Begin(w, r, "", recipients(req.To, req.Cc, req.Bcc)...)
+	if !ok {
+		return
+	}
+	call.JSON(map[string]any{"To": req.To, "SubmittedAt": s.Now().Format("2006-01-02T15:04:05.0000000Z07:00"),
+		"MessageID": MessageID(s.Seq("message")), "ErrorCode": 0, "Message": "OK"})
+}
+
+// protocol says faults as Postmark does.
+type protocol struct{}
+
+func (protocol) Say(w http.ResponseWriter, _ *http.Request, _ string, f fakekit.Fault) bool {
 	switch f.Kind {
-	case fakeprovider.Reject:
+	case fakekit.Reject:
 		code := 406
 		if n, err := strconv.Atoi(f.Code); err == nil {
 			code = n
 		}
 		answer(w, http.StatusUnprocessableEntity, code, rejectMessage(code))
-	case fakeprovider.Unauthorized:
+	case fakekit.Unauthorized:
 		answer(w, http.StatusUnauthorized, 10, "Request does not contain a valid Server token.")
-	case fakeprovider.ServerError:
+	case fakekit.ServerError:
 		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusInternalServerError)
+		w.WriteHeader(f.StatusOr(http.StatusInternalServerError))
 		fmt.Fprint(w, "<html><body><h1>500 Internal Server Error</h1></body></html>")
-	case fakeprovider.RateLimit:
+	case fakekit.RateLimit:
 		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfterSeconds()))
 		answer(w, http.StatusTooManyRequests, 429, "Rate limit exceeded.")
-	case fakeprovider.Hang:
-		s.Hang(w, r)
-	case fakeprovider.Malformed:
+	case fakekit.Malformed:
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"To":"`+req.To+`","MessageID":`)
+		fmt.Fprint(w, `{"To":"","MessageID":`)
 	default:
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"To": req.To, "SubmittedAt": time.Now().Format("2006-01-02T15:04:05.0000000Z07:00"),
-			"MessageID": MessageID(s.NextSeq()), "ErrorCode": 0, "Message": "OK"})
+		return false
 	}
+	return true
 }
 
 func answer(w http.ResponseWriter, status, code int, message string) {
@@ -173,5 +181,5 @@ func WebhookBody(ev delivery.Event) []byte {
 func (s *Server) SendWebhook(ctx context.Context, url string, ev delivery.Event) (int, error) {
 	h := http.Header{}
 	s.opts.Webhook.Sign(h)
-	return fakeprovider.PostWebhook(ctx, url, h, WebhookBody(ev))
+	return fakekit.PostWebhook(ctx, url, h, WebhookBody(ev))
 }

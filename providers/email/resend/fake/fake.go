@@ -6,7 +6,7 @@
 //
 //	srv := fake.Start(fake.Options{APIKey: "re_test", WebhookSecret: "whsec_..."})
 //	defer srv.Close()
-//	srv.Next(1, fakeprovider.Fault{Kind: fakeprovider.RateLimit, RetryAfter: 3 * time.Second})
+//	srv.Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 3 * time.Second})
 //	client, _ := resend.New(resend.Config{BaseURL: srv.URL(), APIKey: "re_test"})
 package fake
 
@@ -26,7 +26,7 @@ import (
 
 	"github.com/platform/backend/providers/delivery"
 	"github.com/platform/backend/providers/email/resend"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // Options configure the fake.
@@ -35,15 +35,14 @@ type Options struct {
 	WebhookSecret string // "whsec_<base64>", for SendWebhook
 }
 
-// Server is the fake. Script faults with Next, Then, ForRecipient, Always;
-// read calls with Requests.
+// Server is the fake. Script faults with Next, Then, When (a rule's
+// subjects are the message's recipients), Always; read calls with Requests.
 type Server struct {
-	*fakeprovider.Server
+	*fakekit.Kit
 	opts Options
 
-	mu       sync.Mutex
-	seen     map[string]idempotent // Idempotency-Key -> first call
-	webhooks int
+	mu   sync.Mutex
+	seen map[string]idempotent // Idempotency-Key -> first call
 }
 
 type idempotent struct {
@@ -53,8 +52,8 @@ type idempotent struct {
 
 // Start serves the fake on 127.0.0.1 until Close.
 func Start(opts Options) *Server {
-	s := &Server{opts: opts, seen: map[string]idempotent{}}
-	s.Server = fakeprovider.Start(http.HandlerFunc(s.serve))
+	s := &Server{opts: opts, seen: map[string]idempotent{}, Kit: fakekit.New(fakekit.Options{Protocol: protocol{}})}
+	s.Serve(http.HandlerFunc(s.serve))
 	return s
 }
 
@@ -121,35 +120,44 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"id": prior.id})
 		return
 	}
-	f := s.Take(append(append(to, addresses(req.Cc)...), addresses(req.Bcc)...))
+	call, ok := s.Begin(w, r, "", append(append(to, addresses(req.Cc)...), addresses(req.Bcc)...)...)
+	if !ok {
+		return
+	}
+	id := EmailID(s.Seq("email"))
+	s.remember(idemKey, idempotent{body: body, id: id})
+	call.JSON(map[string]string{"id": id})
+}
+
+// protocol says faults as Resend does.
+type protocol struct{}
+
+func (protocol) Say(w http.ResponseWriter, _ *http.Request, _ string, f fakekit.Fault) bool {
 	switch f.Kind {
-	case fakeprovider.Reject:
+	case fakekit.Reject:
 		name := f.Code
 		if name == "" {
 			name = "validation_error"
 		}
 		answer(w, http.StatusUnprocessableEntity, name, "Invalid `to` field. The email address needs to follow the `email@example.com` or `Name <email@example.com>` format.")
-	case fakeprovider.Unauthorized:
+	case fakekit.Unauthorized:
 		answer(w, http.StatusForbidden, "invalid_api_key", "API key is invalid")
-	case fakeprovider.ServerError:
-		answer(w, http.StatusInternalServerError, "internal_server_error", "An unexpected error occurred.")
-	case fakeprovider.RateLimit:
+	case fakekit.ServerError:
+		answer(w, f.StatusOr(http.StatusInternalServerError), "internal_server_error", "An unexpected error occurred.")
+	case fakekit.RateLimit:
 		secs := strconv.Itoa(f.RetryAfterSeconds())
 		w.Header().Set("Retry-After", secs)
 		w.Header().Set("Ratelimit-Limit", "2")
 		w.Header().Set("Ratelimit-Remaining", "0")
 		w.Header().Set("Ratelimit-Reset", secs)
 		answer(w, http.StatusTooManyRequests, "rate_limit_exceeded", "Too many requests. You can only make 2 requests per second.")
-	case fakeprovider.Hang:
-		s.Hang(w, r)
-	case fakeprovider.Malformed:
+	case fakekit.Malformed:
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"id":`)
 	default:
-		id := EmailID(s.NextSeq())
-		s.remember(idemKey, idempotent{body: body, id: id})
-		writeJSON(w, http.StatusOK, map[string]string{"id": id})
+		return false
 	}
+	return true
 }
 
 func (s *Server) prior(key string) (idempotent, bool) {
@@ -228,10 +236,7 @@ func WebhookBody(ev delivery.Event) []byte {
 // secret at the current time, and returns the receiver's status.
 func (s *Server) SendWebhook(ctx context.Context, url string, ev delivery.Event) (int, error) {
 	body := WebhookBody(ev)
-	s.mu.Lock()
-	s.webhooks++
-	id := fmt.Sprintf("msg_fake%06d", s.webhooks)
-	s.mu.Unlock()
+	id := fmt.Sprintf("msg_fake%06d", s.Seq("webhook"))
 	h := resend.Webhook{Secret: s.opts.WebhookSecret}.Sign(id, time.Now(), body)
-	return fakeprovider.PostWebhook(ctx, url, h, body)
+	return fakekit.PostWebhook(ctx, url, h, body)
 }

@@ -6,7 +6,7 @@
 //
 //	srv := fake.Start(fake.Options{AccessToken: "tok", PhoneNumberIDs: []string{"106540352242922"}})
 //	defer srv.Close()
-//	srv.Next(1, fakeprovider.Fault{Kind: fakeprovider.Reject, Code: "132001"})
+//	srv.Next(1, fakekit.Fault{Kind: fakekit.Reject, Code: "132001"})
 //	client, _ := whatsapp.New(whatsapp.Config{BaseURL: srv.URL(), AccessToken: "tok", PhoneNumberID: "106540352242922"})
 package fake
 
@@ -25,7 +25,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/providers/delivery"
-	"github.com/platform/backend/providers/fakeprovider"
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/message/whatsapp"
 )
 
@@ -41,22 +41,22 @@ type Options struct {
 	AppSecret      string // signs SendWebhook's notifications
 }
 
-// Server is the fake. Script faults with Next, Then, ForRecipient, Always;
-// read calls with Requests.
+// Server is the fake. Script faults with Next, Then, When (a rule's
+// subject is the recipient), Always; read calls with Requests.
 type Server struct {
-	*fakeprovider.Server
+	*fakekit.Kit
 	opts Options
 }
 
 // Start serves the fake on 127.0.0.1 until Close.
 func Start(opts Options) *Server {
-	s := &Server{opts: opts}
+	s := &Server{opts: opts, Kit: fakekit.New(fakekit.Options{Protocol: protocol{}})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /{version}/{phone}/messages", s.send)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		graphError(w, http.StatusBadRequest, 100, 33, "Unsupported request - method type: "+strings.ToLower(r.Method))
 	})
-	s.Server = fakeprovider.Start(mux)
+	s.Serve(mux)
 	return s
 }
 
@@ -84,9 +84,9 @@ type request struct {
 }
 
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
-	call := len(s.Requests()) // this call is already recorded
-	w.Header().Set("X-Fb-Trace-Id", TraceID(call))
-	w.Header().Set("X-Fb-Request-Id", fmt.Sprintf("FakeRequest%06d", call))
+	n := s.Calls() // this call is already recorded
+	w.Header().Set("X-Fb-Trace-Id", TraceID(n))
+	w.Header().Set("X-Fb-Request-Id", fmt.Sprintf("FakeRequest%06d", n))
 	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if token == "" || !delivery.SecretEqual(token, s.opts.AccessToken) {
 		graphError(w, http.StatusUnauthorized, 190, 0, "Invalid OAuth access token - Cannot parse access token")
@@ -124,36 +124,44 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 		graphError(w, http.StatusBadRequest, 131051, 0, "(#131051) Unsupported message type")
 		return
 	}
-	f := s.Take([]string{req.To})
+	call, ok := s.Begin(w, r, "", req.To)
+	if !ok {
+		return
+	}
+	call.JSON(map[string]any{"messaging_product": "whatsapp",
+		"contacts": []map[string]string{{"input": req.To, "wa_id": strings.TrimPrefix(req.To, "+")}},
+		"messages": []map[string]string{{"id": MessageID(s.Seq("message")), "message_status": "accepted"}}})
+}
+
+// protocol says faults as the Cloud API does.
+type protocol struct{}
+
+func (protocol) Say(w http.ResponseWriter, _ *http.Request, _ string, f fakekit.Fault) bool {
 	switch f.Kind {
-	case fakeprovider.Reject:
+	case fakekit.Reject:
 		code := 131030
 		if n, err := strconv.Atoi(f.Code); err == nil {
 			code = n
 		}
 		graphError(w, http.StatusBadRequest, code, 2494010, rejectMessage(code))
-	case fakeprovider.Unauthorized:
+	case fakekit.Unauthorized:
 		graphError(w, http.StatusUnauthorized, 190, 463, "Error validating access token: Session has expired on Friday, 13-Mar-26 10:00:00 PDT.")
-	case fakeprovider.ServerError:
-		graphError(w, http.StatusInternalServerError, 131000, 0, "(#131000) Something went wrong")
-	case fakeprovider.RateLimit:
+	case fakekit.ServerError:
+		graphError(w, f.StatusOr(http.StatusInternalServerError), 131000, 0, "(#131000) Something went wrong")
+	case fakekit.RateLimit:
 		code := 130429
 		if n, err := strconv.Atoi(f.Code); err == nil {
 			code = n
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(f.RetryAfterSeconds()))
 		graphError(w, http.StatusTooManyRequests, code, 0, "(#"+strconv.Itoa(code)+") Rate limit hit")
-	case fakeprovider.Hang:
-		s.Hang(w, r)
-	case fakeprovider.Malformed:
+	case fakekit.Malformed:
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"messaging_product":"whatsapp","contacts":[{"input":`)
 	default:
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"messaging_product": "whatsapp",
-			"contacts": []map[string]string{{"input": req.To, "wa_id": strings.TrimPrefix(req.To, "+")}},
-			"messages": []map[string]string{{"id": MessageID(s.NextSeq()), "message_status": "accepted"}}})
+		return false
 	}
+	return true
 }
 
 func rejectMessage(code int) string {
@@ -219,7 +227,7 @@ func (s *Server) SendWebhook(ctx context.Context, url string, ev delivery.Event)
 	body := s.WebhookBody(ev)
 	h := http.Header{}
 	h.Set(whatsapp.SignatureHeader, whatsapp.Webhook{AppSecret: s.opts.AppSecret}.Sign(body))
-	return fakeprovider.PostWebhook(ctx, url, h, body)
+	return fakekit.PostWebhook(ctx, url, h, body)
 }
 
 // Subscribe makes Meta's GET handshake against callbackURL with the verify

@@ -16,13 +16,13 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/payments/stripe"
 )
 
@@ -61,73 +61,71 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Request is one recorded call, whatever its outcome.
+// Request is one recorded call, whatever its outcome, with what Stripe
+// reads of it.
 type Request struct {
-	Method, Path, RawQuery string
-	// Body is the form body exactly as sent.
-	Body string
+	fakekit.Request // Op is the operation once the call was admitted
 	// Operation is the table's operation the path maps to ("" when none),
 	// PathID the id the path names.
 	Operation, PathID string
 	// Params is the body (POST) or the query (GET, DELETE) decoded back into
 	// nesting; leaves are strings, as on the wire.
-	Params                                                            map[string]any
-	APIKey, StripeAccount, StripeVersion, IdempotencyKey, ContentType string
-	// Status is what the fake answered; 0 while the call is in flight or
-	// when it ended without an answer.
-	Status   int
-	Replayed bool
+	Params map[string]any
+	// APIKey is the secret key the call carried when the fake knows it.
+	APIKey                                                    string
+	StripeAccount, StripeVersion, IdempotencyKey, ContentType string
 }
 
-// Server is a running fake. Safe for concurrent use.
+// Server is a running fake: its kit scripts faults (per operation with On,
+// see faults.go) and records calls. Safe for concurrent use.
 type Server struct {
+	*fakekit.Kit
 	cfg     Config
-	httpSrv *http.Server
-	url     string
-	closing chan struct{}
-	once    sync.Once
+	handler http.Handler
 
-	mu      sync.Mutex
-	scopes  map[string]*scope
-	keys    map[string]*keyEntry
-	script  script
-	records []Request
-	seq     int
+	mu     sync.Mutex
+	scopes map[string]*scope
+	keys   map[string]*keyEntry
 }
 
 var _ http.Handler = (*Server)(nil)
 
 // Start serves a fake on 127.0.0.1 until Close.
-func Start(cfg Config) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("stripe fake: listen: %w", err)
-	}
-	s := &Server{cfg: cfg.withDefaults(), closing: make(chan struct{}),
-		scopes: map[string]*scope{}, keys: map[string]*keyEntry{}, url: "http://" + ln.Addr().String()}
-	s.httpSrv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = s.httpSrv.Serve(ln) }() // returns ErrServerClosed on Close
-	return s, nil
-}
-
-// URL is the adapter's Config.BaseURL.
-func (s *Server) URL() string { return s.url }
-
-// Close stops the fake; calls that hang or wait at a gate end.
-func (s *Server) Close() error {
-	s.once.Do(func() { close(s.closing) })
-	return s.httpSrv.Close()
+func Start(cfg Config) *Server {
+	s := &Server{cfg: cfg.withDefaults(), scopes: map[string]*scope{}, keys: map[string]*keyEntry{}}
+	s.Kit = fakekit.New(fakekit.Options{Now: s.cfg.Now})
+	s.handler = s.Handler(http.HandlerFunc(s.answer))
+	s.Serve(s.handler)
+	return s
 }
 
 // Requests lists every call so far, oldest first.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.records...)
+	recs := s.Kit.Requests()
+	out := make([]Request, len(recs))
+	for i, r := range recs {
+		h := r.Header
+		out[i] = Request{Request: r, Operation: r.Op, StripeAccount: h.Get("Stripe-Account"), StripeVersion: h.Get("Stripe-Version"),
+			IdempotencyKey: h.Get("Idempotency-Key"), ContentType: h.Get("Content-Type")}
+		if op, id, found := stripe.MatchPath(r.Method, r.Path); found && op.Name == r.Op {
+			out[i].PathID = id
+			raw := r.RawQuery
+			if r.Method == http.MethodPost {
+				raw = string(r.Body)
+			}
+			out[i].Params, _ = decodeForm(raw)
+		}
+		if key, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && slices.Contains(s.cfg.APIKeys, key) {
+			out[i].APIKey = key
+		}
+	}
+	return out
 }
 
 // ServeHTTP answers one call as Stripe would.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.Latency > 0 {
 		t := time.NewTimer(s.cfg.Latency)
 		select {
@@ -138,28 +136,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
-	s.mu.Lock()
-	i := len(s.records)
-	s.records = append(s.records, Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Body: string(body),
-		StripeAccount: r.Header.Get("Stripe-Account"), StripeVersion: r.Header.Get("Stripe-Version"),
-		IdempotencyKey: r.Header.Get("Idempotency-Key"), ContentType: r.Header.Get("Content-Type")})
 	requestID := s.newID("req")
-	s.mu.Unlock()
-
-	a := s.serve(r, i, string(body), requestID)
-
-	s.mu.Lock()
-	if !a.drop {
-		s.records[i].Status = a.status
-	}
-	s.records[i].Replayed = a.header.Get("Idempotent-Replayed") == "true"
-	s.mu.Unlock()
+	a := s.serve(r, string(body), requestID)
 	if a.drop {
 		// No answer: an implicit empty 200 would look like a malformed
 		// success.
-		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-			_ = conn.Close()
-		}
+		fakekit.Drop(w)
 		return
 	}
 	h := w.Header()
@@ -185,26 +167,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serve decides the answer: the call is admitted (size, key, route,
 // params, connected account), then the scripted fault, the idempotency
 // key and the operation have their say.
-func (s *Server) serve(r *http.Request, rec int, body, requestID string) answer {
-	c, refusal := s.admit(r, rec, body)
+func (s *Server) serve(r *http.Request, body, requestID string) answer {
+	c, refusal := s.admit(r, body)
 	if refusal != nil {
 		return refusal.answer(requestID)
 	}
-
-	s.mu.Lock()
-	fault := s.takeFault()
-	switch fault.Kind {
-	case RateLimit: // refused before anything runs: nothing stored
-		s.mu.Unlock()
-		a := (&apiError{status: 429, typ: invalidRequest, code: "rate_limit",
-			message: "Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits."}).answer(requestID)
-		a.header = http.Header{"Retry-After": {strconv.Itoa(fault.retryAfterSeconds())}, "Stripe-Should-Retry": {"true"}}
+	fault := s.Take(r, c.op.Name)
+	if a, refused := refusedFirst(fault, requestID); refused { // nothing runs, nothing is stored
 		return a
-	case Malformed: // a proxy's page instead of Stripe's answer
-		s.mu.Unlock()
-		return answer{status: 200, body: []byte("<html><body>502 Bad Gateway</body></html>"),
-			header: http.Header{"Content-Type": {"text/html"}}}
 	}
+	s.mu.Lock()
 	if c.idemKey != "" {
 		if a := s.checkKey(c.idemKey, c.endpoint, canonicalParams(c.raw), requestID); a != nil {
 			s.mu.Unlock()
@@ -213,7 +185,7 @@ func (s *Server) serve(r *http.Request, rec int, body, requestID string) answer 
 	}
 	s.mu.Unlock()
 
-	if answered := s.wait(r, fault); !answered {
+	if answered := wait(r, fault); !answered {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.settleKey(c.idemKey, answer{drop: true}, requestID)
@@ -222,15 +194,8 @@ func (s *Server) serve(r *http.Request, rec int, body, requestID string) answer 
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var a answer
-	switch fault.Kind {
-	case ServerError:
-		a = (&apiError{status: 500, typ: "api_error",
-			message: "An unknown error occurred while processing your request."}).answer(requestID)
-		a.header = http.Header{"Stripe-Should-Retry": {"true"}}
-	case CardDeclined:
-		a = cardDeclined(fault.DeclineCode).answer(requestID)
-	default:
+	a, failed := failedAfter(fault, requestID)
+	if !failed {
 		obj, aerr := s.execute(c)
 		if aerr != nil {
 			a = aerr.answer(requestID)
@@ -244,7 +209,7 @@ func (s *Server) serve(r *http.Request, rec int, body, requestID string) answer 
 
 // admit checks what Stripe checks before any operation runs, and records
 // what the call is.
-func (s *Server) admit(r *http.Request, rec int, body string) (*call, *apiError) {
+func (s *Server) admit(r *http.Request, body string) (*call, *apiError) {
 	if len(body) > maxBody {
 		return nil, &apiError{status: 413, typ: invalidRequest, message: "Request entity too large."}
 	}
@@ -277,9 +242,9 @@ func (s *Server) admit(r *http.Request, rec int, body string) (*call, *apiError)
 		idemKey = scopedKey(apiKey, account, k)
 	}
 
+	s.Label(r, op.Name)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.records[rec].Operation, s.records[rec].PathID, s.records[rec].Params, s.records[rec].APIKey = op.Name, id, params, apiKey
 	c := &call{op: op, id: id, params: params, raw: raw, idemKey: idemKey, endpoint: r.Method + " " + r.URL.Path,
 		now: s.cfg.Now().Unix(), platform: s.scope(apiKey, "")}
 	if account != "" {
@@ -290,31 +255,6 @@ func (s *Server) admit(r *http.Request, rec int, body string) (*call, *apiError)
 	}
 	c.scope = s.scope(apiKey, account)
 	return c, nil
-}
-
-// wait plays Hang and Hold; false when the call ends without an answer.
-func (s *Server) wait(r *http.Request, f Fault) bool {
-	switch f.Kind {
-	case Hang:
-		select {
-		case <-r.Context().Done():
-		case <-s.closing:
-		}
-		return false
-	case Hold:
-		if f.Gate == nil {
-			return true
-		}
-		f.Gate.enter()
-		select {
-		case <-f.Gate.released:
-			return true
-		case <-r.Context().Done():
-		case <-s.closing:
-		}
-		return false
-	}
-	return true
 }
 
 // authenticate reads the Bearer secret key.
@@ -341,9 +281,7 @@ func redact(key string) string {
 	return key[:8] + "****" + key[len(key)-4:]
 }
 
-// newID is a Stripe-like id: prefix, "_fake", a sequence number. Caller
-// holds s.mu.
+// newID is a Stripe-like id: prefix, "_fake", a sequence number.
 func (s *Server) newID(prefix string) string {
-	s.seq++
-	return fmt.Sprintf("%s_fake%08d", prefix, s.seq)
+	return fmt.Sprintf("%s_fake%08d", prefix, s.Seq("id"))
 }

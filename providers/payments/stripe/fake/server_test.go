@@ -10,16 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/payments/stripe/fake"
 )
 
 func start(t *testing.T, cfg fake.Config) *fake.Server {
 	t.Helper()
-	f, err := fake.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = f.Close() })
+	f := fake.Start(cfg)
+	t.Cleanup(func() { f.Close() })
 	return f
 }
 
@@ -104,8 +102,8 @@ func TestGETIgnoresIdempotencyKeys(t *testing.T) {
 
 func TestScriptedFaultsComeInOrder(t *testing.T) {
 	f := start(t, fake.Config{})
-	f.Then(fake.Fault{}, fake.Fault{Kind: fake.ServerError}, fake.Fault{Kind: fake.CardDeclined, DeclineCode: "expired_card"})
-	f.Next(2, fake.Fault{Kind: fake.RateLimit, RetryAfter: 1500 * time.Millisecond})
+	f.Then(fakekit.Fault{}, fakekit.Fault{Kind: fakekit.ServerError}, fakekit.Fault{Kind: fakekit.Reject, Code: "expired_card"})
+	f.Next(2, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 1500 * time.Millisecond})
 	var got []int
 	for range 6 {
 		status, _ := send(t, f, "POST", "/v1/customers", form, "", bearer)
@@ -114,8 +112,8 @@ func TestScriptedFaultsComeInOrder(t *testing.T) {
 	if want := []int{200, 500, 402, 429, 429, 200}; !slices.Equal(got, want) {
 		t.Fatalf("statuses %v, want %v", got, want)
 	}
-	f.Next(1, fake.Fault{Kind: fake.ServerError})
-	f.ClearFaults()
+	f.Next(1, fakekit.Fault{Kind: fakekit.ServerError})
+	f.Reset()
 	if status, _ := send(t, f, "POST", "/v1/customers", form, "", bearer); status != 200 {
 		t.Fatalf("cleared fault still played: %d", status)
 	}
@@ -123,7 +121,7 @@ func TestScriptedFaultsComeInOrder(t *testing.T) {
 
 func TestRateLimitSendsRetryAfterInWholeSeconds(t *testing.T) {
 	f := start(t, fake.Config{})
-	f.Next(1, fake.Fault{Kind: fake.RateLimit, RetryAfter: 1500 * time.Millisecond})
+	f.Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 1500 * time.Millisecond})
 	req, _ := http.NewRequest("POST", f.URL()+"/v1/customers", nil)
 	req.Header.Set("Authorization", "Bearer "+fake.DefaultAPIKey)
 	resp, err := http.DefaultClient.Do(req)
@@ -137,11 +135,8 @@ func TestRateLimitSendsRetryAfterInWholeSeconds(t *testing.T) {
 }
 
 func TestCloseEndsAHangingCall(t *testing.T) {
-	f, err := fake.Start(fake.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Next(1, fake.Fault{Kind: fake.Hang})
+	f := fake.Start(fake.Config{})
+	f.Next(1, fakekit.Fault{Kind: fakekit.Hang})
 	done := make(chan error, 1)
 	go func() {
 		req, _ := http.NewRequestWithContext(context.Background(), "POST", f.URL()+"/v1/customers", nil)
@@ -155,7 +150,7 @@ func TestCloseEndsAHangingCall(t *testing.T) {
 	for len(f.Requests()) == 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
-	_ = f.Close()
+	f.Close()
 	select {
 	case err := <-done:
 		if err == nil {

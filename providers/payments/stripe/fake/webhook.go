@@ -1,12 +1,10 @@
 package fake
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/payments/stripe"
 )
 
@@ -30,9 +28,7 @@ type Delivery struct {
 // envelope, Content-Type application/json, Stripe-Signature under
 // Config.WebhookSecret at Config.Now.
 func (s *Server) SendWebhook(ctx context.Context, url string, ev WebhookEvent) (Delivery, error) {
-	s.mu.Lock()
 	id := s.newID("evt")
-	s.mu.Unlock()
 	now := s.cfg.Now()
 	data := map[string]any{"object": ev.Object}
 	if ev.PreviousAttributes != nil {
@@ -46,20 +42,10 @@ func (s *Server) SendWebhook(ctx context.Context, url string, ev WebhookEvent) (
 	}
 	payload := mustJSON(env)
 
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
-		return Delivery{EventID: id}, err
-	}
-	req.Header.Set("Content-Type", "application/json; charset=utf-8")
-	req.Header.Set("User-Agent", "Stripe/1.0 (+https://stripe.com/docs/webhooks)")
-	req.Header.Set("Stripe-Signature", stripe.SignWebhook(s.cfg.WebhookSecret, payload, now))
-	resp, err := (&http.Client{}).Do(req)
-	if err != nil {
-		return Delivery{EventID: id}, err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	return Delivery{EventID: id, Status: resp.StatusCode}, nil
+	h := http.Header{}
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("User-Agent", "Stripe/1.0 (+https://stripe.com/docs/webhooks)")
+	h.Set("Stripe-Signature", stripe.SignWebhook(s.cfg.WebhookSecret, payload, now))
+	status, err := fakekit.PostWebhook(ctx, url, h, payload)
+	return Delivery{EventID: id, Status: status}, err
 }

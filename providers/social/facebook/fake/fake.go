@@ -62,7 +62,7 @@ func Start(opts socialfake.Options) *Fake {
 func (f *Fake) Connection() social.Connection {
 	g := f.IssueGrant(UserID, Scopes())
 	return social.Connection{
-		Token:   social.Token{AccessToken: g.Access, Expiry: g.Expiry, Scopes: g.Scopes},
+		Token:   g.Token(),
 		Account: social.Account{ID: PageID, Kind: social.AccountPage, Name: PageName, AccessToken: f.pageToken(g.Access, g.Scopes)},
 	}
 }
@@ -173,7 +173,7 @@ func (f *Fake) publish(w http.ResponseWriter, r *http.Request) {
 		call.Problem(socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "message"})
 		return
 	}
-	post := socialfake.Post{Account: page, Text: message, Link: link, ID: page + "_" + graphfake.ID("12", f.NextID("post"))}
+	post := socialfake.Post{Account: page, Text: message, Link: link, ID: page + "_" + graphfake.ID("12", f.Seq("post"))}
 	if photo {
 		post.Media = []string{image}
 	}
@@ -183,7 +183,7 @@ func (f *Fake) publish(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if photo {
-		socialfake.WriteJSON(w, http.StatusOK, map[string]string{"id": graphfake.ID("13", f.NextID("photo")), "post_id": post.ID})
+		socialfake.WriteJSON(w, http.StatusOK, map[string]string{"id": graphfake.ID("13", f.Seq("photo")), "post_id": post.ID})
 		return
 	}
 	socialfake.WriteJSON(w, http.StatusOK, map[string]string{"id": post.ID})

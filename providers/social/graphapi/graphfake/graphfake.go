@@ -42,7 +42,7 @@ func Write(w http.ResponseWriter, e Error) {
 }
 
 // Of is the Graph error a problem is answered with.
-func (d Dialect) Of(op socialfake.Op, p socialfake.Problem) Error {
+func (d Dialect) Of(op string, p socialfake.Problem) Error {
 	switch p.Kind {
 	case socialfake.ProblemRateLimited:
 		if op == socialfake.OpToken {
@@ -78,7 +78,7 @@ func (d Dialect) Of(op socialfake.Op, p socialfake.Problem) Error {
 }
 
 // WriteProblem implements socialfake.Dialect.
-func (d Dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op socialfake.Op, p socialfake.Problem) {
+func (d Dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op string, p socialfake.Problem) {
 	if p.Kind == socialfake.ProblemRateLimited && op != socialfake.OpToken {
 		minutes := int((p.RetryAfter + 59e9) / 60e9)
 		usage, _ := json.Marshal(map[string]any{d.Business: []map[string]any{{
@@ -90,4 +90,4 @@ func (d Dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op socialf
 }
 
 // ID formats a Graph id: a prefix and a zero-padded sequence number.
-func ID(prefix string, n int64) string { return fmt.Sprintf("%s%013d", prefix, n) }
+func ID(prefix string, n int) string { return fmt.Sprintf("%s%013d", prefix, n) }

@@ -12,7 +12,7 @@ import (
 // answers {error_type, code, error_message}.
 type dialect struct{ graph graphfake.Dialect }
 
-func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op socialfake.Op, p socialfake.Problem) {
+func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op string, p socialfake.Problem) {
 	if op == socialfake.OpToken && r.URL.Path == "/oauth/access_token" {
 		message := map[socialfake.ProblemKind]string{
 			socialfake.ProblemGrantInvalid:  "Invalid authorization code",

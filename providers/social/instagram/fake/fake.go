@@ -210,7 +210,7 @@ func (f *Fake) createContainer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	c.id = graphfake.ID("179", f.NextID("container"))
+	c.id = graphfake.ID("179", f.Seq("container"))
 	c.polls, c.status = f.processing, "IN_PROGRESS"
 	if c.polls == 0 {
 		c.status = "FINISHED"
@@ -257,9 +257,9 @@ func (f *Fake) publish(w http.ResponseWriter, r *http.Request) {
 		graphfake.Write(w, graphfake.Error{Status: 400, Code: 9007, Subcode: 2207027, Message: "Media ID is not available"})
 		return
 	}
-	n := f.NextID("media")
+	n := f.Seq("media")
 	post := socialfake.Post{ID: graphfake.ID("180", n), Account: c.owner, Text: c.caption, Media: []string{c.url},
-		URL: socialfake.BaseURL(r) + "/p/FAKE" + strconv.FormatInt(n, 10) + "/"}
+		URL: socialfake.BaseURL(r) + "/p/FAKE" + strconv.Itoa(n) + "/"}
 	post.Media = append(post.Media, c.children...)
 	f.mu.Lock()
 	c.status = "PUBLISHED"

@@ -12,7 +12,7 @@ import (
 // code or refresh token as invalid_request, as LinkedIn answers).
 type dialect struct{ f *Fake }
 
-func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op socialfake.Op, p socialfake.Problem) {
+func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op string, p socialfake.Problem) {
 	if op == socialfake.OpToken {
 		tokenProblem(w, p)
 		return

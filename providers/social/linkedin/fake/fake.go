@@ -57,11 +57,7 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected member with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(MemberURN, Scopes())
-	return social.Connection{
-		Token:   social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, RefreshExpiry: g.RefreshExpiry, Scopes: g.Scopes},
-		Account: social.Account{ID: MemberURN, Kind: social.AccountPerson, Name: MemberName},
-	}
+	return f.Connect(social.Account{ID: MemberURN, Kind: social.AccountPerson, Name: MemberName}, Scopes())
 }
 
 // Handler serves LinkedIn's routes.
@@ -80,27 +76,8 @@ func (f *Fake) Handler() http.Handler {
 }
 
 func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
-	call, ok := f.Begin(w, r, socialfake.OpToken, false)
+	g, ok := f.Token(w, r, socialfake.TokenClient{})
 	if !ok {
-		return
-	}
-	_ = r.ParseForm()
-	if !f.CheckClient(r.PostForm.Get("client_id"), r.PostForm.Get("client_secret"), false) {
-		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
-		return
-	}
-	var g socialfake.Grant
-	var p socialfake.Problem
-	switch r.PostForm.Get("grant_type") {
-	case "authorization_code":
-		g, p, ok = f.RedeemCode(r.PostForm.Get("code"), r.PostForm.Get("code_verifier"), r.PostForm.Get("redirect_uri"))
-	case "refresh_token":
-		g, p, ok = f.RefreshGrant(r.PostForm.Get("refresh_token"))
-	default:
-		p, ok = socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "grant_type"}, false
-	}
-	if !ok {
-		call.Problem(p)
 		return
 	}
 	socialfake.WriteJSON(w, http.StatusOK, map[string]any{
@@ -147,7 +124,7 @@ func (f *Fake) initializeUpload(w http.ResponseWriter, r *http.Request) {
 		call.Problem(socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "owner"})
 		return
 	}
-	id := fmt.Sprintf("C4E10AQ%011d", f.NextID("image"))
+	id := fmt.Sprintf("C4E10AQ%011d", f.Seq("image"))
 	f.mu.Lock()
 	f.images["urn:li:image:"+id] = false
 	f.mu.Unlock()
@@ -230,7 +207,7 @@ func (f *Fake) createPost(w http.ResponseWriter, r *http.Request) {
 	if in.Content != nil && in.Content.Article != nil {
 		post.Link, post.Title = in.Content.Article.Source, in.Content.Article.Title
 	}
-	post.ID = fmt.Sprintf("urn:li:share:70%017d", f.NextID("share"))
+	post.ID = fmt.Sprintf("urn:li:share:70%017d", f.Seq("share"))
 	post.URL = socialfake.BaseURL(r) + "/feed/update/" + post.ID + "/"
 	post, _ = f.Accept(post)
 	if call.Accepted() {

@@ -10,7 +10,7 @@ import (
 // error_description on the OAuth endpoints) and X-RateLimit-* headers.
 type dialect struct{ f *Fake }
 
-func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op socialfake.Op, p socialfake.Problem) {
+func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op string, p socialfake.Problem) {
 	if p.Kind == socialfake.ProblemRateLimited {
 		w.Header().Set("X-RateLimit-Limit", "300")
 		w.Header().Set("X-RateLimit-Remaining", "0")

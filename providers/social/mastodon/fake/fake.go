@@ -64,11 +64,7 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected account with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(AccountID, Scopes())
-	return social.Connection{
-		Token:   social.Token{AccessToken: g.Access, Scopes: g.Scopes},
-		Account: social.Account{ID: AccountID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username},
-	}
+	return f.Connect(social.Account{ID: AccountID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username}, Scopes())
 }
 
 // ProcessingPolls makes new uploads answer 202 and then 206 to their first
@@ -106,31 +102,8 @@ func allowed(call *socialfake.Call, scope string) bool {
 }
 
 func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
-	call, ok := f.Begin(w, r, socialfake.OpToken, false)
+	g, ok := f.Token(w, r, socialfake.TokenClient{})
 	if !ok {
-		return
-	}
-	_ = r.ParseForm()
-	id, secret, basic := r.BasicAuth()
-	if !basic {
-		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-	}
-	if !f.CheckClient(id, secret, false) {
-		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
-		return
-	}
-	var g socialfake.Grant
-	var p socialfake.Problem
-	switch r.PostForm.Get("grant_type") {
-	case "authorization_code":
-		g, p, ok = f.RedeemCode(r.PostForm.Get("code"), r.PostForm.Get("code_verifier"), r.PostForm.Get("redirect_uri"))
-	case "refresh_token":
-		g, p, ok = f.RefreshGrant(r.PostForm.Get("refresh_token"))
-	default:
-		p, ok = socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "grant_type"}, false
-	}
-	if !ok {
-		call.Problem(p)
 		return
 	}
 	answer := map[string]any{"access_token": g.Access, "token_type": "Bearer", "scope": socialfake.JoinScopes(g.Scopes, " "), "created_at": f.Now().Unix()}
@@ -164,7 +137,7 @@ func (f *Fake) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = file.Close()
-	id := fmt.Sprintf("11%016d", f.NextID("media"))
+	id := fmt.Sprintf("11%016d", f.Seq("media"))
 	f.mu.Lock()
 	polls := f.processing
 	f.media[id] = polls
@@ -240,7 +213,7 @@ func (f *Fake) postStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	post := socialfake.Post{Account: call.Grant.Account, Text: in.Status, ReplyTo: in.InReplyToID, Media: in.MediaIDs,
 		Visibility: in.Visibility, IdempotencyKey: r.Header.Get("Idempotency-Key")}
-	post.ID = fmt.Sprintf("11%016d", f.NextID("status"))
+	post.ID = fmt.Sprintf("11%016d", f.Seq("status"))
 	post.URL = socialfake.BaseURL(r) + "/@" + Username + "/" + post.ID
 	post, _ = f.Accept(post)
 	if call.Accepted() {

@@ -6,6 +6,7 @@ package fakes
 import (
 	"time"
 
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social"
 	facebookfake "github.com/platform/backend/providers/social/facebook/fake"
 	instagramfake "github.com/platform/backend/providers/social/instagram/fake"
@@ -20,15 +21,13 @@ import (
 // Fake is what every network fake offers: socialfake.Core (faults,
 // records, counts, OAuth) and a ready connection.
 type Fake interface {
-	Next(op socialfake.Op, n int, f socialfake.Fault)
-	Then(op socialfake.Op, faults ...socialfake.Fault)
-	When(op socialfake.Op, contains string, f socialfake.Fault)
-	Always(op socialfake.Op, f socialfake.Fault)
-	ResetFaults()
+	On(op string) *fakekit.Script // faults of one operation
+	Next(n int, f fakekit.Fault)  // faults of any call
+	Reset()
 	PostCount() int
 	Posts() []socialfake.Post
-	Requests() []socialfake.Request
-	RequestsOf(op socialfake.Op) []socialfake.Request
+	Requests() []fakekit.Request
+	RequestsOf(op string) []fakekit.Request
 	RevokeGrants()
 	ExpireAccessTokens()
 	SetConsent(socialfake.Consent)

@@ -12,7 +12,7 @@ import (
 // errors on the token endpoint.
 type dialect struct{ f *Fake }
 
-func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op socialfake.Op, p socialfake.Problem) {
+func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op string, p socialfake.Problem) {
 	if p.Kind == socialfake.ProblemRateLimited {
 		w.Header().Set("Retry-After", strconv.Itoa(int(p.RetryAfter.Seconds())))
 	}

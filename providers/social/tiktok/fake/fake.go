@@ -69,11 +69,9 @@ func Start(opts socialfake.Options) *Fake {
 
 // Connection is a connected creator with every scope.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(OpenID, Scopes())
-	return social.Connection{
-		Token:   social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, RefreshExpiry: g.RefreshExpiry, Scopes: g.Scopes, Subject: OpenID},
-		Account: social.Account{ID: OpenID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username},
-	}
+	c := f.Connect(social.Account{ID: OpenID, Kind: social.AccountPerson, Name: DisplayName, Handle: Username}, Scopes())
+	c.Token.Subject = OpenID
+	return c
 }
 
 // ProcessingPolls makes new publishes answer PROCESSING_DOWNLOAD to their
@@ -109,27 +107,8 @@ func (f *Fake) Handler() http.Handler {
 }
 
 func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
-	call, ok := f.Begin(w, r, socialfake.OpToken, false)
+	g, ok := f.Token(w, r, socialfake.TokenClient{IDParam: "client_key"})
 	if !ok {
-		return
-	}
-	_ = r.ParseForm()
-	if !f.CheckClient(r.PostForm.Get("client_key"), r.PostForm.Get("client_secret"), false) {
-		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
-		return
-	}
-	var g socialfake.Grant
-	var p socialfake.Problem
-	switch r.PostForm.Get("grant_type") {
-	case "authorization_code":
-		g, p, ok = f.RedeemCode(r.PostForm.Get("code"), r.PostForm.Get("code_verifier"), r.PostForm.Get("redirect_uri"))
-	case "refresh_token":
-		g, p, ok = f.RefreshGrant(r.PostForm.Get("refresh_token"))
-	default:
-		p, ok = socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "grant_type"}, false
-	}
-	if !ok {
-		call.Problem(p)
 		return
 	}
 	socialfake.WriteJSON(w, http.StatusOK, map[string]any{
@@ -207,7 +186,7 @@ func (f *Fake) initPost(w http.ResponseWriter, r *http.Request) {
 		call.Problem(socialfake.Problem{Kind: socialfake.ProblemRejected, Reason: socialfake.ReasonMediaInvalid})
 		return
 	}
-	n := f.NextID("post")
+	n := f.Seq("post")
 	publishID := fmt.Sprintf("v_pub_url~v2-1.%019d", n)
 	if photo {
 		publishID = fmt.Sprintf("p_pub_url~v2.%019d", n)

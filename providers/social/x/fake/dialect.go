@@ -12,7 +12,7 @@ import (
 // as X does), x-rate-limit-* headers on 429.
 type dialect struct{ f *Fake }
 
-func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op socialfake.Op, p socialfake.Problem) {
+func (d dialect) WriteProblem(w http.ResponseWriter, r *http.Request, op string, p socialfake.Problem) {
 	if op == socialfake.OpToken {
 		d.tokenProblem(w, p)
 		return

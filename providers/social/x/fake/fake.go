@@ -58,11 +58,7 @@ func Start(opts socialfake.Options) *Fake {
 // Connection is a connected account with every scope, skipping the
 // connect flow.
 func (f *Fake) Connection() social.Connection {
-	g := f.IssueGrant(UserID, Scopes())
-	return social.Connection{
-		Token:   social.Token{AccessToken: g.Access, RefreshToken: g.Refresh, Expiry: g.Expiry, Scopes: g.Scopes},
-		Account: social.Account{ID: UserID, Kind: social.AccountPerson, Name: UserName, Handle: Username},
-	}
+	return f.Connect(social.Account{ID: UserID, Kind: social.AccountPerson, Name: UserName, Handle: Username}, Scopes())
 }
 
 // Handler serves X's routes.
@@ -80,32 +76,8 @@ func (f *Fake) Handler() http.Handler {
 }
 
 func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
-	call, ok := f.Begin(w, r, socialfake.OpToken, false)
+	g, ok := f.Token(w, r, socialfake.TokenClient{Public: true})
 	if !ok {
-		return
-	}
-	_ = r.ParseForm()
-	id, secret, basic := r.BasicAuth()
-	if !basic {
-		id = r.PostForm.Get("client_id")
-	}
-	// A public client (no secret) is allowed: PKCE protects it.
-	if !f.CheckClient(id, secret, !basic) {
-		call.Problem(socialfake.Problem{Kind: socialfake.ProblemClientInvalid})
-		return
-	}
-	var g socialfake.Grant
-	var p socialfake.Problem
-	switch r.PostForm.Get("grant_type") {
-	case "authorization_code":
-		g, p, ok = f.RedeemCode(r.PostForm.Get("code"), r.PostForm.Get("code_verifier"), r.PostForm.Get("redirect_uri"))
-	case "refresh_token":
-		g, p, ok = f.RefreshGrant(r.PostForm.Get("refresh_token"))
-	default:
-		p, ok = socialfake.Problem{Kind: socialfake.ProblemInvalid, Reason: "grant_type"}, false
-	}
-	if !ok {
-		call.Problem(p)
 		return
 	}
 	answer := map[string]any{"token_type": "bearer", "access_token": g.Access, "scope": socialfake.JoinScopes(g.Scopes, " "),
@@ -135,7 +107,7 @@ func (f *Fake) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = file.Close()
-	id := fmt.Sprintf("17%017d", f.NextID("media"))
+	id := fmt.Sprintf("17%017d", f.Seq("media"))
 	f.mu.Lock()
 	f.media[id] = true
 	f.mu.Unlock()
@@ -187,7 +159,7 @@ func (f *Fake) createTweet(w http.ResponseWriter, r *http.Request) {
 		}
 		post.ReplyTo = in.Reply.InReplyToTweetID
 	}
-	post.ID = fmt.Sprintf("18%017d", f.NextID("tweet"))
+	post.ID = fmt.Sprintf("18%017d", f.Seq("tweet"))
 	post.URL = socialfake.BaseURL(r) + "/" + Username + "/status/" + post.ID
 	post, _ = f.Accept(post)
 	if call.Accepted() {

@@ -1,9 +1,10 @@
-package fakekit
+package aifake
 
 import (
 	"encoding/json"
 	"hash/fnv"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -27,6 +28,19 @@ type Chat struct {
 	Tools            []Tool
 	ForcedTool       string          // a tool the request forces (Anthropic structured output)
 	Schema           json.RawMessage // structured output asked
+}
+
+// Turn adds one message's text: role "user" (the last user text), "tool"
+// (a tool's result), any other (the model's turn, a system prompt).
+func (c *Chat) Turn(role, text string) {
+	c.Texts = append(c.Texts, text)
+	c.LastIsToolResult = role == "tool"
+	switch role {
+	case "user":
+		c.LastUserText = text
+	case "tool":
+		c.LastToolResult = text
+	}
 }
 
 // Tool is a tool a request offers.
@@ -201,12 +215,12 @@ const AudioBytesPerSecond = 16000
 func AudioSeconds(n int) float64 { return float64(n) / AudioBytesPerSecond }
 
 // Transcript is the text the fakes hear in audio of n bytes.
-func Transcript(n int) string { return "fake transcript of " + itoa(n) + " bytes" }
+func Transcript(n int) string { return "fake transcript of " + strconv.Itoa(n) + " bytes" }
 
 // PNG is a deterministic "image": the PNG signature, then the prompt and
 // the image's index (enough for content sniffing to say image/png).
 func PNG(prompt string, i int) []byte {
-	return append([]byte("\x89PNG\r\n\x1a\n"), []byte(prompt+"#"+itoa(i))...)
+	return append([]byte("\x89PNG\r\n\x1a\n"), []byte(prompt+"#"+strconv.Itoa(i))...)
 }
 
 // ImageOutputTokens is what the fakes report per generated image.

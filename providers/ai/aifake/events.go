@@ -1,49 +1,12 @@
-package fakekit
+package aifake
 
 import (
 	"encoding/json"
 	"net/http"
-	"sync/atomic"
 	"time"
+
+	"github.com/platform/backend/providers/fakekit"
 )
-
-// Gate holds a stream's deltas after the first until a test lets them go.
-type Gate struct {
-	tokens chan struct{}
-	open   chan struct{}
-	closed atomic.Bool
-	sent   atomic.Int64
-}
-
-// Release lets one more delta go.
-func (g *Gate) Release() {
-	select {
-	case g.tokens <- struct{}{}:
-	default:
-	}
-}
-
-// Open lets every delta go, from now on.
-func (g *Gate) Open() {
-	if g.closed.CompareAndSwap(false, true) {
-		close(g.open)
-	}
-}
-
-// Sent counts the deltas written so far (all streams), a delta counting
-// from the moment its write starts.
-func (g *Gate) Sent() int { return int(g.sent.Load()) }
-
-func (g *Gate) wait(done <-chan struct{}) bool {
-	select {
-	case <-g.tokens:
-		return true
-	case <-g.open:
-		return true
-	case <-done:
-		return false
-	}
-}
 
 // Events writes a stream as Server-Sent Events, applying the call's
 // scripted stream faults. Every write is flushed at once.
@@ -79,9 +42,9 @@ func (e *Events) write(name string, v any, delta bool) bool {
 	}
 	f := e.c.Fault
 	switch {
-	case f.Kind == KindCut && e.deltas >= f.After:
+	case f.Kind == fakekit.Cut && e.deltas >= f.After:
 		panic(http.ErrAbortHandler) // drop the connection, no terminating chunk
-	case f.Kind == KindEndEarly && e.deltas >= f.After:
+	case f.Kind == EndEarly && e.deltas >= f.After:
 		e.ended = true
 		return false
 	}
@@ -96,7 +59,7 @@ func (e *Events) write(name string, v any, delta bool) bool {
 				return false
 			}
 		}
-		if gate != nil && !gate.wait(e.c.R.Context().Done()) {
+		if gate != nil && !gate.Wait(e.c.R.Context()) {
 			return false
 		}
 	}
@@ -109,14 +72,15 @@ func (e *Events) write(name string, v any, delta bool) bool {
 			return false
 		}
 	}
-	if delta {
-		// Counted before the write: a client may hand the delta on before
-		// the write call returns.
+	if delta && e.deltas == 0 {
+		// Counted before the write (a client may hand the delta on before
+		// the write call returns); the later deltas count as they pass the
+		// gate.
 		if _, gate := e.c.kit.pacing(); gate != nil {
-			gate.sent.Add(1)
+			gate.Pass()
 		}
 	}
-	if f.Kind == KindMalformed {
+	if f.Kind == fakekit.Malformed {
 		data = data[:len(data)/2] // framing intact, JSON broken
 		e.ended = true
 	}

@@ -1,12 +1,13 @@
-package fakekit
+package aifake
 
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/platform/backend/providers/fakekit"
 )
 
 func TestPiecesJoinBack(t *testing.T) {
@@ -68,35 +69,38 @@ func (testProtocol) WriteError(w http.ResponseWriter, status int, _ time.Duratio
 	w.WriteHeader(status)
 }
 
-func TestScriptOrderAndLog(t *testing.T) {
-	k := NewKit(testProtocol{})
-	k.Next(Status(500), Status(503))
-	k.Always(Status(418))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if call, ok := k.Begin(w, r); ok {
+func TestBeginChecksTheKeyThenPlaysTheScript(t *testing.T) {
+	s := NewServer(testProtocol{}, func(h http.Header) { h.Set("Request-Id", "r") })
+	s.HandleFunc("POST /x", func(w http.ResponseWriter, r *http.Request) {
+		if call, ok := s.Begin(w, r); ok {
 			call.JSON(map[string]bool{"ok": true})
 		}
-	}))
-	defer srv.Close()
+	})
+	s.Start(t, "")
+	s.Then(fakekit.Status(500), fakekit.Status(503))
+	s.Always(fakekit.Status(418))
 	status := func(key string) int {
-		req, _ := http.NewRequest("POST", srv.URL+"/x?y=1", strings.NewReader(`{"n":1}`))
+		req, _ := http.NewRequest("POST", s.URL+"/x?y=1", strings.NewReader(`{"n":1}`))
 		req.Header.Set("Key", key)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
+		if resp.Header.Get("Request-Id") != "r" {
+			t.Fatal("not stamped")
+		}
 		return resp.StatusCode
 	}
 	got := []int{status("wrong"), status("k"), status("k"), status("k")}
 	if got[0] != 401 || got[1] != 500 || got[2] != 503 || got[3] != 418 {
 		t.Fatalf("%v", got)
 	}
-	k.Always(OK())
-	if s := status("k"); s != 200 {
-		t.Fatalf("%d", s)
+	s.Reset()
+	if st := status("k"); st != 200 {
+		t.Fatalf("%d", st)
 	}
-	reqs := k.Requests()
+	reqs := s.Requests()
 	if len(reqs) != 5 || reqs[0].Path != "/x" || reqs[0].RawQuery != "y=1" || reqs[4].JSON()["n"] != float64(1) {
 		t.Fatalf("%+v", reqs)
 	}
