@@ -57,11 +57,11 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 	var cpuD, cpuG cpuUse
 	b.ResetTimer()
 	for range b.N {
-		s0 := sampleCPU(h.Config.DatabaseURL)
+		s0 := sampleCPU(dbName(h))
 		d = closedLoop(b, gatewayClients, gatewayCalls, direct)
-		s1 := sampleCPU(h.Config.DatabaseURL)
+		s1 := sampleCPU(dbName(h))
 		g = closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
-		s2 := sampleCPU(h.Config.DatabaseURL)
+		s2 := sampleCPU(dbName(h))
 		cpuD, cpuG = s0.to(s1), s1.to(s2)
 		b.StopTimer()
 		// A hard cap far above the load: every call takes the cap check.
