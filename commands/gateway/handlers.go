@@ -39,6 +39,11 @@ type Handlers struct {
 	now   func() time.Time
 	cfg   Config
 	log   *slog.Logger
+	// events is the event store itself, for batches (the sweeper's).
+	events *eventstore.Store
+	// settles batches concurrent calls' settles into shared transactions
+	// (settle.go).
+	settles *eventstore.GroupCommit
 
 	// health is the last provider-health state this process saw per stream,
 	// so only an attempt that disagrees issues a command (health.go).
@@ -51,7 +56,8 @@ func NewHandlers(store *eventstore.Store, pool *pgxpool.Pool, now func() time.Ti
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handlers{store: store, pool: pool, now: commands.Clock(now), cfg: cfg.WithDefaults(), log: log, health: map[string]string{}}
+	return &Handlers{store: store, pool: pool, now: commands.Clock(now), cfg: cfg.WithDefaults(), log: log, health: map[string]string{},
+		events: store, settles: eventstore.NewGroupCommit(store, settleWrites)}
 }
 
 // Config is the handlers' configuration, defaults applied.
