@@ -266,36 +266,10 @@ func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd C
 	if err := claimUnique(ctx, conn, cmd.StreamID, decision.Events); err != nil {
 		return Outcome{}, err
 	}
-	now := s.now().UTC()
 	batch := &pgx.Batch{}
-	for _, ne := range decision.Events {
-		version++
-		payload, err := json.Marshal(ne.Payload)
-		if err != nil {
-			return Outcome{}, fmt.Errorf("encode %s: %w", ne.Type, err)
-		}
-		id, err := uuid.NewV7()
-		if err != nil {
-			return Outcome{}, err
-		}
-		batch.Queue(`INSERT INTO es_events (event_id, stream_type, stream_id, stream_version, event_type, schema_version,
-			organization_id, actor_id, actor_type, occurred_at, recorded_at, idempotency_key, correlation_id, causation_id, payload, topic)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10,$11,$12,$13,$14,$15)`,
-			id, cmd.StreamType, cmd.StreamID, version, ne.Type, max(ne.SchemaVersion, 1),
-			cmd.OrganizationID, cmd.Actor.ID, cmd.Actor.Type, now, cmd.IdempotencyKey, cmd.CorrelationID, cmd.CausationID, payload, topic)
-	}
-	if err := queueHead(batch, cmd, version, decision.Snapshot); err != nil {
+	pos, err := queueAppend(batch, topic, cmd, version, decision, result, s.now().UTC())
+	if err != nil {
 		return Outcome{}, err
-	}
-	queueTimerFired(batch, cmd.Fires)
-	if err := queueTimers(batch, cmd, decision.Events); err != nil {
-		return Outcome{}, err
-	}
-	queueWrites(batch, decision.Writes)
-	pos := Position{StreamID: cmd.StreamID, Version: version}
-	if cmd.IdempotencyKey != "" {
-		batch.Queue(`INSERT INTO es_idempotency (scope, key, request_hash, result, stream_id, stream_version) VALUES ($1,$2,$3,$4,$5,$6)`,
-			cmd.OrganizationID, cmd.IdempotencyKey, cmd.RequestHash, result, pos.StreamID, pos.Version)
 	}
 	// COMMIT rides in the same round trip. The optimistic check is the
 	// unique (stream_id, stream_version) of es_events: a version written by
@@ -306,6 +280,42 @@ func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd C
 		return Outcome{}, err
 	}
 	return Outcome{Result: result, Position: pos}, nil
+}
+
+// queueAppend queues what a command that appends writes after its decision:
+// the events (versions from version + 1), the stream head, the fired timer,
+// the events' timers, the decision's writes and the idempotency record.
+func queueAppend(batch *pgx.Batch, topic string, cmd Command, version int64, decision Decision, result []byte, now time.Time) (Position, error) {
+	for _, ne := range decision.Events {
+		version++
+		payload, err := json.Marshal(ne.Payload)
+		if err != nil {
+			return Position{}, fmt.Errorf("encode %s: %w", ne.Type, err)
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			return Position{}, err
+		}
+		batch.Queue(`INSERT INTO es_events (event_id, stream_type, stream_id, stream_version, event_type, schema_version,
+			organization_id, actor_id, actor_type, occurred_at, recorded_at, idempotency_key, correlation_id, causation_id, payload, topic)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10,$11,$12,$13,$14,$15)`,
+			id, cmd.StreamType, cmd.StreamID, version, ne.Type, max(ne.SchemaVersion, 1),
+			cmd.OrganizationID, cmd.Actor.ID, cmd.Actor.Type, now, cmd.IdempotencyKey, cmd.CorrelationID, cmd.CausationID, payload, topic)
+	}
+	if err := queueHead(batch, cmd, version, decision.Snapshot); err != nil {
+		return Position{}, err
+	}
+	queueTimerFired(batch, cmd.Fires)
+	if err := queueTimers(batch, cmd, decision.Events); err != nil {
+		return Position{}, err
+	}
+	queueWrites(batch, decision.Writes)
+	pos := Position{StreamID: cmd.StreamID, Version: version}
+	if cmd.IdempotencyKey != "" {
+		batch.Queue(`INSERT INTO es_idempotency (scope, key, request_hash, result, stream_id, stream_version) VALUES ($1,$2,$3,$4,$5,$6)`,
+			cmd.OrganizationID, cmd.IdempotencyKey, cmd.RequestHash, result, pos.StreamID, pos.Version)
+	}
+	return pos, nil
 }
 
 // queueHead moves the stream head, with the new snapshot when the command

@@ -16,6 +16,8 @@ type Statement struct {
 	SQL  string
 	Args []any
 	row  *row // set by Insert: a row the runner may merge with others
+	// counter is set by Add: a sum the runner may merge with others.
+	counter *counter
 }
 
 // Exec builds a Statement.

@@ -290,6 +290,7 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 		failed = append(failed, defects...)
 		b := &pgx.Batch{}
 		var inserts rowGroups
+		var counters counterGroups
 		touched := map[string]int64{}
 		for _, d := range ordered {
 			stmts, err := r.p.Reduce(d.ev)
@@ -304,11 +305,20 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 					}
 					continue
 				}
+				if s.counter != nil {
+					if err := counters.add(s.counter); err != nil {
+						return err
+					}
+					continue
+				}
 				b.Queue(r.names.Replace(s.SQL), s.Args...)
 			}
 			touched[d.ev.StreamID] = d.ev.StreamVersion
 		}
 		if err := inserts.queue(b, r.names); err != nil {
+			return err
+		}
+		if err := counters.queue(b, r.names); err != nil {
 			return err
 		}
 		for _, f := range failed {

@@ -74,6 +74,12 @@ type ledgerRig struct {
 
 func startLedger(t *testing.T, p ledger) *ledgerRig {
 	t.Helper()
+	return startRig(t, p)
+}
+
+// startRig runs a projection of the ledger context's topic.
+func startRig(t *testing.T, p projections.Projection) *ledgerRig {
+	t.Helper()
 	pool, kc := apptest.Infra(t, "ledger", []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate},
 		func(kc eventstore.KafkaConfig) []string { return []string{kc.Topics.ForContext("ledger")} })
 	rig := &ledgerRig{t: t, pool: pool, kc: kc, topic: kc.Topics.ForContext("ledger"), dead: &countingDeadLetters{}}

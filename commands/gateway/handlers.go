@@ -20,6 +20,7 @@ import (
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/groupcommit"
 	"github.com/platform/backend/internal/migrate"
 )
 
@@ -39,6 +40,14 @@ type Handlers struct {
 	now   func() time.Time
 	cfg   Config
 	log   *slog.Logger
+	// events is the event store itself, for batches (the sweeper's).
+	events *eventstore.Store
+	// settles batches concurrent calls' settles into shared transactions
+	// (settle.go).
+	settles *eventstore.GroupCommit
+	// reserves batches concurrent calls' reservations into one statement
+	// and one commit (reserve.go).
+	reserves *groupcommit.Queue[reserveItem, reserved]
 
 	// health is the last provider-health state this process saw per stream,
 	// so only an attempt that disagrees issues a command (health.go).
@@ -51,7 +60,10 @@ func NewHandlers(store *eventstore.Store, pool *pgxpool.Pool, now func() time.Ti
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Handlers{store: store, pool: pool, now: commands.Clock(now), cfg: cfg.WithDefaults(), log: log, health: map[string]string{}}
+	h := &Handlers{store: store, pool: pool, now: commands.Clock(now), cfg: cfg.WithDefaults(), log: log, health: map[string]string{},
+		events: store, settles: eventstore.NewGroupCommit(store, settleWrites)}
+	h.reserves = groupcommit.New(h.reserveBatch, reserveBatchSize)
+	return h
 }
 
 // Config is the handlers' configuration, defaults applied.

@@ -1,13 +1,12 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/gateway"
@@ -24,23 +23,94 @@ type reservation struct {
 }
 
 // reserve holds the call's worst-case cost against every active hard cap of
-// the organization and the principal, in one statement (gateway_reserve:
-// one UPDATE per budget row, refused with GW402 when settled + reserved +
-// amount would pass a cap). The database unreachable is 503: the check
-// fails closed.
+// the organization and the principal, or refuses it (402 when settled +
+// reserved + amount would pass a cap), and records the reservation the
+// sweeper settles if the call never does. The reservations of concurrent
+// calls share one statement and one commit (reserves: a group commit); a
+// call goes on only once its own reservation has committed, so a crash
+// after it over-counts, never leaks. The database unreachable is 503: the
+// check fails closed.
 func (h *Handlers) reserve(ctx context.Context, r *reservation, expires time.Time) error {
 	call, err := json.Marshal(r.Call)
 	if err != nil {
 		return err
 	}
-	scopes := []string{domain.ScopeOrganization, domain.UserScope(r.Call.Caller.PrincipalID)}
-	err = h.pool.QueryRow(ctx, `SELECT gateway_reserve($1, $2, $3, $4, $5, $6, $7)`,
-		r.RequestID, r.Org, scopes, r.Month, r.Amount, expires, call).Scan(&r.Scopes)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "GW402" {
-		return capExceeded(pgErr.Detail)
+	res, err := h.reserves.Do(ctx, reserveItem{r: r, expires: expires, call: call})
+	if err != nil {
+		return err
 	}
-	return dbError(err)
+	r.Scopes = res.held
+	return res.err
+}
+
+// reserveItem is one call's reservation in a batch, and reserved its answer.
+type reserveItem struct {
+	r       *reservation
+	expires time.Time
+	call    []byte
+}
+
+type reserved struct {
+	held []string
+	err  error
+}
+
+// reserveBatch is one statement (gateway_reserve_batch) and one commit for
+// the reservations of concurrent calls, each reserved or refused on its
+// own. Items go in sorted by organization, principal and month: the order
+// budget rows are locked in everywhere. A statement refused for another
+// reason than an outage is tried again item by item, so a bad item fails
+// alone.
+func (h *Handlers) reserveBatch(ctx context.Context, items []reserveItem) []reserved {
+	out := make([]reserved, len(items))
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := items[a].r, items[b].r
+		return cmp.Or(cmp.Compare(x.Org, y.Org), cmp.Compare(x.Call.Caller.PrincipalID, y.Call.Caller.PrincipalID), cmp.Compare(x.Month, y.Month))
+	})
+	n := len(items)
+	ids, orgs, users, months := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	amounts, expires, calls := make([]int64, n), make([]time.Time, n), make([]string, n)
+	for j, i := range order {
+		r := items[i].r
+		ids[j], orgs[j], users[j], months[j] = r.RequestID, r.Org, domain.UserScope(r.Call.Caller.PrincipalID), r.Month
+		amounts[j], expires[j], calls[j] = r.Amount, items[i].expires, string(items[i].call)
+	}
+	rows, err := h.pool.Query(ctx, `SELECT ord, held, refused FROM gateway_reserve_batch($1, $2, $3, $4, $5, $6, $7::jsonb[])`,
+		ids, orgs, users, months, amounts, expires, calls)
+	if err == nil {
+		for rows.Next() {
+			var ord int
+			var held []string
+			var refused *string
+			if err = rows.Scan(&ord, &held, &refused); err != nil {
+				break
+			}
+			res := reserved{held: held}
+			if refused != nil {
+				res.err = capExceeded(*refused)
+			}
+			out[order[ord-1]] = res
+		}
+		rows.Close()
+		err = cmp.Or(err, rows.Err())
+	}
+	if err == nil {
+		return out
+	}
+	if err = dbError(err); errs.KindOf(err) == errs.KindUnavailable || len(items) == 1 {
+		for i := range out {
+			out[i] = reserved{err: err}
+		}
+		return out
+	}
+	for i := range items {
+		out[i] = h.reserveBatch(ctx, items[i:i+1])[0]
+	}
+	return out
 }
 
 // capExceeded is the 402 of a refused reservation: which cap, its
@@ -69,3 +139,7 @@ func (h *Handlers) serviceFee(ctx context.Context, org string) (float64, error) 
 	err := h.pool.QueryRow(ctx, `SELECT COALESCE((SELECT service_fee_bps FROM gateway_fees WHERE organization_id = $1), 0)`, org).Scan(&bps)
 	return bps, dbError(err)
 }
+
+// reserveBatchSize bounds one reservation statement: a batch holds its
+// organizations' budget rows locked until it commits.
+const reserveBatchSize = 64

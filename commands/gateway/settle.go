@@ -1,38 +1,107 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/eventstore"
 )
 
-// settle records a call once, in one event-store transaction: the usage
-// event on the call's own stream (its id is the request id, so a retried
-// settle, or the sweeper racing the call, appends nothing), the reservation
-// deleted, and each budget row of the organization and the principal moving
-// the reservation to settled at the actual cost. Budget rows are written in
-// scope order, as reservations lock them.
+// settle records a call once: the usage event on the call's own stream (its
+// id is the request id, so a retried settle, or the sweeper racing the call,
+// appends nothing), the reservation deleted, and each budget row of the
+// organization and the principal moving the reservation to settled at the
+// actual cost, all in one transaction. Concurrent calls' settles share
+// that transaction (a group commit, eventstore.GroupCommit): a call returns
+// once its own settle has committed, so an answer still means recorded,
+// while a burst of calls pays one commit. It reports whether this settle
+// appended.
 func (h *Handlers) settle(ctx context.Context, m commands.Meta, rec domain.UsageRecordedV1, reservedScopes []string) (bool, error) {
-	writes := []eventstore.Write{{SQL: `DELETE FROM gateway_reservations WHERE request_id = $1`, Args: []any{rec.RequestID}}}
-	for _, scope := range []string{domain.ScopeOrganization, domain.UserScope(rec.PrincipalID)} {
-		release := int64(0)
-		if slices.Contains(reservedScopes, scope) {
-			release = rec.Reserved
-		}
-		writes = append(writes, eventstore.Write{SQL: `INSERT INTO gateway_budgets (organization_id, scope, month, settled, reserved)
-			VALUES ($1, $2, $3, $4, 0) ON CONFLICT (organization_id, scope, month) DO UPDATE
-			SET settled = gateway_budgets.settled + EXCLUDED.settled, reserved = gateway_budgets.reserved - $5`,
-			Args: []any{m.OrganizationID, scope, rec.Month, rec.Cost, release}})
+	it := settleItem(m, rec, reservedScopes)
+	out, err := h.settles.Execute(ctx, it.Command, it.Decide)
+	if err != nil {
+		return false, err
 	}
-	res, err := commands.Run(ctx, h.store, m, domain.StreamUsage, domain.UsageStreamID(rec.RequestID),
-		func(history []event.Recorded) ([]event.Change, bool, error) {
-			changes, err := domain.Settle(history, rec)
-			return changes, len(changes) > 0, err
-		},
-		commands.Also(func(bool) []eventstore.Write { return writes }))
-	return res.Value, err
+	var s settling
+	err = json.Unmarshal(out.Result, &s)
+	return s.Appended, err
+}
+
+// settling is a settle's decision result: whether it appended, and what
+// the transaction's shared writes (settleWrites) need of it.
+type settling struct {
+	Appended bool `json:"appended"`
+	org      string
+	rec      domain.UsageRecordedV1
+	scopes   []string // the hard-cap scopes the reservation holds
+}
+
+// settleItem is a settle as one command of a batch.
+func settleItem(m commands.Meta, rec domain.UsageRecordedV1, reservedScopes []string) eventstore.BatchItem {
+	cmd := eventstore.Command{StreamType: domain.StreamUsage, StreamID: domain.UsageStreamID(rec.RequestID), OrganizationID: m.OrganizationID,
+		Actor: m.Actor, CorrelationID: m.CorrelationID, CausationID: m.CausationID}
+	return eventstore.BatchItem{Command: cmd, Decide: func(history []eventstore.Event) (eventstore.Decision, error) {
+		changes, err := domain.Settle(commands.Recorded(history), rec)
+		if err != nil {
+			return eventstore.Decision{}, err
+		}
+		return eventstore.Decision{Events: changes,
+			Result: settling{Appended: len(changes) > 0, org: m.OrganizationID, rec: rec, scopes: reservedScopes}}, nil
+	}}
+}
+
+// budgetKey is one budget row.
+type budgetKey struct{ org, scope, month string }
+
+// settleWrites are the write-side statements of the settles a transaction
+// appends, two however many there are: their reservations deleted, and
+// their costs and releases summed per budget row and applied in (org,
+// scope, month) order by gateway_settle_budgets. That order is the one
+// reservations lock rows in, so neither two settle transactions nor a
+// settle and a reservation wait on each other in a cycle.
+func settleWrites(appended []eventstore.Decision) []eventstore.Write {
+	type delta struct{ settled, release int64 }
+	deltas := map[budgetKey]*delta{}
+	var ids []string
+	for _, d := range appended {
+		s, ok := d.Result.(settling)
+		if !ok || !s.Appended {
+			continue
+		}
+		ids = append(ids, s.rec.RequestID)
+		for _, scope := range []string{domain.ScopeOrganization, domain.UserScope(s.rec.PrincipalID)} {
+			k := budgetKey{s.org, scope, s.rec.Month}
+			if deltas[k] == nil {
+				deltas[k] = &delta{}
+			}
+			deltas[k].settled += s.rec.Cost
+			if slices.Contains(s.scopes, scope) {
+				deltas[k].release += s.rec.Reserved
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	keys := make([]budgetKey, 0, len(deltas))
+	for k := range deltas {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b budgetKey) int {
+		return cmp.Or(cmp.Compare(a.org, b.org), cmp.Compare(a.scope, b.scope), cmp.Compare(a.month, b.month))
+	})
+	orgs, scopes, months := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
+	settled, release := make([]int64, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		orgs[i], scopes[i], months[i] = k.org, k.scope, k.month
+		settled[i], release[i] = deltas[k].settled, deltas[k].release
+	}
+	return []eventstore.Write{
+		{SQL: `DELETE FROM gateway_reservations WHERE request_id = ANY($1)`, Args: []any{ids}},
+		{SQL: `SELECT gateway_settle_budgets($1, $2, $3, $4, $5)`, Args: []any{orgs, scopes, months, settled, release}},
+	}
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -59,6 +60,7 @@ func (h *Handlers) Sweep(ctx context.Context, now time.Time) (int, error) {
 		if err != nil {
 			return settled, dbError(err)
 		}
+		items := make([]eventstore.BatchItem, 0, len(batch))
 		for _, r := range batch {
 			var call Call
 			if err := json.Unmarshal(r.call, &call); err != nil {
@@ -76,14 +78,26 @@ func (h *Handlers) Sweep(ctx context.Context, now time.Time) (int, error) {
 				}
 			}
 			m := commands.Meta{OrganizationID: r.org, Actor: eventstore.Actor{ID: SweeperActor, Type: "system"}, CorrelationID: call.Caller.CorrelationID}
-			if _, err := h.settle(ctx, m, rec, r.scopes); err != nil {
-				return settled, err
+			items = append(items, settleItem(m, rec, r.scopes))
+		}
+		// One transaction settles the whole batch; a call that settled
+		// meanwhile appended first, and its item appends nothing.
+		var done []string
+		var failed error
+		for i, res := range h.events.ExecuteBatch(ctx, items, settleWrites) {
+			if res.Err != nil {
+				failed = cmp.Or(failed, res.Err)
+				continue
 			}
-			// A call that settled meanwhile appended first; its reservation is gone either way.
-			if _, err := h.pool.Exec(ctx, `DELETE FROM gateway_reservations WHERE request_id = $1`, r.id); err != nil {
-				return settled, dbError(err)
-			}
-			settled++
+			done = append(done, batch[i].id)
+		}
+		// The reservation is gone either way once the call's usage is recorded.
+		if _, err := h.pool.Exec(ctx, `DELETE FROM gateway_reservations WHERE request_id = ANY($1)`, done); err != nil {
+			return settled, dbError(err)
+		}
+		settled += len(done)
+		if failed != nil {
+			return settled, failed
 		}
 		if len(batch) < sweepBatch {
 			return settled, nil

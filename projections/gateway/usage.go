@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"time"
 
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/eventstore"
@@ -54,26 +55,23 @@ func usageRecorded(e eventstore.Event, p domain.UsageRecordedV1) ([]projections.
 			e.OrganizationID, e.ID, p.RequestID, p.OccurredAt, p.Action, domain.Severity(p.Outcome), p.Outcome, p.Provider, p.Model,
 			p.Operation, p.AppID, p.UseCase, p.PrincipalID, p.PrincipalType, p.ConnectionID, p.BYOK, json.RawMessage(units), p.Estimated, p.LatencyMS,
 			p.Cost, p.ProviderCost, p.ServiceFee, p.PriceVersion, p.Error, p.ProviderRequestID),
-		projections.Exec(`INSERT INTO {{gateway_usage_daily}} AS d (organization_id, day, calls, failures, input_tokens, output_tokens, cost_microcents)
-			VALUES ($1, ($2::timestamptz AT TIME ZONE 'UTC')::date, 1, $3, $4, $5, $6)
-			ON CONFLICT (organization_id, day) DO UPDATE SET calls = d.calls + 1, failures = d.failures + EXCLUDED.failures,
-			input_tokens = d.input_tokens + EXCLUDED.input_tokens, output_tokens = d.output_tokens + EXCLUDED.output_tokens,
-			cost_microcents = d.cost_microcents + EXCLUDED.cost_microcents`,
-			e.OrganizationID, p.OccurredAt, failed, u.InputTokens, u.OutputTokens, p.Cost),
-		projections.Exec(`INSERT INTO {{gateway_billing_usage}} AS b (organization_id, month, provider, app_id, model, operation, byok, calls,
-			input_tokens, output_tokens, characters, messages, audio_ms, images, unit_calls, cost_microcents, provider_cost_microcents,
-			service_fee_microcents) VALUES ($1,$2,$3,$4,$5,$6,$7,1,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)
-			ON CONFLICT (organization_id, month, provider, app_id, model, operation, byok) DO UPDATE SET calls = b.calls + 1,
-			input_tokens = b.input_tokens + EXCLUDED.input_tokens, output_tokens = b.output_tokens + EXCLUDED.output_tokens,
-			characters = b.characters + EXCLUDED.characters, messages = b.messages + EXCLUDED.messages, audio_ms = b.audio_ms + EXCLUDED.audio_ms,
-			images = b.images + EXCLUDED.images, unit_calls = b.unit_calls + EXCLUDED.unit_calls,
-			cost_microcents = b.cost_microcents + EXCLUDED.cost_microcents,
-			provider_cost_microcents = b.provider_cost_microcents + EXCLUDED.provider_cost_microcents,
-			service_fee_microcents = b.service_fee_microcents + EXCLUDED.service_fee_microcents`,
-			e.OrganizationID, p.Month, p.Provider, p.AppID, p.Model, p.Operation, p.BYOK, u.InputTokens, u.OutputTokens, u.Characters,
-			u.Messages, u.AudioMS, u.Images, u.Calls, p.Cost, p.ProviderCost, p.ServiceFee),
+		// Per-day and per-month totals are counters: a batch of usage
+		// events adds to each row once.
+		projections.Add("{{gateway_usage_daily}}", []string{"organization_id", "day"},
+			[]any{e.OrganizationID, p.OccurredAt.UTC().Format(time.DateOnly)}, dailySums,
+			1, int64(failed), u.InputTokens, u.OutputTokens, p.Cost),
+		projections.Add("{{gateway_billing_usage}}", billingKeys,
+			[]any{e.OrganizationID, p.Month, p.Provider, p.AppID, p.Model, p.Operation, p.BYOK}, billingSums,
+			1, u.InputTokens, u.OutputTokens, u.Characters, u.Messages, u.AudioMS, u.Images, u.Calls, p.Cost, p.ProviderCost, p.ServiceFee),
 	}, nil
 }
+
+var (
+	dailySums   = []string{"calls", "failures", "input_tokens", "output_tokens", "cost_microcents"}
+	billingKeys = []string{"organization_id", "month", "provider", "app_id", "model", "operation", "byok"}
+	billingSums = []string{"calls", "input_tokens", "output_tokens", "characters", "messages", "audio_ms", "images", "unit_calls",
+		"cost_microcents", "provider_cost_microcents", "service_fee_microcents"}
+)
 
 var usageColumns = []string{"organization_id", "event_id", "request_id", "occurred_at", "event_type", "severity", "outcome", "provider", "model",
 	"operation", "app_id", "use_case", "principal_id", "principal_type", "connection_id", "byok", "units", "estimated", "latency_ms",

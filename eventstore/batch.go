@@ -1,0 +1,341 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/platform/backend/domain/errs"
+)
+
+// BatchItem is one command of a batch (ExecuteBatch): a command on its
+// stream and its decider, exactly as Execute takes them.
+type BatchItem struct {
+	Command Command
+	Decide  Decider
+}
+
+// BatchResult is what one item of a batch came to: its outcome, or its own
+// error. Another item's failure is never an item's error.
+type BatchResult struct {
+	Outcome Outcome
+	Err     error
+}
+
+// SharedWrites turns the decisions of a transaction's items that append
+// (in item order) into write-side statements run after theirs, in the same
+// transaction: one statement for rows that many items change (a counter
+// summed once instead of once per item), in an order every writer follows,
+// so that two batches never lock the same rows in opposite orders. An item
+// executed alone gets the writes of its own decision.
+type SharedWrites func(appended []Decision) []Write
+
+// ExecuteBatch runs several commands in one transaction (a group commit):
+// each is decided on its own stream's history under that stream's lock,
+// with its own idempotency key, tenant check, unique claims, timers and
+// writes, exactly as Execute would run it alone, and all of them commit
+// together, in two round trips however many there are (locks and reads in
+// one, writes and COMMIT in the other; an item's Prepare and unique claims
+// add theirs). Results are in item order.
+//
+// An item's failure stays its own: a decider's refusal, a replayed or
+// reused idempotency key, a stale timer or a unique value taken leave the
+// other items in the transaction. A statement the database refuses aborts
+// the transaction as a whole; the items are then executed again one by
+// one, so the one at fault fails alone and the others are recorded. When
+// the database is unavailable every item still pending gets that error and
+// nothing is recorded twice: the transaction committed entirely or not at
+// all, and a caller retrying an item re-decides on what is there.
+//
+// Items on the same stream, or with the same idempotency key, run in
+// successive transactions, in item order: each decides on what the one
+// before it appended.
+func (s *Store) ExecuteBatch(ctx context.Context, items []BatchItem, shared SharedWrites) []BatchResult {
+	results := make([]BatchResult, len(items))
+	for _, round := range rounds(items) {
+		s.executeRound(ctx, items, round, shared, results)
+	}
+	return results
+}
+
+// rounds splits the items into transactions in which no stream and no
+// idempotency key appears twice, keeping each stream's items in order.
+func rounds(items []BatchItem) [][]int {
+	var out [][]int
+	next := map[string]int{} // the first round a stream or key is free in
+	for i, it := range items {
+		stream := "s:" + it.Command.StreamID
+		r := next[stream]
+		key := ""
+		if it.Command.IdempotencyKey != "" {
+			key = "k:" + idempotencyLock(it.Command)
+			r = max(r, next[key])
+		}
+		if r == len(out) {
+			out = append(out, nil)
+		}
+		out[r] = append(out[r], i)
+		next[stream] = r + 1
+		if key != "" {
+			next[key] = r + 1
+		}
+	}
+	return out
+}
+
+func idempotencyLock(cmd Command) string { return cmd.OrganizationID + ":" + cmd.IdempotencyKey }
+
+// executeRound runs one transaction of a batch and fills in its items'
+// results.
+func (s *Store) executeRound(ctx context.Context, items []BatchItem, round []int, shared SharedWrites, results []BatchResult) {
+	var live []int
+	topics := make(map[int]string, len(round))
+	for _, i := range round {
+		topic, err := s.topics.ForStreamType(items[i].Command.StreamType)
+		if err != nil {
+			results[i].Err = err
+			continue
+		}
+		topics[i] = topic
+		live = append(live, i)
+	}
+	if len(live) == 0 {
+		return
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		for _, i := range live {
+			results[i].Err = classify(err)
+		}
+		return
+	}
+	// A connection left inside a transaction is destroyed on release, never reused.
+	defer conn.Release()
+	pending, err := s.batch(ctx, conn.Conn(), items, live, topics, shared, results)
+	if err == nil {
+		return
+	}
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		if _, rbErr := conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`); rbErr != nil {
+			conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
+		}
+	}
+	err = classify(err)
+	if commandsWait(err) {
+		for _, i := range pending {
+			results[i] = BatchResult{Err: err}
+		}
+		return
+	}
+	// A statement was refused: the transaction is gone, and which item's
+	// statement it was is not known. Each item runs again alone.
+	for _, i := range pending {
+		out, err := s.Execute(ctx, items[i].Command, alone(items[i].Decide, shared))
+		results[i] = BatchResult{Outcome: out, Err: err}
+	}
+}
+
+// commandsWait: the database is down or overloaded (or the caller gave
+// up), so running the items alone would only fail again.
+func commandsWait(err error) bool {
+	return errs.KindOf(err) == errs.KindUnavailable || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// alone is an item's decider with the shared writes of its own decision,
+// for an item executed by itself.
+func alone(decide Decider, shared SharedWrites) Decider {
+	return func(history []Event) (Decision, error) {
+		d, err := decide(history)
+		if err == nil && shared != nil && len(d.Events) > 0 {
+			d.Writes = append(slices.Clip(d.Writes), shared([]Decision{d})...)
+		}
+		return d, err
+	}
+}
+
+// loaded is what the first round trip read for one item.
+type loaded struct {
+	prev    previous
+	history []Event
+	err     error // the item's own: a stale timer
+}
+
+// batch is one transaction of a batch. It returns the items whose writes
+// were in the transaction, and the error that ended the transaction, if
+// any (the items' own errors are in results).
+func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int, topics map[int]string,
+	shared SharedWrites, results []BatchResult) ([]int, error) {
+	reads, err := beginBatch(ctx, conn, items, live)
+	if err != nil {
+		return live, err
+	}
+	now := s.now().UTC()
+	b := &pgx.Batch{}
+	var pending []int
+	var appended []Decision
+	for _, i := range live {
+		cmd, r := items[i].Command, reads[i]
+		out, d, err := s.decideItem(ctx, conn, cmd, items[i].Decide, r)
+		if err != nil {
+			if conn.PgConn().TxStatus() == 'E' {
+				// A statement of the item's (a claim, its Prepare) was
+				// refused: the transaction cannot go on.
+				return append(pending, i), err
+			}
+			results[i].Err = err
+			continue
+		}
+		if out.Replayed || (len(d.Events) == 0 && cmd.Fires == nil) {
+			results[i].Outcome = out
+			continue
+		}
+		if len(d.Events) == 0 {
+			queueTimerFired(b, cmd.Fires)
+		} else if out.Position, err = queueAppend(b, topics[i], cmd, headVersion(r.history), d, out.Result, now); err != nil {
+			return append(pending, i), err
+		}
+		results[i].Outcome = out
+		pending = append(pending, i)
+		if len(d.Events) > 0 {
+			appended = append(appended, d)
+		}
+	}
+	if len(pending) == 0 {
+		_, err := conn.Exec(ctx, `ROLLBACK`)
+		return nil, err
+	}
+	if shared != nil && len(appended) > 0 {
+		queueWrites(b, shared(appended))
+	}
+	// COMMIT rides in the same round trip, as in Execute: a statement the
+	// server refuses skips the rest of the pipeline, COMMIT included.
+	b.Queue(`COMMIT`)
+	return pending, conn.SendBatch(ctx, b).Close()
+}
+
+// beginBatch is a batch's first round trip: BEGIN, the idempotency keys'
+// locks (sorted, so two batches never wait on each other in a cycle) and
+// their records, then the streams' locks (sorted) and reads, and the timer
+// checks. Keys come before streams, as in Execute.
+func beginBatch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int) (map[int]*loaded, error) {
+	var keys, streams []string
+	for _, i := range live {
+		cmd := items[i].Command
+		if cmd.IdempotencyKey != "" {
+			keys = append(keys, idempotencyLock(cmd))
+		}
+		streams = append(streams, cmd.StreamID)
+	}
+	slices.Sort(keys)
+	slices.Sort(streams)
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	for _, k := range keys {
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 1))`, k)
+	}
+	for _, s := range streams {
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 2))`, s)
+	}
+	for _, i := range live {
+		cmd := items[i].Command
+		if cmd.IdempotencyKey != "" {
+			b.Queue(`SELECT request_hash, result, stream_id, stream_version FROM es_idempotency WHERE scope=$1 AND key=$2`,
+				cmd.OrganizationID, cmd.IdempotencyKey)
+		}
+		queueLoad(b, cmd.StreamID, cmd.Snapshot.schema())
+		queueTimerCheck(b, cmd.Fires)
+	}
+	br := conn.SendBatch(ctx, b)
+	defer br.Close()
+	for range 1 + len(keys) + len(streams) {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
+	reads := make(map[int]*loaded, len(live))
+	for _, i := range live {
+		cmd, r := items[i].Command, &loaded{}
+		reads[i] = r
+		if cmd.IdempotencyKey != "" {
+			err := br.QueryRow().Scan(&r.prev.hash, &r.prev.result, &r.prev.pos.StreamID, &r.prev.pos.Version)
+			switch {
+			case err == nil:
+				r.prev.found = true
+			case !errors.Is(err, pgx.ErrNoRows):
+				return nil, err
+			}
+		}
+		var err error
+		if r.history, err = readLoad(br, cmd.StreamID, cmd.Snapshot.schema()); err != nil {
+			return nil, err
+		}
+		if err := readTimerCheck(br, cmd.Fires); err != nil {
+			if !errors.Is(err, ErrTimerStale) {
+				return nil, err
+			}
+			r.err = err
+		}
+	}
+	return reads, br.Close()
+}
+
+// decideItem is Execute's decision for one item of a batch: a replayed
+// idempotency key answers the first result, another tenant's stream is
+// not found, then the item's Prepare, its decider and its unique claims
+// (in a savepoint, so a value taken undoes this item's claims only).
+func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, decide Decider, r *loaded) (Outcome, Decision, error) {
+	if r.prev.found {
+		if r.prev.hash != cmd.RequestHash {
+			return Outcome{}, Decision{}, errs.IdempotencyMismatch()
+		}
+		return Outcome{Result: r.prev.result, Position: r.prev.pos, Replayed: true}, Decision{}, nil
+	}
+	if r.err != nil {
+		return Outcome{}, Decision{}, r.err
+	}
+	if len(r.history) > 0 && r.history[0].OrganizationID != cmd.OrganizationID {
+		return Outcome{}, Decision{}, errs.NotFound(cmd.StreamType)
+	}
+	if err := prepare(ctx, conn, cmd); err != nil {
+		return Outcome{}, Decision{}, err
+	}
+	d, err := decide(r.history)
+	if err != nil {
+		return Outcome{}, Decision{}, err
+	}
+	result, err := json.Marshal(d.Result)
+	if err != nil {
+		return Outcome{}, Decision{}, fmt.Errorf("encode result: %w", err)
+	}
+	out := Outcome{Result: result, Position: Position{StreamID: cmd.StreamID, Version: headVersion(r.history)}}
+	if !claims(d) {
+		return out, d, nil
+	}
+	if _, err := conn.Exec(ctx, `SAVEPOINT batch_item`); err != nil {
+		return Outcome{}, Decision{}, err
+	}
+	if err := claimUnique(ctx, conn, cmd.StreamID, d.Events); err != nil {
+		if conn.PgConn().TxStatus() == 'T' {
+			if _, rbErr := conn.Exec(ctx, `ROLLBACK TO SAVEPOINT batch_item`); rbErr != nil {
+				return Outcome{}, Decision{}, rbErr
+			}
+		}
+		return Outcome{}, Decision{}, err
+	}
+	_, err = conn.Exec(ctx, `RELEASE SAVEPOINT batch_item`)
+	return out, d, err
+}
+
+// claims reports a decision with unique claims or releases.
+func claims(d Decision) bool {
+	for _, e := range d.Events {
+		if len(e.Unique) > 0 {
+			return true
+		}
+	}
+	return false
+}
