@@ -175,8 +175,7 @@ func (q *Queries) newest(ctx context.Context, w *where, cur cursor, limit int) (
 
 // ranked is a page of a search: its word matches after the cursor, best
 // first, then, when those run out before the page is full, its
-// part-of-a-word matches, oldest first (search). Each part reads only the
-// page's rows whole.
+// part-of-a-word matches, oldest first (search).
 func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, limit int) (Page, error) {
 	gen, err := q.reader.Active(ctx, Name)
 	if err != nil {
@@ -190,50 +189,18 @@ func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, li
 	s = s.keys(common)
 	var out []found
 	if s.terms != "" && !cur.Part {
-		ws := w.clone()
-		from := s.query(ws)
-		ws.parts = append(ws.parts, s.wordsOnly())
-		after := ""
-		if cur.ID != "" {
-			ws.args = append(ws.args, *cur.Rank, cur.ID)
-			n := len(ws.args)
-			after = fmt.Sprintf(` WHERE (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, n-1, n-1, n)
-		}
-		ws.args = append(ws.args, limit+1)
-		// The first MaxMatches word matches the index finds are ranked, the
-		// page sorted out of them, and only the page's rows read whole.
-		words, err := q.list(ctx, names, `WITH m AS (
-			SELECT m.contact_id, m.rank FROM (
-				SELECT c.contact_id, ts_rank(c.search, q.tsq)::float4 AS rank FROM {{contacts}} c, `+from+` WHERE `+ws.sql()+
-			` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+after+fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
-			SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(ws.args)),
-			ws.args)
-		if err != nil {
+		if out, err = q.wordMatches(ctx, names, w.clone(), s, cur, limit+1); err != nil {
 			return Page{}, err
 		}
-		out = words
 	}
 	if s.needle != "" && len(out) <= limit {
-		ps := w.clone()
-		from := s.query(ps)
-		ps.parts = append(ps.parts, s.partOnly())
 		after := ""
 		if cur.Part {
-			ps.args = append(ps.args, cur.ID)
-			after = fmt.Sprintf(` WHERE m.contact_id > $%d::uuid`, len(ps.args))
+			after = cur.ID
 		}
-		ps.args = append(ps.args, limit+1-len(out))
-		parts, err := q.list(ctx, names, `WITH m AS (
-			SELECT m.contact_id FROM (
-				SELECT c.contact_id FROM {{contacts}} c, `+from+` WHERE `+ps.sql()+` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+after+
-			fmt.Sprintf(` ORDER BY m.contact_id LIMIT $%d)
-			SELECT `+contactSelect+`, 0::float4 FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY c.contact_id`, len(ps.args)),
-			ps.args)
+		parts, err := q.partMatches(ctx, names, w.clone(), s, after, limit+1-len(out))
 		if err != nil {
 			return Page{}, err
-		}
-		for i := range parts {
-			parts[i].part = true
 		}
 		out = append(out, parts...)
 	}
@@ -243,6 +210,51 @@ func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, li
 		}
 		return cursor{ID: f.ContactID, Rank: &f.rank}
 	}), nil
+}
+
+// wordMatches reads n word matches after the cursor, best first: the first
+// MaxMatches the index finds are ranked, the page sorted out of them, and
+// only the page's rows read whole.
+func (q *Queries) wordMatches(ctx context.Context, names *strings.Replacer, w *where, s search, cur cursor, n int) ([]found, error) {
+	from := s.query(w)
+	w.parts = append(w.parts, s.wordsOnly())
+	after := ""
+	if cur.ID != "" {
+		w.args = append(w.args, *cur.Rank, cur.ID)
+		n := len(w.args)
+		after = fmt.Sprintf(` WHERE (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, n-1, n-1, n)
+	}
+	w.args = append(w.args, n)
+	return q.list(ctx, names, `WITH m AS (
+		SELECT m.contact_id, m.rank FROM (
+			SELECT c.contact_id, ts_rank(c.search, q.tsq)::float4 AS rank FROM {{contacts}} c, `+from+` WHERE `+w.sql()+
+		` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+after+fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
+		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)),
+		w.args)
+}
+
+// partMatches reads n part-of-a-word matches that are not word matches,
+// after the id after ("" from the first), oldest first, out of the first
+// MaxMatches the index finds.
+func (q *Queries) partMatches(ctx context.Context, names *strings.Replacer, w *where, s search, after string, n int) ([]found, error) {
+	from := s.query(w)
+	w.parts = append(w.parts, s.partOnly())
+	cond := ""
+	if after != "" {
+		w.args = append(w.args, after)
+		cond = fmt.Sprintf(` WHERE m.contact_id > $%d::uuid`, len(w.args))
+	}
+	w.args = append(w.args, n)
+	parts, err := q.list(ctx, names, `WITH m AS (
+		SELECT m.contact_id FROM (
+			SELECT c.contact_id FROM {{contacts}} c, `+from+` WHERE `+w.sql()+` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+cond+
+		fmt.Sprintf(` ORDER BY m.contact_id LIMIT $%d)
+		SELECT `+contactSelect+`, 0::float4 FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY c.contact_id`, len(w.args)),
+		w.args)
+	for i := range parts {
+		parts[i].part = true
+	}
+	return parts, err
 }
 
 // found is a contact a list query read, with its rank in a search.
