@@ -1,13 +1,16 @@
 package contacts_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/platform/backend/internal/apptest"
+	contactsview "github.com/platform/backend/projections/contacts"
 )
 
 // TestContactLifecycle: create, read, update (PUT replaces), soft delete
@@ -188,6 +191,62 @@ func TestSearch(t *testing.T) {
 		}
 	}
 	apptest.ExpectProblem(t, c.do(http.MethodGet, "/api/contacts?cursor=bm9wZQ", nil, http.StatusBadRequest), http.StatusBadRequest, "invalid_input")
+}
+
+// TestSearchParts: a search lists its word matches (best first), then the
+// contacts only a part of a word finds (oldest first), and its pages go
+// from one to the other without repeating or skipping; an email typed whole
+// is found when the statistics make its domain's words common (the indexes
+// are asked for its rare words, the rows checked against the whole query);
+// the export of a search has every match of both.
+func TestSearchParts(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	c := newClient(t, h, "")
+	ann := c.create(map[string]any{"firstName": "Ann", "lastName": "Lee"})
+	// "ann" begins four words of Anna Ann's: she ranks first.
+	anna := c.create(map[string]any{"firstName": "Anna", "lastName": "Ann", "email": "anna@ann.test"})
+	// Found by a part of a word only, listed in creation (id) order.
+	var parts []string
+	for _, body := range []map[string]any{
+		{"firstName": "Jo", "email": "joanna@example.com"},
+		{"firstName": "Hannah", "lastName": "Moss"},
+		{"company": "Mann GmbH"},
+	} {
+		parts = append(parts, c.create(body).ContactID)
+	}
+	for i := range 30 {
+		c.create(map[string]any{"firstName": "Person", "email": fmt.Sprintf("person%d@example.com", i)})
+	}
+	c.sync()
+	// The statistics the search reads (autovacuum's ANALYZE, a minute after
+	// a load): "example" and "com" are in every email, so common.
+	analyze, err := h.App.Reader.SQL(context.Background(), contactsview.Projection{}, `ANALYZE {{contacts}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.App.Pool.Exec(context.Background(), analyze); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, x := range c.all("q=ann&limit=1") {
+		got = append(got, x.ContactID)
+	}
+	if want := append([]string{anna.ContactID, ann.ContactID}, parts...); !slices.Equal(got, want) {
+		t.Errorf("q=ann pages %v, want %v", got, want)
+	}
+	for _, q := range []string{"person17@example.com", "PERSON17@example", "person17"} {
+		found, _ := c.list("q=" + urlq(q))
+		if len(found) != 1 || found[0].Email != "person17@example.com" {
+			t.Errorf("q=%q found %+v", q, found)
+		}
+	}
+	if found := c.all("q=" + urlq("example.com") + "&limit=7"); len(found) != 31 {
+		t.Errorf("q=example.com found %d, want 31", len(found))
+	}
+	export := c.do(http.MethodGet, "/api/contacts/export?q=ann", nil, http.StatusOK)
+	if n := strings.Count(string(export.Body), "\n"); n != 6 {
+		t.Errorf("export of q=ann: %d lines, want a header and 5 contacts:\n%s", n, export.Body)
+	}
 }
 
 func urlq(s string) string { return url.QueryEscape(s) }

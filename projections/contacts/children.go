@@ -24,7 +24,7 @@ func (c child[T]) page(ctx context.Context, q *Queries, org, contactID, after st
 		return nil, nil, err
 	}
 	cur, err := decodeCursor(after)
-	if err != nil || cur.Rank != nil {
+	if err != nil || !cur.plain() {
 		return nil, nil, badCursor()
 	}
 	if limit == 0 {

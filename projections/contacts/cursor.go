@@ -10,11 +10,16 @@ import (
 )
 
 // cursor is a keyset position in a list: the last item's id, and for a
-// search its rank. Opaque to clients (base64url of JSON).
+// search its rank (a word match) or that it was a part-of-a-word match.
+// Opaque to clients (base64url of JSON).
 type cursor struct {
 	ID   string   `json:"id"`
 	Rank *float32 `json:"r,omitempty"`
+	Part bool     `json:"p,omitempty"`
 }
+
+// plain is a cursor of a list that is not a search (or none).
+func (c cursor) plain() bool { return c.Rank == nil && !c.Part }
 
 func (c cursor) encode() string {
 	raw, _ := json.Marshal(c)
@@ -30,7 +35,7 @@ func decodeCursor(s string) (cursor, error) {
 	if err != nil || json.Unmarshal(raw, &c) != nil {
 		return cursor{}, badCursor()
 	}
-	if _, err := uuid.Parse(c.ID); err != nil {
+	if _, err := uuid.Parse(c.ID); err != nil || c.Rank != nil && c.Part {
 		return cursor{}, badCursor()
 	}
 	return c, nil

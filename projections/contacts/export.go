@@ -23,8 +23,8 @@ func (q *Queries) Export(ctx context.Context, org string, f Filter, w io.Writer)
 	}
 	from := "{{contacts}} c"
 	if s := newSearch(f.Query); !s.empty() {
-		inner, _ := s.clauses(wh)
-		from += " CROSS JOIN " + inner // a join, so the LEFT JOINs below still see c
+		from += " CROSS JOIN " + s.query(wh) // a join, so the LEFT JOINs below still see c
+		wh.parts = append(wh.parts, s.any())
 	}
 	sql, err := q.sql(ctx, `SELECT c.contact_id::text, c.first_name, c.last_name, c.email, c.phone, c.company, c.job_title, c.tags,
 		c.pipeline_id, c.stage_id, c.stage_entered_at, coalesce(n.count, 0), coalesce(a.count, 0), c.created_at, c.updated_at

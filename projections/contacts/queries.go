@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,13 +23,14 @@ type Queries struct {
 	pool   *pgxpool.Pool
 	reader *projections.Reader
 	now    func() time.Time
+	words  *wordStats
 }
 
 func NewQueries(pool *pgxpool.Pool, reader *projections.Reader, now func() time.Time) *Queries {
 	if now == nil {
 		now = time.Now
 	}
-	return &Queries{pool: pool, reader: reader, now: now}
+	return &Queries{pool: pool, reader: reader, now: now, words: &wordStats{}}
 }
 
 func (q *Queries) sql(ctx context.Context, s string) (string, error) {
@@ -126,9 +128,10 @@ type Page struct {
 }
 
 // Contacts lists contacts: newest first, or, with a search, best match
-// first. Cursors are keyset positions (the last contact's id, and its rank
-// for a search), so pages neither repeat nor skip a contact while the list
-// does not change, however deep the page.
+// first (search). Cursors are keyset positions (the last contact's id, and
+// for a search its rank, or that it was a part-of-a-word match), so pages
+// neither repeat nor skip a contact while the list does not change, however
+// deep the page.
 func (q *Queries) Contacts(ctx context.Context, org string, f Filter) (Page, error) {
 	if f.Limit == 0 {
 		f.Limit = 50
@@ -146,84 +149,159 @@ func (q *Queries) Contacts(ctx context.Context, org string, f Filter) (Page, err
 		if f.Query != "" && strings.TrimSpace(f.Query) != "" {
 			return Page{Contacts: []Contact{}}, nil // nothing searchable in it
 		}
+		if !cur.plain() {
+			return Page{}, badCursor()
+		}
 		return q.newest(ctx, w, cur, f.Limit)
 	}
-	if cur.ID != "" && cur.Rank == nil {
-		return Page{}, badCursor()
+	if cur.ID != "" && (cur.plain() || cur.Rank != nil && s.terms == "" || cur.Part && s.needle == "") {
+		return Page{}, badCursor() // not a cursor of this search
 	}
 	return q.ranked(ctx, w, s, cur, f.Limit)
 }
 
 func (q *Queries) newest(ctx context.Context, w *where, cur cursor, limit int) (Page, error) {
-	if cur.Rank != nil {
-		return Page{}, badCursor()
-	}
 	if cur.ID != "" {
 		w.add("c.contact_id < $%d::uuid", cur.ID)
 	}
 	w.args = append(w.args, limit+1)
-	return q.page(ctx, `SELECT `+contactSelect+` FROM {{contacts}} c WHERE `+w.sql()+
-		fmt.Sprintf(` ORDER BY c.contact_id DESC LIMIT $%d`, len(w.args)), w.args, limit, false)
+	rows, err := q.list(ctx, nil, `SELECT `+contactSelect+`, 0::float4 FROM {{contacts}} c WHERE `+w.sql()+
+		fmt.Sprintf(` ORDER BY c.contact_id DESC LIMIT $%d`, len(w.args)), w.args)
+	if err != nil {
+		return Page{}, err
+	}
+	return pageOf(rows, limit, func(f found) cursor { return cursor{ID: f.ContactID} }), nil
 }
 
+// ranked is a page of a search: its word matches after the cursor, best
+// first, then, when those run out before the page is full, its
+// part-of-a-word matches, oldest first (search).
 func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, limit int) (Page, error) {
-	inner, rank := s.clauses(w)
-	outer := ""
-	if cur.ID != "" {
-		w.args = append(w.args, *cur.Rank, cur.ID)
-		n := len(w.args)
-		outer = fmt.Sprintf(` WHERE (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, n-1, n-1, n)
-	}
-	w.args = append(w.args, limit+1)
-	// The first MaxMatches matches are ranked, the page sorted out of them,
-	// and only the page's rows read whole.
-	return q.page(ctx, `WITH m AS (
-		SELECT m.contact_id, m.rank FROM (
-			SELECT c.contact_id, (`+rank+`)::float4 AS rank FROM {{contacts}} c, `+inner+` WHERE `+w.sql()+
-		` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+outer+fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
-		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)),
-		w.args, limit, true)
-}
-
-// page runs a list query that asked for limit+1 rows: the extra row says
-// there is a next page, whose cursor is the last row shown.
-func (q *Queries) page(ctx context.Context, query string, args []any, limit int, ranked bool) (Page, error) {
-	sql, err := q.sql(ctx, query)
+	gen, err := q.reader.Active(ctx, Name)
 	if err != nil {
 		return Page{}, err
 	}
-	rows, err := q.pool.Query(ctx, sql, args...)
+	names := projections.Resolver(Projection{}, gen)
+	common, err := q.words.get(ctx, q, projections.TableName("contacts", gen))
 	if err != nil {
 		return Page{}, err
 	}
-	defer rows.Close()
-	out := Page{Contacts: []Contact{}}
-	var ranks []float32
-	for rows.Next() {
-		var rank float32
-		var extra []any
-		if ranked {
-			extra = []any{&rank}
+	s = s.keys(common)
+	var out []found
+	if s.terms != "" && !cur.Part {
+		if out, err = q.wordMatches(ctx, names, w.clone(), s, cur, limit+1); err != nil {
+			return Page{}, err
 		}
-		c, err := scanContact(rows, extra...)
+	}
+	if s.needle != "" && len(out) <= limit {
+		after := ""
+		if cur.Part {
+			after = cur.ID
+		}
+		parts, err := q.partMatches(ctx, names, w.clone(), s, after, limit+1-len(out))
 		if err != nil {
 			return Page{}, err
 		}
-		out.Contacts, ranks = append(out.Contacts, c), append(ranks, rank)
+		out = append(out, parts...)
 	}
-	if err := rows.Err(); err != nil {
-		return Page{}, err
-	}
-	if len(out.Contacts) > limit {
-		out.Contacts = out.Contacts[:limit]
-		last := cursor{ID: out.Contacts[limit-1].ContactID}
-		if ranked {
-			last.Rank = &ranks[limit-1]
+	return pageOf(out, limit, func(f found) cursor {
+		if f.part {
+			return cursor{ID: f.ContactID, Part: true}
 		}
-		next := last.encode()
+		return cursor{ID: f.ContactID, Rank: &f.rank}
+	}), nil
+}
+
+// wordMatches reads n word matches after the cursor, best first: the first
+// MaxMatches the index finds are ranked, the page sorted out of them, and
+// only the page's rows read whole.
+func (q *Queries) wordMatches(ctx context.Context, names *strings.Replacer, w *where, s search, cur cursor, n int) ([]found, error) {
+	from := s.query(w)
+	w.parts = append(w.parts, s.wordsOnly())
+	after := ""
+	if cur.ID != "" {
+		w.args = append(w.args, *cur.Rank, cur.ID)
+		n := len(w.args)
+		after = fmt.Sprintf(` WHERE (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, n-1, n-1, n)
+	}
+	w.args = append(w.args, n)
+	return q.list(ctx, names, `WITH m AS (
+		SELECT m.contact_id, m.rank FROM (
+			SELECT c.contact_id, ts_rank(c.search, q.tsq)::float4 AS rank FROM {{contacts}} c, `+from+` WHERE `+w.sql()+
+		` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+after+fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
+		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)),
+		w.args)
+}
+
+// partMatches reads n part-of-a-word matches that are not word matches,
+// after the id after ("" from the first), oldest first, out of the first
+// MaxMatches the index finds.
+func (q *Queries) partMatches(ctx context.Context, names *strings.Replacer, w *where, s search, after string, n int) ([]found, error) {
+	from := s.query(w)
+	w.parts = append(w.parts, s.partOnly())
+	cond := ""
+	if after != "" {
+		w.args = append(w.args, after)
+		cond = fmt.Sprintf(` WHERE m.contact_id > $%d::uuid`, len(w.args))
+	}
+	w.args = append(w.args, n)
+	parts, err := q.list(ctx, names, `WITH m AS (
+		SELECT m.contact_id FROM (
+			SELECT c.contact_id FROM {{contacts}} c, `+from+` WHERE `+w.sql()+` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+cond+
+		fmt.Sprintf(` ORDER BY m.contact_id LIMIT $%d)
+		SELECT `+contactSelect+`, 0::float4 FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY c.contact_id`, len(w.args)),
+		w.args)
+	for i := range parts {
+		parts[i].part = true
+	}
+	return parts, err
+}
+
+// found is a contact a list query read, with its rank in a search.
+type found struct {
+	Contact
+	rank float32
+	part bool // a part-of-a-word match of a search
+}
+
+// list runs a list query whose rows are contactSelect and a rank, its
+// tables named by names (nil: the active generation's).
+func (q *Queries) list(ctx context.Context, names *strings.Replacer, query string, args []any) ([]found, error) {
+	var sql string
+	var err error
+	if names != nil {
+		sql = names.Replace(query)
+	} else if sql, err = q.sql(ctx, query); err != nil {
+		return nil, err
+	}
+	rows, err := q.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []found
+	for rows.Next() {
+		var f found
+		if f.Contact, err = scanContact(rows, &f.rank); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// pageOf is the page of a list that asked for limit+1 rows: the extra row
+// says there is a next page, whose cursor is the last row shown.
+func pageOf(rows []found, limit int, at func(found) cursor) Page {
+	out := Page{Contacts: make([]Contact, 0, min(len(rows), limit))}
+	for _, f := range rows[:min(len(rows), limit)] {
+		out.Contacts = append(out.Contacts, f.Contact)
+	}
+	if len(rows) > limit {
+		next := at(rows[limit-1]).encode()
 		out.NextCursor = &next
 	}
-	return out, nil
+	return out
 }
 
 // where collects a query's conditions and their arguments.
@@ -239,3 +317,8 @@ func (w *where) add(format string, arg any) {
 }
 
 func (w *where) sql() string { return strings.Join(w.parts, " AND ") }
+
+// clone is a copy to add to.
+func (w *where) clone() *where {
+	return &where{parts: slices.Clone(w.parts), args: slices.Clone(w.args)}
+}
