@@ -52,7 +52,7 @@ type mediaRoute interface{ accepts(mediaType string) bool }
 func (a *Action) openBody(w http.ResponseWriter, r *http.Request) (io.Reader, string, error) {
 	spec := a.Body
 	if r.ContentLength > spec.MaxBytes {
-		return nil, "", errs.TooLarge("payload_too_large", "the request body is larger than " + strconv.FormatInt(spec.MaxBytes, 10) + " bytes")
+		return nil, "", errs.TooLarge("payload_too_large", "the request body is larger than "+strconv.FormatInt(spec.MaxBytes, 10)+" bytes")
 	}
 	if !hasBody(r) {
 		return nil, "", errs.InvalidField("/body", "a request body is required")
@@ -82,7 +82,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := b.r.Read(one[:])
 		if n > 0 {
-			return 0, errs.TooLarge("payload_too_large", "the request body is larger than " + strconv.FormatInt(b.limit, 10) + " bytes")
+			return 0, errs.TooLarge("payload_too_large", "the request body is larger than "+strconv.FormatInt(b.limit, 10)+" bytes")
 		}
 		return 0, b.wrap(err)
 	}
@@ -103,7 +103,7 @@ func (b *boundedBody) wrap(err error) error {
 	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return errs.TooLarge("payload_too_large", "the request body is larger than " + strconv.FormatInt(tooLarge.Limit, 10) + " bytes")
+		return errs.TooLarge("payload_too_large", "the request body is larger than "+strconv.FormatInt(tooLarge.Limit, 10)+" bytes")
 	}
 	// A connection that broke mid-body: the client's problem (WriteError
 	// answers 499 instead when the client is gone).

@@ -100,7 +100,7 @@ func objectError(err error, limit int64) error {
 	var stored *objectstore.Error
 	switch {
 	case objectstore.KindOf(err) == objectstore.KindTooLarge:
-		return errs.TooLarge("payload_too_large", "the file is larger than " + strconv.FormatInt(limit, 10) + " bytes; nothing was stored")
+		return errs.TooLarge("payload_too_large", "the file is larger than "+strconv.FormatInt(limit, 10)+" bytes; nothing was stored")
 	case objectstore.KindOf(err) == objectstore.KindUnsupportedType:
 		return errs.InvalidField("/file", "the file's content type is not a media type (type/subtype)")
 	case objectstore.KindOf(err) == objectstore.KindNotFound:

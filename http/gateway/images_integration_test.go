@@ -9,7 +9,7 @@ import (
 
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // TestImagesAreMeteredPerImage: ai.images.create reserves and charges per
@@ -47,7 +47,7 @@ func TestImagesAreMeteredPerImage(t *testing.T) {
 		t.Fatalf("usage %v", events[0])
 	}
 
-	kit.Next(fakekit.RateLimit(4 * time.Second))
+	kit.Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 4 * time.Second})
 	res = post(t, h, "/api/ai/images", "", map[string]any{"prompt": "a red rocket"})
 	apptest.ExpectProblem(t, res, http.StatusTooManyRequests, "provider_rate_limited")
 	if res.Header.Get("Retry-After") != "4" {

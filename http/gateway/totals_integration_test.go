@@ -9,7 +9,7 @@ import (
 
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // TestConcurrentCallsAreCountedOnce: calls that settle together (their
@@ -21,7 +21,7 @@ func TestConcurrentCallsAreCountedOnce(t *testing.T) {
 	h := start(t)
 	kit := fake(t, h, ai.Provider1)
 	const n, failing = 40, 4
-	kit.Next(fakekit.Status(500), fakekit.Status(500), fakekit.Status(500), fakekit.Status(500))
+	kit.Next(failing, fakekit.Status(500))
 	var mu sync.Mutex
 	var cost float64
 	ok := 0

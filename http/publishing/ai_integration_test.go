@@ -10,7 +10,7 @@ import (
 	"github.com/platform/backend/internal/apptest"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/providers/ai"
-	"github.com/platform/backend/providers/ai/fakekit"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // TestGenerateImageThroughTheGateway: /api/ai/generate-image is the
@@ -72,7 +72,7 @@ func TestGenerateImageThroughTheGateway(t *testing.T) {
 		t.Fatalf("usage %+v", e)
 	}
 
-	kit.Next(fakekit.RateLimit(5 * time.Second))
+	kit.Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 5 * time.Second})
 	res = h.Do(t, "publishing", http.MethodPost, "/api/ai/generate-image", "", map[string]any{"brandId": b.BrandID, "prompt": "a red rocket"})
 	apptest.ExpectProblem(t, res, http.StatusTooManyRequests, "provider_rate_limited")
 	if res.Header.Get("Retry-After") != "5" {

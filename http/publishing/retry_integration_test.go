@@ -9,6 +9,7 @@ import (
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/module"
 	pubmod "github.com/platform/backend/internal/modules/publishing"
+	"github.com/platform/backend/providers/fakekit"
 	"github.com/platform/backend/providers/social/socialfake"
 )
 
@@ -33,7 +34,7 @@ func TestRateLimitedIsRetriedAfterTheNetworksWait(t *testing.T) {
 	h2 := apptest.Start(t, withFake(f, fastRetries, func(cfg *app.Config) { cfg.DatabaseURL, cfg.Kafka = h1.Config.DatabaseURL, h1.Config.Kafka }))
 	b := newBrand(t, h1, "", "Acme")
 	connect(t, h1, "", b.BrandID, "network_1")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.RateLimit, RetryAfter: 2 * time.Second})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.RateLimit, RetryAfter: 2 * time.Second})
 	p := createPost(t, h1, "", post(b.BrandID, "Wait for it", time.Now()))
 	failed := waitPost(t, h1, p.PostID, 10*time.Second, "rate limited", allTargets(domain.StateFailed))
 	fl := target(failed).Failure
@@ -62,7 +63,7 @@ func TestFaultsAreRetriedUpToTheBound(t *testing.T) {
 	h := apptest.Start(t, withFake(f, fastRetries))
 	b := newBrand(t, h, "", "Acme")
 	connect(t, h, "", b.BrandID, "network_1")
-	f.Next(socialfake.OpPost, 3, socialfake.Fault{Kind: socialfake.ServerError})
+	f.On(socialfake.OpPost).Next(3, fakekit.Fault{Kind: fakekit.ServerError})
 	p := createPost(t, h, "", post(b.BrandID, "Keeps failing", time.Now()))
 	got := waitPost(t, h, p.PostID, 15*time.Second, "failed for good", func(p domain.Post) bool {
 		tg := target(p)
@@ -89,7 +90,7 @@ func TestRejectionsAndRevokedGrantsAreNotRetried(t *testing.T) {
 	h := apptest.Start(t, withFake(f, fastRetries))
 	b := newBrand(t, h, "", "Acme")
 	connect(t, h, "", b.BrandID, "network_1")
-	f.Next(socialfake.OpPost, 1, socialfake.Fault{Kind: socialfake.Reject, Reason: "too_long"})
+	f.On(socialfake.OpPost).Next(1, fakekit.Fault{Kind: fakekit.Reject, Code: "too_long"})
 	refused := createPost(t, h, "", post(b.BrandID, "Refused", time.Now()))
 	waitPost(t, h, refused.PostID, 10*time.Second, "rejected", allTargets(domain.StateFailed))
 	f.RevokeGrants()
@@ -115,7 +116,7 @@ func TestAutomaticRetryResumesAThread(t *testing.T) {
 	h := apptest.Start(t, withFake(f, fastRetries))
 	b := newBrand(t, h, "", "Acme")
 	connect(t, h, "", b.BrandID, "network_1")
-	f.Then(socialfake.OpPost, socialfake.Fault{}, socialfake.Fault{Kind: socialfake.ServerError})
+	f.On(socialfake.OpPost).Then(fakekit.Fault{}, fakekit.Fault{Kind: fakekit.ServerError})
 	body := post(b.BrandID, "1/3 first", time.Now())
 	body["thread"] = []map[string]any{{"text": "2/3 second"}, {"text": "3/3 third"}}
 	p := createPost(t, h, "", body)
