@@ -30,6 +30,11 @@ type EdgeConfig struct {
 	RelayAttempts   int
 	RelayBackoff    time.Duration
 	RelayMaxBackoff time.Duration
+	// RelaySigningKey is the root of the relays' signing secrets
+	// (GATEWAY_RELAY_SIGNING_KEY, base64 of at least 32 bytes): each
+	// connection's secret is derived from it (RelaySecret), so an app can
+	// tell a relay from a forged POST. Without it relays go unsigned.
+	RelaySigningKey []byte
 	// ExpiryScanInterval is how often the scan for tokens entering the
 	// seven-day window runs (GATEWAY_EXPIRY_SCAN_INTERVAL, default 24h).
 	ExpiryScanInterval time.Duration
@@ -77,6 +82,9 @@ func (c EdgeConfig) Validate() error {
 	}
 	if c.DeliveryBackoff <= 0 || c.MaxRetryAfter <= 0 || c.RelayBackoff <= 0 || c.RelayMaxBackoff < c.RelayBackoff {
 		problems = append(problems, errors.New("gateway: delivery and relay backoffs must be positive, the relay's maximum at least its first"))
+	}
+	if n := len(c.RelaySigningKey); n > 0 && n < MinRelaySigningKey {
+		problems = append(problems, errors.New("gateway: the relay signing key must be at least 32 bytes"))
 	}
 	if c.ExpiryScanInterval < time.Second || c.WebhookTolerance <= 0 {
 		problems = append(problems, errors.New("gateway: the expiry scan interval must be at least 1s and the webhook tolerance positive"))

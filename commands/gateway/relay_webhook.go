@@ -100,8 +100,8 @@ func (e *Edge) relayAttempt(ctx context.Context, m commands.Meta, webhookID stri
 }
 
 // post is one relay: the provider's body as it came, the content type,
-// and headers naming the webhook (the app dedupes on X-Platform-Webhook-Id:
-// a relay is at least once). Failures are a few words, never upstream text.
+// headers naming the webhook (the app dedupes on X-Platform-Webhook-Id:
+// a relay is at least once) and the signature over the body (relay_signing.go). Failures are a few words, never upstream text.
 func (e *Edge) post(ctx context.Context, rec domain.WebhookReceivedV1, n int) (bool, int, string, error) {
 	var target *string
 	var body []byte
@@ -132,6 +132,9 @@ func (e *Edge) post(ctx context.Context, rec domain.WebhookReceivedV1, n int) (b
 	req.Header.Set("X-Platform-Connection-Id", rec.ConnectionID)
 	req.Header.Set("X-Platform-Event-Type", rec.EventType)
 	req.Header.Set("X-Platform-Attempt", strconv.Itoa(n))
+	if secret, ok := e.cfg.relaySecret(rec.ConnectionID); ok {
+		req.Header.Set(RelaySignatureHeader, SignRelay(secret, body, e.h.now()))
+	}
 	resp, err := e.out.Do(req)
 	if err != nil {
 		if resp == nil {

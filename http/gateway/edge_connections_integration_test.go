@@ -42,6 +42,7 @@ func TestConnectionLifecycle(t *testing.T) {
 	// Another organization: missing alike, and it cannot change it.
 	_, other := h.NewOrganization(t, "Other", testenv.UniqueName("other"), apptest.DefaultScopes...)
 	apptest.ExpectProblem(t, get(t, h, "/api/connections/"+id, other), http.StatusNotFound, "not_found")
+	apptest.ExpectProblem(t, get(t, h, "/api/connections/"+id+"/webhook-secret", other), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, patch(t, h, "/api/connections/"+id, other, map[string]any{"name": "x"}), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, post(t, h, "/api/connections/"+id+"/disconnect", other, map[string]any{}), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, h.Do(t, "gateway", http.MethodPut, "/api/connections/"+id+"/credentials", other,

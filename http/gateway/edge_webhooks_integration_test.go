@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	gatewaycmd "github.com/platform/backend/commands/gateway"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -234,6 +235,31 @@ func TestWebhookRelay(t *testing.T) {
 	if !bytes.Equal(last.body, payload) || last.header.Get("X-Platform-Webhook-Id") != ans.WebhookID ||
 		last.header.Get("X-Platform-Provider") != "payments_provider_a" || last.header.Get("X-Platform-Attempt") != "3" {
 		t.Fatalf("relayed %s with %v", last.body, last.header)
+	}
+	// Every attempt is signed with the flaky connection's secret, at its
+	// time; the dead connection's secret verifies none, nor does a changed body.
+	secretOf := func(id string) string {
+		res := get(t, h, "/api/connections/"+id+"/webhook-secret", "")
+		apptest.Must(t, res, http.StatusOK, "relay secret")
+		var s gatewaycmd.RelaySecret
+		res.JSON(t, &s)
+		if s.ConnectionID != id || !strings.HasPrefix(s.Secret, "whsec_") || s.Header != gatewaycmd.RelaySignatureHeader {
+			t.Fatalf("relay secret %+v", s)
+		}
+		return s.Secret
+	}
+	flakySecret, deadSecret := secretOf(flakyID), secretOf(deadID)
+	for i, c := range calls {
+		sig := c.header.Get(gatewaycmd.RelaySignatureHeader)
+		if err := gatewaycmd.VerifyRelay(flakySecret, sig, c.body, time.Now(), time.Minute); err != nil {
+			t.Fatalf("attempt %d: %q does not verify: %v", i+1, sig, err)
+		}
+		if err := gatewaycmd.VerifyRelay(deadSecret, sig, c.body, time.Now(), time.Minute); err == nil {
+			t.Fatalf("attempt %d verifies with another connection's secret", i+1)
+		}
+		if err := gatewaycmd.VerifyRelay(flakySecret, sig, append([]byte(" "), c.body...), time.Now(), time.Minute); err == nil {
+			t.Fatalf("attempt %d verifies a changed body", i+1)
+		}
 	}
 	apptest.Eventually(t, 20*time.Second, "relayed in the read model", func() bool {
 		return strings.Contains(string(get(t, h, "/api/webhooks", "").Body), `"relay_status":"relayed"`)

@@ -72,6 +72,9 @@ func buildEdge(p *module.Platform, cfg *Config, h *gatewaycmd.Handlers, platform
 	if e.sandboxRing {
 		p.Log.Warn("gateway: credentials are sealed with the sandbox's fixed key (no GATEWAY_KEYRING): not for real secrets")
 	}
+	if e.sandboxRelayKey {
+		p.Log.Warn("gateway: relays are signed with the sandbox's fixed key (no GATEWAY_RELAY_SIGNING_KEY): not for real apps")
+	}
 	links := gatewaycmd.PlatformLinks{}
 	sandbox := &EdgeSandbox{}
 	var problems []error

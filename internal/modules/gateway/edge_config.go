@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -25,8 +26,9 @@ type EdgeSection struct {
 	// without their own.
 	Platform map[string]PlatformKey
 	// sandboxRing: no GATEWAY_KEYRING and the sandbox on: a fixed key,
-	// clearly named, so make run stores credentials without setup.
-	sandboxRing bool
+	// clearly named, so make run stores credentials without setup; the same
+	// for sandboxRelayKey (no GATEWAY_RELAY_SIGNING_KEY).
+	sandboxRing, sandboxRelayKey bool
 }
 
 // PlatformKey is the platform's key of one provider.
@@ -49,6 +51,12 @@ func (s *EdgeSection) fromEnv(env *module.Env, getenv func(string) string) error
 	if ring, active := getenv("GATEWAY_KEYRING"), getenv("GATEWAY_KEYRING_ACTIVE"); ring != "" || active != "" {
 		if s.Ring, ringErr = vault.Parse(ring, active); ringErr != nil {
 			ringErr = fmt.Errorf("GATEWAY_KEYRING: %w", ringErr)
+		}
+	}
+	var relayErr error
+	if raw := getenv("GATEWAY_RELAY_SIGNING_KEY"); raw != "" {
+		if s.RelaySigningKey, relayErr = base64.StdEncoding.DecodeString(raw); relayErr != nil {
+			relayErr = errors.New("GATEWAY_RELAY_SIGNING_KEY: not base64 (standard alphabet, padded)")
 		}
 	}
 	env.Int("GATEWAY_DELIVERY_ATTEMPTS", &s.DeliveryAttempts)
@@ -79,7 +87,7 @@ func (s *EdgeSection) fromEnv(env *module.Env, getenv func(string) string) error
 			s.BaseURLs[p] = base
 		}
 	}
-	return ringErr
+	return errors.Join(ringErr, relayErr)
 }
 
 // defaults: the sandbox's key ring when the sandbox runs without one.
@@ -90,6 +98,10 @@ func (s *EdgeSection) defaults(sandbox bool) {
 		s.Ring, _ = vault.FromKeys(SandboxKeyID, map[string][]byte{SandboxKeyID: key[:]}) // a fixed 32-byte key: cannot fail
 		s.sandboxRing = true
 	}
+	if len(s.RelaySigningKey) == 0 && sandbox {
+		key := sha256.Sum256([]byte("platform gateway sandbox relay signing key: not a secret"))
+		s.RelaySigningKey, s.sandboxRelayKey = key[:], true
+	}
 }
 
 // SandboxKeyID names the sandbox's fixed credential key.
@@ -99,6 +111,11 @@ func (s *EdgeSection) validate(sandbox bool) error {
 	problems := []error{s.EdgeConfig.Validate()}
 	if !sandbox && s.Ring.Has(SandboxKeyID) {
 		problems = append(problems, errors.New("gateway: the sandbox credential key is for GATEWAY_SANDBOX only"))
+	}
+	if !sandbox && s.Ring.Active() != "" && len(s.RelaySigningKey) == 0 {
+		// With a ring, connections with a webhook URL can be made, and
+		// their relays must be signed.
+		problems = append(problems, errors.New("gateway: GATEWAY_RELAY_SIGNING_KEY (base64 of at least 32 bytes) is required with a key ring: relays to apps are signed"))
 	}
 	for p, base := range s.BaseURLs {
 		if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
