@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -75,6 +76,33 @@ func TestDemoOrganizations(t *testing.T) {
 	runDemo(t, db, testenv.UniqueName("demo"), fresh)
 	if after, _ := os.ReadFile(fresh); !bytes.Equal(before, after) {
 		t.Fatalf("a second run changed the demo file:\n%s\n%s", before, after)
+	}
+
+	// A kept tenant key lacking a scope the platform gives now (a service
+	// added since): the tenant gets another key with every scope, the
+	// operator's stays, and a further run changes nothing.
+	want := d.Tenant.Scopes
+	at := bytes.Index(before, []byte(`"tenant":`))
+	if at < 0 {
+		t.Fatalf("no tenant in the demo file: %s", before)
+	}
+	lacking := append(bytes.Clone(before[:at]), bytes.Replace(before[at:], []byte(`"`+want[len(want)-1]+`"`), []byte(`"`+want[0]+`"`), 1)...)
+	if bytes.Equal(lacking, before) {
+		t.Fatal("could not take a scope out of the kept tenant key")
+	}
+	if err := os.WriteFile(fresh, lacking, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, renewed := runDemo(t, db, testenv.UniqueName("demo"), fresh)
+	if renewed.Operator.APIKey != d.Operator.APIKey || renewed.Tenant.APIKey == d.Tenant.APIKey ||
+		renewed.Tenant.OrganizationID != d.Tenant.OrganizationID || !slices.Equal(renewed.Tenant.Scopes, want) ||
+		!strings.Contains(out, "made again: tenant key") {
+		t.Fatalf("a kept key lacking a scope: want a new tenant key with %v, the operator's kept:\n%+v\n%s", want, renewed, out)
+	}
+	before, _ = os.ReadFile(fresh)
+	runDemo(t, db, testenv.UniqueName("demo"), fresh)
+	if after, _ := os.ReadFile(fresh); !bytes.Equal(before, after) {
+		t.Fatalf("a run after the renewal changed the demo file:\n%s\n%s", before, after)
 	}
 
 	// An older make run's file: its organization stays the operator's.

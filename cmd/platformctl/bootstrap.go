@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"strings"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands"
 	identitycmd "github.com/platform/backend/commands/identity"
@@ -43,28 +39,14 @@ func bootstrap(args []string) error {
 		return err
 	}
 	if *scopes == "" {
-		*scopes = TenantScopes
-		if *admin {
-			*scopes = OperatorScopes
-		}
-	}
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		return fmt.Errorf("DATABASE_URL is required")
+		*scopes = defaultScopes(*admin)
 	}
 	ctx := context.Background()
-	pool, err := app.OpenPool(ctx, url)
+	h, pool, err := openIdentity(ctx)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	for _, m := range []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, identitycmd.Migrate} {
-		if err := m(ctx, pool); err != nil {
-			return err
-		}
-	}
-	h := identitycmd.NewHandlers(eventstore.NewStore(pool, eventstore.Topics{Prefix: os.Getenv("PLATFORM_TOPIC_PREFIX")}), nil,
-		identitycmd.WithKeys(pool))
 	system := commands.Meta{Actor: eventstore.Actor{ID: "platformctl", Type: "system"}}
 	out, err := h.Bootstrap(ctx, system, identitycmd.Bootstrap{OrganizationName: *name, Slug: *slug, Email: *email,
 		Password: *password, Administration: *admin})
@@ -76,8 +58,5 @@ func bootstrap(args []string) error {
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(os.Stdout).Encode(map[string]any{
-		"organization_id": out.Organization.OrganizationID, "user_id": out.User.UserID, "key_id": key.Value.KeyID, "api_key": key.Value.Token,
-		"administration": out.Organization.Administration, "scopes": key.Value.Scopes,
-	})
+	return printKey(out.Organization.OrganizationID, out.User.UserID, key.Value, out.Organization.Administration)
 }

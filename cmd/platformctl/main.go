@@ -32,6 +32,9 @@ Commands (straight on the database, DATABASE_URL):
   bootstrap [--org-name N] [--slug S] [--email E] [--password P] [--administration=false] [--scopes a:b,...]
                                         an organization, its owner and an API key; by default the
                                         platform administration organization and an operator key
+  key --org ID --user ID [--administration=false] [--scopes a:b,...] [--name N]
+                                        another API key of an existing organization, as its user
+  scopes [--administration=false]       the scopes a new key gets by default, comma-separated
   privacy-maintenance [--now RFC3339]   purge expired tombstones and audit records now
 
   help                                  this text; "platformctl <command> -h" shows a command's flags
@@ -79,6 +82,10 @@ func command(args []string) error {
 		return privacyMaintenance(args[1:])
 	case "services":
 		return services(args[1:])
+	case "key":
+		return key(args[1:])
+	case "scopes":
+		return scopes(args[1:])
 	}
 	return fmt.Errorf("unknown command %q (platformctl help lists the commands)", args[0])
 }

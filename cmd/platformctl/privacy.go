@@ -8,9 +8,6 @@ import (
 	"os"
 	"time"
 
-	identitycmd "github.com/platform/backend/commands/identity"
-	"github.com/platform/backend/eventstore"
-	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/projections"
 	identityview "github.com/platform/backend/projections/identity"
 )
@@ -33,18 +30,12 @@ func privacyMaintenance(args []string) error {
 		}
 		now = t
 	}
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		return fmt.Errorf("DATABASE_URL is required")
-	}
 	ctx := context.Background()
-	pool, err := app.OpenPool(ctx, url)
+	h, pool, err := openIdentity(ctx)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	h := identitycmd.NewHandlers(eventstore.NewStore(pool, eventstore.Topics{Prefix: os.Getenv("PLATFORM_TOPIC_PREFIX")}), nil,
-		identitycmd.WithKeys(pool))
 	h.SetDirectory(identityview.NewQueries(pool, projections.NewReader(pool, nil), h.Keys()))
 	rep, err := h.PurgeExpired(ctx, now)
 	if err != nil {
