@@ -22,12 +22,20 @@ const CanaryActor = "gateway.canary"
 // canaryBatch bounds one read of the credential table.
 const canaryBatch = 200
 
-// RunCanary runs the credential canary in one process of the deployment
-// (leader lock gateway.credential_canary): once when it starts leading,
-// then every CanaryInterval (a negative interval: only the first run).
+// RunCanary runs the key upkeep in one process of the deployment (leader
+// lock gateway.credential_canary): once when it starts leading, then every
+// CanaryInterval (a negative interval: only the first run). The upkeep
+// re-seals what is not under the active key (RotateAll), then runs the
+// canary over what is left. Every process must hold a new key before it
+// becomes active: one without it cannot open what the others seal.
 func (e *Edge) RunCanary(ctx context.Context, pool *pgxpool.Pool) error {
 	return leader.Run(ctx, pool, leader.GatewayCanary, leader.Config{}, e.log, func(ctx context.Context) error {
 		for {
+			if n, unreadable, err := e.RotateAll(ctx); err != nil {
+				e.log.Warn("gateway: re-sealing credentials under the active key stopped; the next tick goes on", "rotated", n, "err", err)
+			} else if n > 0 {
+				e.log.Info("gateway: credentials re-sealed under the active key", "rotated", n, "unreadable", unreadable)
+			}
 			if n, err := e.Canary(ctx); err != nil {
 				e.log.Warn("gateway: credential canary failed", "err", err)
 			} else if n > 0 {

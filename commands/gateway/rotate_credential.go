@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/domain/errs"
@@ -51,38 +53,41 @@ func (e *Edge) RotateCredential(ctx context.Context, m commands.Meta, in RotateC
 	return res, err
 }
 
-// RotateAll rotates every credential not sealed under the active key, as
-// the system (an operator's command after a new key became active); it
-// returns how many it rotated and the first failures.
-func (e *Edge) RotateAll(ctx context.Context) (int, error) {
+// RotateAll re-seals every credential not sealed under the active key, as
+// the system: what the key upkeep does at start and on every canary tick
+// (RunCanary), so that after a new key became active the old one can leave
+// the ring without a command per credential. A credential no key of the
+// ring opens is left as it is and counted (the canary reports it); the
+// error joins the others' failures.
+func (e *Edge) RotateAll(ctx context.Context) (rotated, unreadable int, err error) {
+	if e.cfg.Ring.Active() == "" {
+		return 0, 0, nil // nothing to seal with
+	}
 	rows, err := e.h.pool.Query(ctx, `SELECT connection_id, organization_id FROM gateway_credentials WHERE key_id <> $1 ORDER BY credential_id`,
 		e.cfg.Ring.Active())
 	if err != nil {
-		return 0, dbError(err)
+		return 0, 0, dbError(err)
 	}
 	type todo struct{ connection, org string }
-	var list []todo
-	for rows.Next() {
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (todo, error) {
 		var t todo
-		if err := rows.Scan(&t.connection, &t.org); err != nil {
-			rows.Close()
-			return 0, dbError(err)
-		}
-		list = append(list, t)
+		return t, r.Scan(&t.connection, &t.org)
+	})
+	if err != nil {
+		return 0, 0, dbError(err)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, dbError(err)
-	}
-	rotated := 0
 	var problems []error
 	for _, t := range list {
 		m := commands.Meta{OrganizationID: t.org, Actor: eventstore.Actor{ID: "gateway.rotation", Type: "system"}}
-		if _, err := e.RotateCredential(ctx, m, RotateCredential{ConnectionID: t.connection}); err != nil {
+		_, err := e.RotateCredential(ctx, m, RotateCredential{ConnectionID: t.connection})
+		switch {
+		case errs.CodeOf(err) == "credential_undecryptable":
+			unreadable++
+		case err != nil:
 			problems = append(problems, errors.New(t.connection+": "+err.Error()))
-			continue
+		default:
+			rotated++
 		}
-		rotated++
 	}
-	return rotated, errors.Join(problems...)
+	return rotated, unreadable, errors.Join(problems...)
 }
