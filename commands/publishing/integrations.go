@@ -102,10 +102,11 @@ type Callback struct {
 	Error    string // the network's error parameter (the user denied)
 }
 
-// Connected is the callback's answer: the brand with its new connection.
+// Connected is the callback's answer: the brand with its new connections.
 type Connected struct {
-	ConnectionID string       `json:"connection_id"`
-	Brand        domain.Brand `json:"brand"`
+	ConnectionID  string       `json:"connection_id"`  // the first account's
+	ConnectionIDs []string     `json:"connection_ids"` // every account the grant covers, in the network's order
+	Brand         domain.Brand `json:"brand"`
 }
 
 var errBadState = errs.InvalidField("/state", "unknown, used or expired connect attempt")
@@ -157,39 +158,56 @@ func (i *Integrations) Callback(ctx context.Context, c Callback) (Connected, err
 	if len(accounts) == 0 {
 		return Connected{}, errs.Conflict("no_account", "the network granted no account to publish as")
 	}
-	account := accounts[0] // the user's own account, or the first page it manages
+	// Every account the grant covers is connected: the person chose them in
+	// the network's own dialog (Facebook's page picker, LinkedIn's
+	// organizations); one they do not want is disconnected like any other.
 	b, err := i.h.BrandAny(ctx, brandID)
 	if err != nil {
-		return Connected{}, err
-	}
-	id := uuid.Must(uuid.NewV7()).String()
-	for _, x := range b.Connections {
-		if x.Network == network && x.AccountID == account.ID {
-			id = x.ConnectionID
-		}
-	}
-	if err := i.creds.Save(ctx, b.HomeOrganizationID, brandID, id, network, social.Connection{Token: tok, Account: account}); err != nil {
 		return Connected{}, err
 	}
 	mode := "production"
 	if n, _ := i.nets.byName[network]; n.Readiness == ReadinessSandbox {
 		mode = "sandbox"
 	}
-	conn := domain.Connection{ConnectionID: id, Network: network, AccountID: account.ID, AccountName: account.Name,
-		AccountKind: string(account.Kind), OwnerID: userID, Mode: mode, Scopes: tok.Scopes, Refreshable: tok.Refreshable(i.h.now())}
-	if !tok.Expiry.IsZero() {
-		e := tok.Expiry.UTC()
-		conn.TokenValidUntil = &e
+	conns := make([]domain.Connection, 0, len(accounts))
+	for _, account := range accounts {
+		id := uuid.Must(uuid.NewV7()).String()
+		for _, x := range b.Connections {
+			if x.Network == network && x.AccountID == account.ID {
+				id = x.ConnectionID
+			}
+		}
+		if err := i.creds.Save(ctx, b.HomeOrganizationID, brandID, id, network, social.Connection{Token: tok, Account: account}); err != nil {
+			return Connected{}, err
+		}
+		conn := domain.Connection{ConnectionID: id, Network: network, AccountID: account.ID, AccountName: account.Name,
+			AccountKind: string(account.Kind), OwnerID: userID, Mode: mode, Scopes: tok.Scopes, Refreshable: tok.Refreshable(i.h.now())}
+		if !tok.Expiry.IsZero() {
+			e := tok.Expiry.UTC()
+			conn.TokenValidUntil = &e
+		}
+		conns = append(conns, conn)
 	}
 	m := commands.Meta{OrganizationID: org, Actor: eventstore.Actor{ID: userID, Type: "user"}, CorrelationID: "connect:" + hash[:16]}
 	res, err := i.h.runBrand(ctx, m, brandID, func(b *domain.Brand) ([]event.Change, error) {
-		changes, _, err := b.Connect(conn, i.h.now())
-		return changes, err
+		var changes []event.Change
+		for _, conn := range conns {
+			c, _, err := b.Connect(conn, i.h.now())
+			if err != nil {
+				return nil, err
+			}
+			changes = append(changes, c...)
+		}
+		return changes, nil
 	})
 	if err != nil {
 		return Connected{}, err
 	}
-	return Connected{ConnectionID: id, Brand: res.Value}, nil
+	out := Connected{ConnectionID: conns[0].ConnectionID, Brand: res.Value}
+	for _, c := range conns {
+		out.ConnectionIDs = append(out.ConnectionIDs, c.ConnectionID)
+	}
+	return out, nil
 }
 
 // networkError is a network's failure during connect, as the API answers

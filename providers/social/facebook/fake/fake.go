@@ -38,12 +38,16 @@ type Fake struct {
 	*socialfake.Core
 
 	mu         sync.Mutex
-	pageTokens map[string]string // user access token -> page access token
+	pages      []page            // the pages the user manages, PageID first
+	pageTokens map[string]string // user access token and page id -> page access token
 }
+
+// page is one page the user manages.
+type page struct{ id, name string }
 
 // New builds the fake without starting a server (mount Handler anywhere).
 func New(opts socialfake.Options) *Fake {
-	f := &Fake{pageTokens: map[string]string{}}
+	f := &Fake{pageTokens: map[string]string{}, pages: []page{{PageID, PageName}}}
 	f.Core = socialfake.NewCore(graphfake.Dialect{Business: PageID}, opts)
 	f.SetUser(UserID)
 	// A code gives a short-lived user token; fb_exchange_token a 60-day one.
@@ -63,21 +67,31 @@ func (f *Fake) Connection() social.Connection {
 	g := f.IssueGrant(UserID, Scopes())
 	return social.Connection{
 		Token:   g.Token(),
-		Account: social.Account{ID: PageID, Kind: social.AccountPage, Name: PageName, AccessToken: f.pageToken(g.Access, g.Scopes)},
+		Account: social.Account{ID: PageID, Kind: social.AccountPage, Name: PageName, AccessToken: f.pageToken(g.Access, PageID, g.Scopes)},
 	}
+}
+
+// AddPage makes the user manage another page: /me/accounts lists it after
+// the others, with its own page token (a person who picked two pages in
+// Facebook's dialog).
+func (f *Fake) AddPage(id, name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pages = append(f.pages, page{id, name})
 }
 
 // pageToken is the page's token for a user token (made once per user
 // token, as a page token made from a long-lived user token does not
 // expire).
-func (f *Fake) pageToken(userToken string, scopes []string) string {
+func (f *Fake) pageToken(userToken, pageID string, scopes []string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if t, ok := f.pageTokens[userToken]; ok {
+	key := userToken + "\x00" + pageID
+	if t, ok := f.pageTokens[key]; ok {
 		return t
 	}
-	t := f.IssueGrantFor(PageID, scopes, 0)
-	f.pageTokens[userToken] = t
+	t := f.IssueGrantFor(pageID, scopes, 0)
+	f.pageTokens[key] = t
 	return t
 }
 
@@ -137,10 +151,16 @@ func (f *Fake) accounts(w http.ResponseWriter, r *http.Request) {
 	if !ok || !call.NeedScope("pages_show_list") {
 		return
 	}
-	token := f.pageToken(socialfake.BearerOrParam(r), call.Grant.Scopes)
+	f.mu.Lock()
+	pages := append([]page(nil), f.pages...)
+	f.mu.Unlock()
+	data := make([]map[string]any, 0, len(pages))
+	for _, p := range pages {
+		data = append(data, map[string]any{"id": p.id, "name": p.name, "access_token": f.pageToken(socialfake.BearerOrParam(r), p.id, call.Grant.Scopes),
+			"category": "Restaurant", "tasks": []string{"ADVERTISE", "ANALYZE", "CREATE_CONTENT", "MODERATE", "MANAGE"}})
+	}
 	socialfake.WriteJSON(w, http.StatusOK, map[string]any{
-		"data": []map[string]any{{"id": PageID, "name": PageName, "access_token": token, "category": "Restaurant",
-			"tasks": []string{"ADVERTISE", "ANALYZE", "CREATE_CONTENT", "MODERATE", "MANAGE"}}},
+		"data":   data,
 		"paging": map[string]any{"cursors": map[string]string{"before": "QVFI", "after": "QVFI"}},
 	})
 }
