@@ -107,27 +107,26 @@ func (g *counterGroups) queue(b *pgx.Batch, names *strings.Replacer) error {
 	for _, id := range g.order {
 		grp := g.groups[id]
 		c := grp.first
-		objects := make([]map[string]any, 0, len(grp.rows))
+		cols := append(slices.Clone(c.keys), c.sums...)
+		values := make([][]any, 0, len(grp.rows))
 		for _, r := range grp.rows {
-			o := make(map[string]any, len(c.keys)+len(c.sums))
-			for j, k := range c.keys {
-				o[k] = r.values[j]
+			v := make([]any, 0, len(cols))
+			v = append(v, r.values...)
+			for _, x := range r.sums {
+				v = append(v, x)
 			}
-			for j, s := range c.sums {
-				o[s] = r.sums[j]
-			}
-			objects = append(objects, o)
+			values = append(values, v)
 		}
-		raw, err := json.Marshal(objects)
+		raw, err := encodeObjects(cols, values)
 		if err != nil {
 			return fmt.Errorf("encode rows for %s: %w", c.table, err)
 		}
-		cols := strings.Join(append(slices.Clone(c.keys), c.sums...), ", ")
+		colList := strings.Join(cols, ", ")
 		set := make([]string, len(c.sums))
 		for i, s := range c.sums {
 			set[i] = s + " = t." + s + " + EXCLUDED." + s
 		}
-		b.Queue(names.Replace(`INSERT INTO `+c.table+` AS t (`+cols+`) SELECT `+cols+` FROM jsonb_populate_recordset(NULL::`+c.table+
+		b.Queue(names.Replace(`INSERT INTO `+c.table+` AS t (`+colList+`) SELECT `+colList+` FROM jsonb_populate_recordset(NULL::`+c.table+
 			`, $1::jsonb) ORDER BY `+strings.Join(c.keys, ", ")+` ON CONFLICT (`+strings.Join(c.keys, ", ")+`) DO UPDATE SET `+strings.Join(set, ", ")),
 			string(raw))
 	}
