@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"os"
 
 	"net/http"
 	"testing"
@@ -139,4 +140,45 @@ func reserveCost(b *testing.B, h *apptest.Harness) (free, capped time.Duration) 
 	_, err := pool.Exec(ctx, `UPDATE gateway_budgets SET reserved = 0 WHERE organization_id = $1`, h.OrgID)
 	must(b, err)
 	return free, capped
+}
+
+// BenchmarkDiagGatewayPath is a diagnostic, skipped unless BENCH_DIAG=1: the
+// gateway load of BenchmarkGatewayCompletions on a platform without its
+// background workers (no relay, projections or reactors), so the request
+// path's own cost (HTTP, authentication, schema, connection, reservation,
+// the fake's call, settle) shows apart from what consuming each usage event
+// costs. Usage events pile up in the outbox; nothing reads them.
+func BenchmarkDiagGatewayPath(b *testing.B) {
+	if os.Getenv("BENCH_DIAG") != "1" {
+		b.Skip("diagnostic: set BENCH_DIAG=1")
+	}
+	h := apptest.Start(b, apptest.Options{NoWorkers: true, Configure: func(c *app.Config) {
+		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
+		c.HTTP.CheckOutput = false
+		module.SectionOf[*gatewaymod.Config](c.Modules).Sandbox = true
+	}})
+	client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: gatewayClients}},
+		base: h.URLs["gateway"], token: h.APIKey}
+	body := map[string]any{"prompt": "hello gateway bench", "max_tokens": 64}
+	viaGateway := func(int) error {
+		_, err := client.do(http.MethodPost, "/api/ai/completions", body, http.StatusOK)
+		return err
+	}
+	closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
+	_, err := h.App.Pool.Exec(context.Background(), `ANALYZE`)
+	must(b, err)
+	closedLoop(b, gatewayClients, 200, viaGateway)
+	var g loadResult
+	var cpu cpuUse
+	b.ResetTimer()
+	for range b.N {
+		s0 := sampleCPU(dbName(h))
+		g = closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
+		cpu = s0.to(sampleCPU(dbName(h)))
+	}
+	b.ReportMetric(g.rate, "completions/s")
+	b.ReportMetric(cpu.self*1e6/gatewayCalls, "go-µs/completion")
+	b.ReportMetric(cpu.postgres*1e6/gatewayCalls, "pg-µs/completion")
+	b.Logf("request path only (no relay, projections or reactors): %.0f completions/s, p50 %.2f ms, p99 %.2f ms", g.rate, ms(g.p50), ms(g.p99))
+	b.Logf("  %s", cpu.perOp(gatewayCalls, "completion"))
 }
