@@ -176,9 +176,20 @@ func BenchmarkDiagGatewayPath(b *testing.B) {
 		g = closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
 		cpu = s0.to(sampleCPU(dbName(h)))
 	}
+	b.StopTimer()
+	// The floor of the design's two durable commits per call: 16 clients
+	// committing one-row INSERT transactions (shaped like an event), two per
+	// call, nothing else (no group commit, no reads, no HTTP).
+	s0 := sampleCPU(dbName(h))
+	raw := rawCommitRate(b, h.App.Pool, gatewayClients, 2*gatewayCalls)
+	rawCPU := s0.to(sampleCPU(dbName(h)))
 	b.ReportMetric(g.rate, "completions/s")
 	b.ReportMetric(cpu.self*1e6/gatewayCalls, "go-µs/completion")
 	b.ReportMetric(cpu.postgres*1e6/gatewayCalls, "pg-µs/completion")
+	b.ReportMetric(raw.rate/2, "raw-two-commit-calls/s")
 	b.Logf("request path only (no relay, projections or reactors): %.0f completions/s, p50 %.2f ms, p99 %.2f ms", g.rate, ms(g.p50), ms(g.p99))
 	b.Logf("  %s", cpu.perOp(gatewayCalls, "completion"))
+	b.Logf("two raw one-row commits per call, %d clients: %.0f calls/s (%.0f commits/s), commit p50 %.2f ms, p99 %.2f ms",
+		gatewayClients, raw.rate/2, raw.rate, ms(raw.p50), ms(raw.p99))
+	b.Logf("  %s", rawCPU.perOp(gatewayCalls, "call"))
 }
