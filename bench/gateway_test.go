@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"os"
+	"strconv"
 
 	"net/http"
 	"testing"
@@ -17,10 +18,17 @@ import (
 	"github.com/platform/backend/providers/ai"
 )
 
-const (
-	gatewayClients = 16
-	gatewayCalls   = 2000
-)
+const gatewayClients = 16
+
+// gatewayCalls is each timed load's size: 2,000, or BENCH_GATEWAY_CALLS
+// (longer loads tell apart changes of a few percent of CPU per completion,
+// which two runs of 2,000 on a shared machine cannot).
+var gatewayCalls = func() int {
+	if n, err := strconv.Atoi(os.Getenv("BENCH_GATEWAY_CALLS")); err == nil && n > 0 {
+		return n
+	}
+	return 2000
+}()
 
 // BenchmarkGatewayCompletions measures what the usage gateway adds to an AI
 // call. The ceiling is the provider itself: the sandbox's OpenAI fake (zero
@@ -95,8 +103,8 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 	b.ReportMetric(float64(reserveCapped.Microseconds()), "reserve-capped-µs")
 	// CPU per completion moves less with the shared machine's load than the
 	// rates do: the figure to compare across runs.
-	b.ReportMetric(cpuG.self*1e6/gatewayCalls, "go-µs/completion")
-	b.ReportMetric(cpuG.postgres*1e6/gatewayCalls, "pg-µs/completion")
+	b.ReportMetric(cpuG.self*1e6/float64(gatewayCalls), "go-µs/completion")
+	b.ReportMetric(cpuG.postgres*1e6/float64(gatewayCalls), "pg-µs/completion")
 	b.Logf("direct to the fake (openai adapter), %d calls by %d clients: %.0f calls/s, p50 %.2f ms, p99 %.2f ms",
 		gatewayCalls, gatewayClients, d.rate, ms(d.p50), ms(d.p99))
 	b.Logf("  %s", cpuD.perOp(gatewayCalls, "call"))
@@ -184,8 +192,8 @@ func BenchmarkDiagGatewayPath(b *testing.B) {
 	raw := rawCommitRate(b, h.App.Pool, gatewayClients, 2*gatewayCalls)
 	rawCPU := s0.to(sampleCPU(dbName(h)))
 	b.ReportMetric(g.rate, "completions/s")
-	b.ReportMetric(cpu.self*1e6/gatewayCalls, "go-µs/completion")
-	b.ReportMetric(cpu.postgres*1e6/gatewayCalls, "pg-µs/completion")
+	b.ReportMetric(cpu.self*1e6/float64(gatewayCalls), "go-µs/completion")
+	b.ReportMetric(cpu.postgres*1e6/float64(gatewayCalls), "pg-µs/completion")
 	b.ReportMetric(raw.rate/2, "raw-two-commit-calls/s")
 	b.Logf("request path only (no relay, projections or reactors): %.0f completions/s, p50 %.2f ms, p99 %.2f ms", g.rate, ms(g.p50), ms(g.p99))
 	b.Logf("  %s", cpu.perOp(gatewayCalls, "completion"))
