@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"os"
+	"strconv"
 
 	"net/http"
 	"testing"
@@ -16,10 +18,17 @@ import (
 	"github.com/platform/backend/providers/ai"
 )
 
-const (
-	gatewayClients = 16
-	gatewayCalls   = 2000
-)
+const gatewayClients = 16
+
+// gatewayCalls is each timed load's size: 2,000, or BENCH_GATEWAY_CALLS
+// (longer loads tell apart changes of a few percent of CPU per completion,
+// which two runs of 2,000 on a shared machine cannot).
+var gatewayCalls = func() int {
+	if n, err := strconv.Atoi(os.Getenv("BENCH_GATEWAY_CALLS")); err == nil && n > 0 {
+		return n
+	}
+	return 2000
+}()
 
 // BenchmarkGatewayCompletions measures what the usage gateway adds to an AI
 // call. The ceiling is the provider itself: the sandbox's OpenAI fake (zero
@@ -94,8 +103,8 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 	b.ReportMetric(float64(reserveCapped.Microseconds()), "reserve-capped-µs")
 	// CPU per completion moves less with the shared machine's load than the
 	// rates do: the figure to compare across runs.
-	b.ReportMetric(cpuG.self*1e6/gatewayCalls, "go-µs/completion")
-	b.ReportMetric(cpuG.postgres*1e6/gatewayCalls, "pg-µs/completion")
+	b.ReportMetric(cpuG.self*1e6/float64(gatewayCalls), "go-µs/completion")
+	b.ReportMetric(cpuG.postgres*1e6/float64(gatewayCalls), "pg-µs/completion")
 	b.Logf("direct to the fake (openai adapter), %d calls by %d clients: %.0f calls/s, p50 %.2f ms, p99 %.2f ms",
 		gatewayCalls, gatewayClients, d.rate, ms(d.p50), ms(d.p99))
 	b.Logf("  %s", cpuD.perOp(gatewayCalls, "call"))
@@ -139,4 +148,56 @@ func reserveCost(b *testing.B, h *apptest.Harness) (free, capped time.Duration) 
 	_, err := pool.Exec(ctx, `UPDATE gateway_budgets SET reserved = 0 WHERE organization_id = $1`, h.OrgID)
 	must(b, err)
 	return free, capped
+}
+
+// BenchmarkDiagGatewayPath is a diagnostic, skipped unless BENCH_DIAG=1: the
+// gateway load of BenchmarkGatewayCompletions on a platform without its
+// background workers (no relay, projections or reactors), so the request
+// path's own cost (HTTP, authentication, schema, connection, reservation,
+// the fake's call, settle) shows apart from what consuming each usage event
+// costs. Usage events pile up in the outbox; nothing reads them.
+func BenchmarkDiagGatewayPath(b *testing.B) {
+	if os.Getenv("BENCH_DIAG") != "1" {
+		b.Skip("diagnostic: set BENCH_DIAG=1")
+	}
+	h := apptest.Start(b, apptest.Options{NoWorkers: true, Configure: func(c *app.Config) {
+		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
+		c.HTTP.CheckOutput = false
+		module.SectionOf[*gatewaymod.Config](c.Modules).Sandbox = true
+	}})
+	client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: gatewayClients}},
+		base: h.URLs["gateway"], token: h.APIKey}
+	body := map[string]any{"prompt": "hello gateway bench", "max_tokens": 64}
+	viaGateway := func(int) error {
+		_, err := client.do(http.MethodPost, "/api/ai/completions", body, http.StatusOK)
+		return err
+	}
+	closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
+	_, err := h.App.Pool.Exec(context.Background(), `ANALYZE`)
+	must(b, err)
+	closedLoop(b, gatewayClients, 200, viaGateway)
+	var g loadResult
+	var cpu cpuUse
+	b.ResetTimer()
+	for range b.N {
+		s0 := sampleCPU(dbName(h))
+		g = closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
+		cpu = s0.to(sampleCPU(dbName(h)))
+	}
+	b.StopTimer()
+	// The floor of the design's two durable commits per call: 16 clients
+	// committing one-row INSERT transactions (shaped like an event), two per
+	// call, nothing else (no group commit, no reads, no HTTP).
+	s0 := sampleCPU(dbName(h))
+	raw := rawCommitRate(b, h.App.Pool, gatewayClients, 2*gatewayCalls)
+	rawCPU := s0.to(sampleCPU(dbName(h)))
+	b.ReportMetric(g.rate, "completions/s")
+	b.ReportMetric(cpu.self*1e6/float64(gatewayCalls), "go-µs/completion")
+	b.ReportMetric(cpu.postgres*1e6/float64(gatewayCalls), "pg-µs/completion")
+	b.ReportMetric(raw.rate/2, "raw-two-commit-calls/s")
+	b.Logf("request path only (no relay, projections or reactors): %.0f completions/s, p50 %.2f ms, p99 %.2f ms", g.rate, ms(g.p50), ms(g.p99))
+	b.Logf("  %s", cpu.perOp(gatewayCalls, "completion"))
+	b.Logf("two raw one-row commits per call, %d clients: %.0f calls/s (%.0f commits/s), commit p50 %.2f ms, p99 %.2f ms",
+		gatewayClients, raw.rate/2, raw.rate, ms(raw.p50), ms(raw.p99))
+	b.Logf("  %s", rawCPU.perOp(gatewayCalls, "call"))
 }

@@ -31,7 +31,16 @@ const Name = "notifications"
 type Projection struct {
 	Registry *contracts.Registry
 	Mappers  map[string]Mapper // by context
+	// SilentStreams are stream types none of whose events emits anything
+	// (every type on them maps to Silent): passed over without decoding
+	// or tracking (projections.StreamSkipper).
+	SilentStreams []string
 }
+
+var _ projections.StreamSkipper = (*Projection)(nil)
+
+// SkipsStreams is SilentStreams.
+func (p *Projection) SkipsStreams() []string { return p.SilentStreams }
 
 var _ projections.Projection = (*Projection)(nil)
 

@@ -42,3 +42,36 @@ func TestCounterGroupsSumPerRow(t *testing.T) {
 		t.Fatal("an Add without its key values was accepted")
 	}
 }
+
+// Tallies to one row are merged: counts summed, each Last column the last
+// non-nil value of the batch, with the insert and update expressions asked.
+func TestTallyMergesLastValues(t *testing.T) {
+	var g counterGroups
+	tally := func(ok int64, at any, errWord any, latency int64) Statement {
+		return Tally("{{health}}", []string{"org"}, []any{"o1"}, []string{"ok"}, []int64{ok},
+			Last{Column: "status", Insert: "'unknown'"},
+			Last{Column: "at", Update: "COALESCE(EXCLUDED.at, t.at)", Value: at},
+			Last{Column: "err", Insert: "COALESCE(err, '')", Update: "CASE WHEN EXCLUDED.ok < 1 THEN EXCLUDED.err ELSE t.err END", Value: errWord},
+			Last{Column: "ms", Update: "EXCLUDED.ms", Value: latency})
+	}
+	for _, s := range []Statement{tally(1, "t1", nil, 5), tally(0, nil, "boom", 7), tally(1, "t3", nil, 9)} {
+		if err := g.add(s.counter); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &pgx.Batch{}
+	if err := g.queue(b, strings.NewReplacer("{{health}}", "health_g1")); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.QueuedQueries) != 1 {
+		t.Fatalf("%d statements, want one", len(b.QueuedQueries))
+	}
+	q := b.QueuedQueries[0]
+	want := "INSERT INTO health_g1 AS t (org, ok, status, at, err, ms) SELECT org, ok, 'unknown', at, COALESCE(err, ''), ms FROM jsonb_populate_recordset(NULL::health_g1, $1::jsonb) ORDER BY org ON CONFLICT (org) DO UPDATE SET ok = t.ok + EXCLUDED.ok, at = COALESCE(EXCLUDED.at, t.at), err = CASE WHEN EXCLUDED.ok < 1 THEN EXCLUDED.err ELSE t.err END, ms = EXCLUDED.ms"
+	if q.SQL != want {
+		t.Fatalf("upsert:\n%s\nwant\n%s", q.SQL, want)
+	}
+	if rows := q.Arguments[0].(string); rows != `[{"at":"t3","err":"boom","ms":9,"ok":2,"org":"o1","status":null}]` {
+		t.Fatalf("rows %s", rows)
+	}
+}

@@ -308,6 +308,9 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey) {
 	defer group.Close()
 	h := &runner{p: p, generation: k.generation, pool: e.pool, cfg: e.cfg.Runner, dead: e.dead, log: log,
 		names: Resolver(p, k.generation), applied: e.broadcast}
+	if s, ok := p.(StreamSkipper); ok {
+		h.skips = s.SkipsStreams()
+	}
 	var topics []string
 	for _, c := range p.Contexts() {
 		topics = append(topics, e.cfg.Kafka.Topics.ForContext(c))

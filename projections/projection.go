@@ -60,6 +60,18 @@ type Projection interface {
 	Reduce(e eventstore.Event) ([]Statement, error)
 }
 
+// A StreamSkipper is a Projection that reads nothing from some stream
+// types: the runner passes over their records (by the record's stream-type
+// header, without decoding it; a record without the header is decoded
+// first) as if they were not on its topics: nothing applied, no stream
+// version tracked. Only for stream types none of whose events the
+// projection applies (its reducers ignore every one): the notifications
+// projection and the gateway's one-call usage streams. Read-your-writes
+// positions of those streams are never reached by such a projection.
+type StreamSkipper interface {
+	SkipsStreams() []string
+}
+
 // TableName is the physical name of a base table in a generation.
 func TableName(base string, generation int) string { return fmt.Sprintf("%s_g%d", base, generation) }
 

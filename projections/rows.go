@@ -1,8 +1,10 @@
 package projections
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -48,15 +50,11 @@ func (g *rowGroups) queue(b *pgx.Batch, names *strings.Replacer) error {
 	for _, k := range g.order {
 		rows := g.groups[k]
 		first := rows[0]
-		objects := make([]map[string]any, len(rows))
+		values := make([][]any, len(rows))
 		for i, r := range rows {
-			o := make(map[string]any, len(r.columns))
-			for j, c := range r.columns {
-				o[c] = r.values[j]
-			}
-			objects[i] = o
+			values[i] = r.values
 		}
-		raw, err := json.Marshal(objects)
+		raw, err := encodeObjects(first.columns, values)
 		if err != nil {
 			return fmt.Errorf("encode rows for %s: %w", first.table, err)
 		}
@@ -65,4 +63,46 @@ func (g *rowGroups) queue(b *pgx.Batch, names *strings.Replacer) error {
 			` FROM jsonb_populate_recordset(NULL::`+first.table+`, $1::jsonb) `+first.conflict), string(raw))
 	}
 	return nil
+}
+
+// encodeObjects writes rows as a JSON array of objects, one member per
+// column: the bytes json.Marshal of one map per row wrote (members in the
+// order of their names), without building a map and sorting its keys for
+// every row.
+func encodeObjects(columns []string, rows [][]any) ([]byte, error) {
+	order := make([]int, len(columns))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(columns[a], columns[b]) })
+	keys := make([][]byte, len(columns))
+	for i, c := range columns {
+		k, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = append(k, ':')
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, 256*len(rows)))
+	enc := json.NewEncoder(buf)
+	buf.WriteByte('[')
+	for i, values := range rows {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('{')
+		for n, j := range order {
+			if n > 0 {
+				buf.WriteByte(',')
+			}
+			buf.Write(keys[j])
+			if err := enc.Encode(values[j]); err != nil {
+				return nil, err
+			}
+			buf.Truncate(buf.Len() - 1) // Encode's newline
+		}
+		buf.WriteByte('}')
+	}
+	buf.WriteByte(']')
+	return buf.Bytes(), nil
 }

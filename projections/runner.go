@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -73,7 +74,21 @@ type runner struct {
 	dead       DeadLetters
 	log        *slog.Logger
 	names      *strings.Replacer
-	applied    func() // called after each committed batch (read-your-writes wake-up)
+	applied    func()   // called after each committed batch (read-your-writes wake-up)
+	skips      []string // stream types passed over (StreamSkipper)
+}
+
+// skipped reports a record of a stream type the projection passes over.
+func (r *runner) skipped(msg *sarama.ConsumerMessage) bool {
+	if len(r.skips) == 0 {
+		return false
+	}
+	for _, h := range msg.Headers {
+		if string(h.Key) == eventstore.HeaderStreamType {
+			return slices.Contains(r.skips, string(h.Value))
+		}
+	}
+	return false
 }
 
 var _ sarama.ConsumerGroupHandler = (*runner)(nil)
@@ -252,9 +267,15 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 	var failed []failure
 	streamIDs := make([]string, 0, len(batch))
 	for _, msg := range batch {
+		if r.skipped(msg) {
+			continue
+		}
 		ev, err := eventstore.DecodeEvent(msg.Value)
 		if err != nil {
 			failed = append(failed, failure{msg, err.Error()})
+			continue
+		}
+		if len(r.skips) > 0 && slices.Contains(r.skips, ev.StreamType) {
 			continue
 		}
 		events = append(events, decoded{msg, ev})

@@ -315,3 +315,51 @@ func TestGenerationStartsAgainAfterADatabaseBlip(t *testing.T) {
 		t.Fatalf("Schema called %d times: the failed start was not retried", calls.Load())
 	}
 }
+
+// skippingLedger is the ledger passing over the ledger.skipped stream type.
+type skippingLedger struct{ ledger }
+
+func (skippingLedger) SkipsStreams() []string { return []string{"ledger.skipped"} }
+
+// TestRunnerPassesOverSkippedStreams: a StreamSkipper's records of a stream
+// type it skips are neither applied nor tracked (no stream version row),
+// whether the record carries the stream-type header or must be decoded to
+// tell; records of other streams around them apply as before, and the
+// checkpoint passes them all.
+func TestRunnerPassesOverSkippedStreams(t *testing.T) {
+	rig := startRig(t, skippingLedger{})
+	kept, skipped, bare := "entry-"+uuid.NewString(), "skip-"+uuid.NewString(), "bare-"+uuid.NewString()
+	k1 := rig.record(kept, 1)
+	s1 := rig.record(skipped, 1)
+	s1.StreamType = "ledger.skipped"
+	b1 := rig.record(bare, 1)
+	b1.StreamType = "ledger.skipped"
+	k2 := rig.record(kept, 2)
+	rig.publish(k1, s1)
+	m, err := b1.ToMessage(rig.topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Headers = nil // an older record without headers: decoded to tell
+	if _, _, err := rig.producer.SendMessage(m); err != nil {
+		t.Fatal(err)
+	}
+	last := rig.publish(k2)
+	apptest.Eventually(t, 30*time.Second, "the ledger to pass the last record", func() bool { return rig.passed(last) })
+
+	if got := rig.applied(kept); !equal(got, want(k1, k2)) {
+		t.Fatalf("applied %v, want %v", got, want(k1, k2))
+	}
+	for _, s := range []string{skipped, bare} {
+		if got := rig.applied(s); len(got) != 0 {
+			t.Fatalf("skipped stream %s applied: %v", s, got)
+		}
+		var n int
+		if err := rig.pool.QueryRow(context.Background(), `SELECT count(*) FROM proj_stream_versions WHERE stream_id=$1`, s).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("skipped stream %s: %d version rows (%v), want none", s, n, err)
+		}
+	}
+	if f := rig.failures(); len(f) != 0 {
+		t.Fatalf("failures %v", f)
+	}
+}

@@ -18,7 +18,10 @@ const MetersReactor = "gateway.meters"
 // replay of its consumer group count nothing twice.
 type Meters struct{ h *Handlers }
 
-var _ reactor.Reactor = Meters{}
+var (
+	_ reactor.Reactor  = Meters{}
+	_ reactor.Preparer = Meters{}
+)
 
 // MetersReactor returns the reactor.
 func (h *Handlers) MetersReactor() Meters { return Meters{h: h} }
@@ -33,10 +36,14 @@ func (r Meters) React(ctx context.Context, e eventstore.Event) error {
 		return err
 	}
 	// Most organizations have no meter and no soft cap: one read of the two
-	// stream heads tells, and nothing else is done for them.
-	heads, err := r.h.store.Heads(ctx, domain.MetersStreamID(e.OrganizationID), domain.BillingStreamID(e.OrganizationID))
-	if err != nil {
-		return dbError(err)
+	// stream heads tells (the batch's read, when Prepare made one), and
+	// nothing else is done for them.
+	heads, ok := ctx.Value(preparedHeads{}).(map[string]int64)
+	if !ok {
+		var err error
+		if heads, err = r.h.store.Heads(ctx, domain.MetersStreamID(e.OrganizationID), domain.BillingStreamID(e.OrganizationID)); err != nil {
+			return dbError(err)
+		}
 	}
 	_, meters := heads[domain.MetersStreamID(e.OrganizationID)]
 	_, billed := heads[domain.BillingStreamID(e.OrganizationID)]
@@ -54,6 +61,31 @@ func (r Meters) React(ctx context.Context, e eventstore.Event) error {
 	}
 	_, err = r.h.ConsumeMeters(ctx, reactor.Meta(MetersReactor, e, "consume"), e.ID.String(), rec, billing.Caps)
 	return err
+}
+
+// preparedHeads is the context key of a batch's stream heads.
+type preparedHeads struct{}
+
+// Prepare reads the meters and billing stream heads of every organization
+// of a batch in one query (reactor.Preparer), instead of one query per usage
+// event: read after the batch's events committed, as each reaction's own
+// read would be. No reaction of the batch creates either stream for an
+// organization that has neither (it does nothing for it); one that has
+// either is read in full by React as before.
+func (r Meters) Prepare(ctx context.Context, events []eventstore.Event) context.Context {
+	seen := map[string]bool{}
+	var ids []string
+	for _, e := range events {
+		if !seen[e.OrganizationID] {
+			seen[e.OrganizationID] = true
+			ids = append(ids, domain.MetersStreamID(e.OrganizationID), domain.BillingStreamID(e.OrganizationID))
+		}
+	}
+	heads, err := r.h.store.Heads(ctx, ids...)
+	if err != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, preparedHeads{}, heads)
 }
 
 func hasSoftThresholds(caps []domain.SpendCap) bool {

@@ -57,6 +57,16 @@ type Reactor interface {
 	React(ctx context.Context, e eventstore.Event) error
 }
 
+// A Preparer is a Reactor told of each batch's events (those of its types,
+// in order) before it reacts to them one by one: it reads in one query what
+// each reaction would read alone, and hands it to React in the context it
+// returns. Everything it reads is read after every event of the batch was
+// committed (the relay publishes committed events only), as a reaction's own
+// read would be. A failed read returns ctx as it was: React reads alone.
+type Preparer interface {
+	Prepare(ctx context.Context, events []eventstore.Event) context.Context
+}
+
 // Key is the idempotency key of one step of a reactor for one event:
 // "reactor:<reactor>:<event id>:<step>". Deterministic, so every delivery
 // of the event issues the same commands under the same keys.
@@ -236,8 +246,20 @@ func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Co
 			return nil
 		}
 		var failed []failure
-		for _, msg := range batch {
-			f, ok := h.handle(ctx, msg)
+		events := make([]decoded, len(batch))
+		mine := make([]eventstore.Event, 0, len(batch))
+		for i, msg := range batch {
+			events[i] = h.decode(msg)
+			if events[i].mine {
+				mine = append(mine, events[i].ev)
+			}
+		}
+		bctx := ctx
+		if p, ok := h.re.(Preparer); ok && len(mine) > 0 {
+			bctx = p.Prepare(ctx, mine)
+		}
+		for _, d := range events {
+			f, ok := h.handle(bctx, d)
 			if ctx.Err() != nil {
 				return nil // not checkpointed: the next owner handles the batch again (idempotent)
 			}
@@ -256,15 +278,39 @@ func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Co
 	}
 }
 
-// handle reacts to one event: outages are waited out without end, other
-// failures tried Attempts times; ok is false when the event is to be parked.
-func (h *handler) handle(ctx context.Context, msg *sarama.ConsumerMessage) (failure, bool) {
-	name := h.re.Name()
+// decoded is a batch's record: its event when it is of the reactor's
+// types (mine), or why it could not be read.
+type decoded struct {
+	msg  *sarama.ConsumerMessage
+	ev   eventstore.Event
+	mine bool
+	err  error
+}
+
+// decode reads a record's envelope when its type is one of the reactor's;
+// an event of another type passes without decoding (the relay writes the
+// type in a header, and an upcast never changes it); a record without the
+// header is decoded to tell.
+func (h *handler) decode(msg *sarama.ConsumerMessage) decoded {
+	if t := header(msg, eventstore.HeaderEventType); t != "" && !slices.Contains(h.types, t) {
+		return decoded{msg: msg}
+	}
 	ev, err := eventstore.DecodeEvent(msg.Value)
 	if err != nil {
-		return failure{msg, 1, err.Error()}, false
+		return decoded{msg: msg, err: err}
 	}
-	if !slices.Contains(h.types, ev.Type) {
+	return decoded{msg: msg, ev: ev, mine: slices.Contains(h.types, ev.Type)}
+}
+
+// handle reacts to one event: outages are waited out without end, other
+// failures tried Attempts times; ok is false when the event is to be parked.
+func (h *handler) handle(ctx context.Context, d decoded) (failure, bool) {
+	name := h.re.Name()
+	msg, ev := d.msg, d.ev
+	if d.err != nil {
+		return failure{msg, 1, d.err.Error()}, false
+	}
+	if !d.mine {
 		return failure{}, true
 	}
 	failures, waits := 0, 0

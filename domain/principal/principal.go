@@ -64,7 +64,37 @@ var (
 )
 
 // WellFormedAppID reports whether s has an app id's shape.
-func WellFormedAppID(s string) bool { return appIDPattern.MatchString(s) }
+func WellFormedAppID(s string) bool { return wellFormedAppID(s) }
+
+// wellFormedAppID and wellFormedSegment are appIDPattern and SegmentPattern
+// spelled out: every authorized request parses its permission and the
+// principal's patterns, and the regular expressions were most of that.
+func wellFormedAppID(s string) bool {
+	if len(s) < 2 || len(s) > 63 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func wellFormedSegment(s string) bool {
+	if s == "*" {
+		return true
+	}
+	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ParsePermission reads `appId.resource:action`; segments may be `*`.
 func ParsePermission(s string) (Permission, error) {
@@ -76,7 +106,7 @@ func ParsePermission(s string) (Permission, error) {
 	if !ok {
 		return Permission{}, fmt.Errorf("permission %q: want appId.resource:action", s)
 	}
-	if app != "*" && !appIDPattern.MatchString(app) || !SegmentPattern.MatchString(res) || !SegmentPattern.MatchString(act) {
+	if app != "*" && !wellFormedAppID(app) || !wellFormedSegment(res) || !wellFormedSegment(act) {
 		return Permission{}, fmt.Errorf("permission %q: want appId.resource:action", s)
 	}
 	return Permission{App: app, Resource: res, Action: act}, nil

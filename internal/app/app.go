@@ -162,13 +162,15 @@ func (a *App) buildReadSide(ctx context.Context, mods []module.Module, parts []m
 	}
 	mappers := map[string]notifications.Mapper{}
 	var all []projections.Projection
+	var silent []string
 	for i, pt := range parts {
 		all = append(all, pt.Projections...)
 		if pt.Notifications != nil {
 			mappers[mods[i].Name] = pt.Notifications.Map
 		}
+		silent = append(silent, pt.SilentStreams...)
 	}
-	all = append(all, &notifications.Projection{Registry: registry, Mappers: mappers})
+	all = append(all, &notifications.Projection{Registry: registry, Mappers: mappers, SilentStreams: silent})
 	a.Engine, err = projections.NewEngine(a.Pool, a.Cfg.Projections,
 		projections.DeadLetterTopic{Publisher: a.publisher, Topic: a.Cfg.Kafka.Topics.DeadLetter()}, a.Log, all...)
 	if err != nil {

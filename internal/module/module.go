@@ -110,6 +110,10 @@ type Parts struct {
 	// Notifications turn the context's events into contract notifications
 	// (nil: the context emits none).
 	Notifications notifications.Mapping
+	// SilentStreams are the context's stream types none of whose events
+	// emits a notification: the notification projector passes over them
+	// without decoding or tracking them.
+	SilentStreams []string
 	Reactors      []reactor.Reactor
 	// Timers registers the kinds of the context's durable timers.
 	Timers func(*timers.Registry) error

@@ -33,6 +33,12 @@ func Mapping(dashboardURL string) notifications.Mapping {
 	return m
 }
 
+// SilentStreams are the gateway's stream types none of whose events emits a
+// notification: one-call usage streams hold only their usage.recorded event
+// (the settle's or the sweeper's), which is silent. The notification
+// projector passes over them (a test checks the type stays silent).
+var SilentStreams = []string{domain.StreamUsage}
+
 // silent lists types that are not contract events (records, configuration).
 var silent = notifications.Mapping{
 	domain.UsageRecorded:           notifications.Silent,

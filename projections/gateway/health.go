@@ -46,14 +46,18 @@ func keyAttempt(e eventstore.Event, p domain.UsageRecordedV1) ([]projections.Sta
 			errWord = p.Outcome
 		}
 	}
-	return []projections.Statement{projections.Exec(`INSERT INTO {{gateway_key_health}} AS k (organization_id, provider, connection_id, status,
-		successes, failures, last_success_at, last_failure_at, last_error, last_latency_ms)
-		VALUES ($1, $2, $3, 'unknown', $4, $5, $6, $7, COALESCE($8, ''), $9)
-		ON CONFLICT (organization_id, provider, connection_id) DO UPDATE SET successes = k.successes + EXCLUDED.successes,
-		failures = k.failures + EXCLUDED.failures, last_success_at = COALESCE(EXCLUDED.last_success_at, k.last_success_at),
-		last_failure_at = COALESCE(EXCLUDED.last_failure_at, k.last_failure_at),
-		last_error = CASE WHEN EXCLUDED.failures > 0 THEN EXCLUDED.last_error ELSE k.last_error END, last_latency_ms = EXCLUDED.last_latency_ms`,
-		e.OrganizationID, p.Provider, p.ConnectionID, b2i(ok), b2i(failed), success, failure, errWord, p.LatencyMS)}, nil
+	// One row per key, written once per batch (a Tally): the counts summed,
+	// the last success, failure, error and latency of the batch's calls. A
+	// new row's status is unknown (healthMoved sets it); an existing row
+	// keeps its times and error unless the batch has newer ones.
+	return []projections.Statement{projections.Tally("{{gateway_key_health}}", []string{"organization_id", "provider", "connection_id"},
+		[]any{e.OrganizationID, p.Provider, p.ConnectionID}, []string{"successes", "failures"}, []int64{int64(b2i(ok)), int64(b2i(failed))},
+		projections.Last{Column: "status", Insert: "'unknown'"},
+		projections.Last{Column: "last_success_at", Update: "COALESCE(EXCLUDED.last_success_at, t.last_success_at)", Value: success},
+		projections.Last{Column: "last_failure_at", Update: "COALESCE(EXCLUDED.last_failure_at, t.last_failure_at)", Value: failure},
+		projections.Last{Column: "last_error", Insert: "COALESCE(last_error, '')",
+			Update: "CASE WHEN EXCLUDED.failures > 0 THEN EXCLUDED.last_error ELSE t.last_error END", Value: errWord},
+		projections.Last{Column: "last_latency_ms", Update: "EXCLUDED.last_latency_ms", Value: p.LatencyMS})}, nil
 }
 
 // healthMoved sets the provider's state on every connection row of it in

@@ -72,6 +72,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	parts := module.Parts{
 		Projections:   []projections.Projection{gatewayview.Projection{}},
 		Notifications: gatewaymap.Mapping(dashboard),
+		SilentStreams: gatewaymap.SilentStreams,
 		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner(), edge.Relay()},
 		Timers:        edge.RegisterTimers,
 		Service: func(httpapi.Deps) (httpapi.Service, error) {

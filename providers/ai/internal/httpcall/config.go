@@ -22,6 +22,17 @@ type Connection struct {
 	Capabilities ai.Capability
 }
 
+// transport is the adapters' shared connection pool. Go's default keeps 2
+// idle connections per host: with more calls in flight to one provider,
+// every call past the second closed its connection after the answer and the
+// next one dialed (and shook hands with TLS) again. It keeps as many idle as
+// calls are usually in flight.
+var transport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 64
+	return t
+}()
+
 // WithDefaults fills the empty members.
 func (c Connection) WithDefaults(baseURL string, all ai.Capability) Connection {
 	if c.BaseURL == "" {
@@ -35,7 +46,7 @@ func (c Connection) WithDefaults(baseURL string, all ai.Capability) Connection {
 		// No redirects: a provider API does not redirect, and Go forwards
 		// custom key headers (x-api-key, x-goog-api-key) to wherever a
 		// redirect points. A 3xx is reported as a provider fault.
-		c.HTTPClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		c.HTTPClient = &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if c.Capabilities == 0 {
 		c.Capabilities = all
