@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -260,17 +259,6 @@ func (s *Stack) StartServer(o ServerOptions) *Server {
 	srv := s.NewServer(o)
 	srv.Start()
 	return srv
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	return addr
 }
 
 // URL is the base URL of one of the server's services.

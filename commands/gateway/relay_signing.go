@@ -47,10 +47,18 @@ func (c EdgeConfig) relaySecret(connectionID string) (string, bool) {
 	return "whsec_" + base64.RawURLEncoding.EncodeToString(m.Sum(nil)), true
 }
 
-// RelaySecret answers a connection's relay secret. The caller has checked
-// that the connection is the organization's (connections.webhook_secret.get
-// reads it from the organization's read model first).
-func (e *Edge) RelaySecret(_ context.Context, connectionID string) (RelaySecret, error) {
+// RelaySecret answers the relay secret of one of the organization's
+// connections. It reads the write side: a connection deleted a moment ago
+// (its credential destroyed in the same transaction) is missing at once,
+// like another organization's.
+func (e *Edge) RelaySecret(ctx context.Context, organizationID, connectionID string) (RelaySecret, error) {
+	row, ok, err := e.readCredential(ctx, connectionID)
+	if err != nil {
+		return RelaySecret{}, err
+	}
+	if !ok || row.Org != organizationID {
+		return RelaySecret{}, errs.NotFound("connection")
+	}
 	secret, ok := e.cfg.relaySecret(connectionID)
 	if !ok {
 		return RelaySecret{}, errs.Unavailable("relays are not signed: no relay signing key is configured (GATEWAY_RELAY_SIGNING_KEY)", nil)

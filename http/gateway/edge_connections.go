@@ -78,13 +78,10 @@ func connectionsArea(e *gatewaycmd.Edge, q *gatewayview.Queries) Area {
 			Summary: "The secret an app verifies the connection's relayed webhooks with: each relay carries X-Platform-Signature " +
 				"t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>, as Stripe signs (503 when the operator set no " +
 				"GATEWAY_RELAY_SIGNING_KEY); writers only, since it lets its holder accept relays",
-			ReadModel: gatewayview.Name, InputSchema: httpapi.Object([]string{"connectionId"}, map[string]string{"connectionId": connectionIDSchema}),
+			InputSchema:  httpapi.Object([]string{"connectionId"}, map[string]string{"connectionId": connectionIDSchema}),
 			OutputSchema: open(gatewaycmd.RelaySecret{}),
 		}, func(ctx context.Context, p principal.Principal, in ConnectionRef) (gatewaycmd.RelaySecret, error) {
-			if _, err := q.Connection(ctx, p.OrganizationID, in.ConnectionID); err != nil {
-				return gatewaycmd.RelaySecret{}, err // another organization's is missing
-			}
-			return e.RelaySecret(ctx, in.ConnectionID)
+			return e.RelaySecret(ctx, p.OrganizationID, in.ConnectionID) // another organization's, a deleted one: 404
 		}),
 		httpapi.Command(httpapi.Action{
 			Name: "connections.create", Method: http.MethodPost, Path: "/api/connections", Permission: "connections:write",

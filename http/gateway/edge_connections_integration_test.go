@@ -81,6 +81,7 @@ func TestConnectionLifecycle(t *testing.T) {
 	if n := h.Count(t, `SELECT count(*) FROM gateway_credentials WHERE connection_id = $1`, id); n != 0 {
 		t.Fatal("the deleted connection's ciphertext is still stored")
 	}
+	apptest.ExpectProblem(t, get(t, h, "/api/connections/"+id+"/webhook-secret", ""), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, patch(t, h, "/api/connections/"+id, "", map[string]any{"name": "x"}), http.StatusConflict, "connection_deleted")
 	apptest.ExpectProblem(t, h.Do(t, "gateway", http.MethodPut, "/api/connections/"+id+"/credentials", "",
 		map[string]any{"credentials": map[string]any{"secret_key": "sk_test_x"}}), http.StatusConflict, "connection_deleted")
