@@ -41,21 +41,10 @@ var gatewayCalls = func() int {
 // adds; then the same load with an active hard cap (the cap check on the
 // path), and the reserve statement alone with and without a hard cap.
 func BenchmarkGatewayCompletions(b *testing.B) {
-	h := apptest.Start(b, apptest.Options{Configure: func(c *app.Config) {
-		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
-		c.HTTP.CheckOutput = false
-		module.SectionOf[*gatewaymod.Config](c.Modules).Sandbox = true
-	}})
+	h, client, viaGateway := startGateway(b, false)
 	sandbox := apptest.Provided[*gatewaymod.Sandbox](h)
 	provider := sandbox.Provider(ai.Provider1) // the very adapter the gateway calls
 	req := ai.CompletionRequest{Model: "gpt-4o-mini", MaxTokens: 64, Messages: []ai.Message{ai.Text(ai.RoleUser, "hello gateway bench")}}
-	client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: gatewayClients}},
-		base: h.URLs["gateway"], token: h.APIKey}
-	body := map[string]any{"prompt": "hello gateway bench", "max_tokens": 64}
-	viaGateway := func(int) error {
-		_, err := client.do(http.MethodPost, "/api/ai/completions", body, http.StatusOK)
-		return err
-	}
 	direct := func(int) error { _, err := provider.Complete(context.Background(), req); return err }
 
 	// Warm both paths (connections, the price table, caches), then give the
@@ -160,18 +149,7 @@ func BenchmarkDiagGatewayPath(b *testing.B) {
 	if os.Getenv("BENCH_DIAG") != "1" {
 		b.Skip("diagnostic: set BENCH_DIAG=1")
 	}
-	h := apptest.Start(b, apptest.Options{NoWorkers: true, Configure: func(c *app.Config) {
-		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
-		c.HTTP.CheckOutput = false
-		module.SectionOf[*gatewaymod.Config](c.Modules).Sandbox = true
-	}})
-	client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: gatewayClients}},
-		base: h.URLs["gateway"], token: h.APIKey}
-	body := map[string]any{"prompt": "hello gateway bench", "max_tokens": 64}
-	viaGateway := func(int) error {
-		_, err := client.do(http.MethodPost, "/api/ai/completions", body, http.StatusOK)
-		return err
-	}
+	h, _, viaGateway := startGateway(b, true)
 	closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
 	_, err := h.App.Pool.Exec(context.Background(), `ANALYZE`)
 	must(b, err)
@@ -200,4 +178,22 @@ func BenchmarkDiagGatewayPath(b *testing.B) {
 	b.Logf("two raw one-row commits per call, %d clients: %.0f calls/s (%.0f commits/s), commit p50 %.2f ms, p99 %.2f ms",
 		gatewayClients, raw.rate/2, raw.rate, ms(raw.p50), ms(raw.p99))
 	b.Logf("  %s", rawCPU.perOp(gatewayCalls, "call"))
+}
+
+// startGateway runs the platform with the gateway's sandbox for a
+// benchmark (without the background workers when noWorkers) and answers
+// its client and one completion through the gateway.
+func startGateway(b *testing.B, noWorkers bool) (*apptest.Harness, *httpClient, func(int) error) {
+	h := apptest.Start(b, apptest.Options{NoWorkers: noWorkers, Configure: func(c *app.Config) {
+		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
+		c.HTTP.CheckOutput = false
+		module.SectionOf[*gatewaymod.Config](c.Modules).Sandbox = true
+	}})
+	client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: gatewayClients}},
+		base: h.URLs["gateway"], token: h.APIKey}
+	body := map[string]any{"prompt": "hello gateway bench", "max_tokens": 64}
+	return h, client, func(int) error {
+		_, err := client.do(http.MethodPost, "/api/ai/completions", body, http.StatusOK)
+		return err
+	}
 }
