@@ -43,6 +43,10 @@ func TestConnectionLifecycle(t *testing.T) {
 	_, other := h.NewOrganization(t, "Other", testenv.UniqueName("other"), apptest.DefaultScopes...)
 	apptest.ExpectProblem(t, get(t, h, "/api/connections/"+id, other), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, get(t, h, "/api/connections/"+id+"/webhook-secret", other), http.StatusNotFound, "not_found")
+	// Bad ids: a NUL, an id past the bound (422 naming the member), an unknown one (404).
+	apptest.ExpectProblem(t, get(t, h, "/api/connections/conn%00x/webhook-secret", ""), http.StatusUnprocessableEntity, "invalid_input")
+	apptest.ExpectProblem(t, get(t, h, "/api/connections/"+strings.Repeat("c", 5000)+"/webhook-secret", ""), http.StatusUnprocessableEntity, "invalid_input")
+	apptest.ExpectProblem(t, get(t, h, "/api/connections/conn_missing/webhook-secret", ""), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, patch(t, h, "/api/connections/"+id, other, map[string]any{"name": "x"}), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, post(t, h, "/api/connections/"+id+"/disconnect", other, map[string]any{}), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, h.Do(t, "gateway", http.MethodPut, "/api/connections/"+id+"/credentials", other,
