@@ -232,3 +232,69 @@ func TestStoredAnswersAreSealedAndExpire(t *testing.T) {
 		t.Fatalf("swept %d expired answers (%v), %d left", n, err, h.Count(t, `SELECT count(*) FROM gateway_idempotency`))
 	}
 }
+
+// TestEveryCallActionHonoursIdempotencyKeys: each call action of the
+// gateway (every action a spend cap can refuse, as its OpenAPI operation
+// declares 402) answers a repeat under its key with the first answer,
+// marked replayed, and records one usage event, however often it is sent.
+func TestEveryCallActionHonoursIdempotencyKeys(t *testing.T) {
+	h := startEdge(t, edgeOptions{})
+	b64 := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+	notify, err := h.Access().Keys().Issue(context.Background(), "notifications", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := []struct {
+		action, path, token string
+		body                map[string]any
+	}{
+		{"ai.completions.create", "/api/ai/completions", "", map[string]any{"prompt": "hi"}},
+		{"ai.translations.create", "/api/ai/translations", "", map[string]any{"target_locale": "de", "texts": map[string]string{"greeting": "Hello"}}},
+		{"ai.embeddings.create", "/api/ai/embeddings", "", map[string]any{"input": "one text"}},
+		{"ai.markdown.create", "/api/ai/markdown", "", map[string]any{"filename": "notes.txt", "data_base64": b64([]byte("# Title")), "mime_type": "text/plain"}},
+		{"ai.image.describe", "/api/ai/image/describe", "", map[string]any{"filename": "dot.png", "data_base64": b64(png), "max_tokens": 50}},
+		{"ai.autorag.search", "/api/ai/autorag/search", "", map[string]any{"instance": "docs", "query": "how do caps work"}},
+		{"ai.transcriptions.create", "/api/ai/transcriptions", "", map[string]any{"audioBase64": b64(make([]byte, 3000)), "mime_type": "audio/wav"}},
+		{"ai.images.create", "/api/ai/images", "", map[string]any{"prompt": "a red rocket"}},
+		{"email.send", "/api/email/send", "", map[string]any{"to": "k@example.com", "from": "Shop <shop@example.com>", "subject": "Once", "text": "x"}},
+		{"instant_message.send", "/api/instant-message/send", notify, map[string]any{"to": "+15551234567", "type": "text", "text": "Your code"}},
+		{"payments.processor.invoke", "/api/payments/processor", "", map[string]any{"operation": "customers.create", "params": map[string]any{"email": "b@example.com"}}},
+	}
+	// The table is every call action.
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string         `json:"operationId"`
+			Responses   map[string]any `json:"responses"`
+		} `json:"paths"`
+	}
+	get(t, h, "/api/openapi.json", "").JSON(t, &doc)
+	metered := map[string]bool{}
+	for _, ops := range doc.Paths {
+		for _, op := range ops {
+			if _, ok := op.Responses["402"]; ok {
+				metered[op.OperationID] = true
+			}
+		}
+	}
+	for _, c := range calls {
+		delete(metered, c.action)
+	}
+	if len(metered) > 0 {
+		t.Fatalf("call actions without a case here: %v", metered)
+	}
+	for _, c := range calls {
+		before := h.Count(t, `SELECT count(*) FROM es_events WHERE event_type = 'gateway.usage.recorded'`)
+		first := keyed(t, h, c.path, c.token, "every-"+c.action, c.body)
+		apptest.Must(t, first, http.StatusOK, c.action)
+		for range 2 {
+			again := keyed(t, h, c.path, c.token, "every-"+c.action, c.body)
+			apptest.Must(t, again, http.StatusOK, c.action+" again")
+			if again.Header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(again.Body, first.Body) {
+				t.Fatalf("%s: the repeat is not the first answer: %s\nfirst: %s", c.action, again.Body, first.Body)
+			}
+		}
+		if n := h.Count(t, `SELECT count(*) FROM es_events WHERE event_type = 'gateway.usage.recorded'`) - before; n != 1 {
+			t.Fatalf("%s: %d usage events for one call sent three times", c.action, n)
+		}
+	}
+}
