@@ -194,8 +194,8 @@ func TestStreamedCallsReplayAsStreams(t *testing.T) {
 
 // TestStoredAnswersAreSealedAndExpire: a kept answer is ciphertext under
 // the key ring (the answer's text is nowhere in the row); 24 hours on, the
-// key is free (the same request is a new call) and the sweeper deletes
-// expired answers.
+// key is free (the same request is a new call); a claim left by a process
+// that died is free once its lease ends; the sweeper deletes expired rows.
 func TestStoredAnswersAreSealedAndExpire(t *testing.T) {
 	h := start(t)
 	kit := fake(t, h, ai.Provider1)
@@ -222,7 +222,22 @@ func TestStoredAnswersAreSealedAndExpire(t *testing.T) {
 	if fresh.Header.Get("Idempotent-Replayed") != "" || kit.Calls() != 2 || usageCount(t, h, h.OrgID) != 2 {
 		t.Fatalf("after expiry: replayed %q, %d provider calls", fresh.Header.Get("Idempotent-Replayed"), kit.Calls())
 	}
-	apptest.Must(t, keyed(t, h, "/api/ai/completions", "", "expire-2", body), http.StatusOK, "another key")
+	// A claim whose process died with its call: 409 within its lease, taken
+	// over after it.
+	if _, err := h.App.Pool.Exec(context.Background(), `INSERT INTO gateway_idempotency (organization_id, key, request_hash, claim, state,
+		created_at, expires_at) SELECT organization_id, 'expire-2', request_hash, 'dead-process', 'running', now(), now() + interval '1 hour'
+		FROM gateway_idempotency WHERE organization_id = $1 AND key = 'expire-1'`, h.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	apptest.ExpectProblem(t, keyed(t, h, "/api/ai/completions", "", "expire-2", body), http.StatusConflict, "request_in_progress")
+	if _, err := h.App.Pool.Exec(context.Background(), `UPDATE gateway_idempotency SET expires_at = now() - interval '1 second'
+		WHERE organization_id = $1 AND key = 'expire-2'`, h.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	apptest.Must(t, keyed(t, h, "/api/ai/completions", "", "expire-2", body), http.StatusOK, "a dead claim taken over")
+	if kit.Calls() != 3 {
+		t.Fatalf("%d provider calls, want 3", kit.Calls())
+	}
 	handlers := apptest.Provided[*gatewaycmd.Handlers](h)
 	if n, err := handlers.SweepAnswers(context.Background(), time.Now().Add(time.Hour)); err != nil || n != 0 {
 		t.Fatalf("swept %d answers within their day (%v)", n, err)
