@@ -29,7 +29,7 @@ func TestGatewayKillNineMetersEveryCallOnce(t *testing.T) {
 	s := NewStack(t)
 	srv := s.StartServer(ServerOptions{Env: []string{
 		"GATEWAY_SANDBOX_DELAY=15ms", "GATEWAY_CALL_TIMEOUT=2s", "GATEWAY_STREAM_TIMEOUT=3s",
-		"GATEWAY_RESERVATION_TTL=4s", "GATEWAY_SWEEP_INTERVAL=1s",
+		"GATEWAY_RESERVATION_TTL=4s", "GATEWAY_SWEEP_INTERVAL=1s", "GATEWAY_SWEEP_GRACE=5s",
 	}})
 	gw := srv.URL("gateway")
 	expect(t, "meter", do(t, Req{Method: http.MethodPut, URL: gw + "/api/billing/meters/tokens", Key: s.APIKey,

@@ -27,6 +27,10 @@ type EventWriter struct {
 	// long stream is bounded by its silences, not by the listener's write
 	// timeout.
 	idle time.Duration
+	// record, when set (Outlive), is handed every event, and a client that
+	// left no longer fails the stream: gone drops the writes to it.
+	record func(name, data string)
+	gone   bool
 }
 
 // streamIdle bounds the time between two events of a stream.
@@ -38,6 +42,19 @@ func newEventWriter(w http.ResponseWriter) *EventWriter {
 
 // Started reports whether the first event (and the headers) went out.
 func (e *EventWriter) Started() bool { return e.started }
+
+// Header is the answer's header, to set before the first event.
+func (e *EventWriter) Header() http.Header { return e.w.Header() }
+
+// Outlive hands every event from now on to record, and lets the answer go
+// on to its end when the client leaves: writes to a client that is gone are
+// dropped instead of failing the stream. For an answer kept for the
+// client's retry (the gateway's calls with an Idempotency-Key).
+func (e *EventWriter) Outlive(record func(name, data string)) { e.record = record }
+
+// Raw writes one event whose data is already encoded (an answer recorded
+// by Outlive, written again).
+func (e *EventWriter) Raw(name, data string) error { return e.raw(name, data) }
 
 // Send writes one event (name may be empty: a plain message) with data as
 // JSON, and flushes it to the client.
@@ -56,6 +73,12 @@ func (e *EventWriter) Done() error { return e.raw("", "[DONE]") }
 func (e *EventWriter) write(name string, data []byte) error { return e.raw(name, string(data)) }
 
 func (e *EventWriter) raw(name, data string) error {
+	if e.record != nil {
+		e.record(name, data)
+		if e.gone {
+			return nil
+		}
+	}
 	if !e.started {
 		h := e.w.Header()
 		h.Set("Content-Type", "text/event-stream")
@@ -71,10 +94,14 @@ func (e *EventWriter) raw(name, data string) error {
 	} else {
 		_, err = fmt.Fprintf(e.w, "data: %s\n\n", data)
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		err = e.rc.Flush()
 	}
-	return e.rc.Flush()
+	if err != nil && e.record != nil {
+		e.gone = true
+		return nil
+	}
+	return err
 }
 
 // fail ends a started stream with an "error" event carrying the problem.

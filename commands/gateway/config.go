@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -20,6 +21,13 @@ type Config struct {
 	// SweepInterval is how often the sweeper looks (GATEWAY_SWEEP_INTERVAL,
 	// default 30s; negative: no sweeper).
 	SweepInterval time.Duration
+	// SweepGrace is how long the sweeper must have reached the database
+	// without a failure (since it started leading, or since its last failed
+	// sweep) before it abandons an expired reservation
+	// (GATEWAY_SWEEP_GRACE, default 30s): after a database outage, every
+	// live process first lands the settles it held (landings.go), so an
+	// answered call is recorded at its real cost, not at its estimate.
+	SweepGrace time.Duration
 	// DefaultMaxTokens bounds a completion that names no max_tokens
 	// (GATEWAY_DEFAULT_MAX_TOKENS, default 4096), so its reservation is a
 	// true upper bound of what it can cost.
@@ -43,6 +51,9 @@ func (c Config) WithDefaults() Config {
 	if c.DefaultMaxTokens == 0 {
 		c.DefaultMaxTokens = 4096
 	}
+	if c.SweepGrace == 0 {
+		c.SweepGrace = 30 * time.Second
+	}
 	return c
 }
 
@@ -54,6 +65,9 @@ func (c Config) Validate() error {
 	}
 	if c.ReservationTTL <= max(c.CallTimeout, c.StreamTimeout) {
 		problems = append(problems, errors.New("gateway: the reservation TTL must exceed the call and stream timeouts (a live call would be swept)"))
+	}
+	if c.SweepGrace < landingMaxBackoff {
+		problems = append(problems, fmt.Errorf("gateway: the sweep grace must be at least %s (a held settle's longest wait)", landingMaxBackoff))
 	}
 	if c.DefaultMaxTokens < 1 || c.DefaultMaxTokens > 32000 {
 		problems = append(problems, errors.New("gateway: default max tokens must be 1..32000"))

@@ -49,6 +49,10 @@ type Handlers struct {
 	// and one commit (reserve.go).
 	reserves *groupcommit.Queue[reserveItem, reserved]
 
+	// landings hold the settles and stored answers of answered calls
+	// while the database is out, until they land (landings.go).
+	landings *landings
+
 	// health is the last provider-health state this process saw per stream,
 	// so only an attempt that disagrees issues a command (health.go).
 	healthMu sync.Mutex
@@ -61,7 +65,7 @@ func NewHandlers(store *eventstore.Store, pool *pgxpool.Pool, now func() time.Ti
 		log = slog.Default()
 	}
 	h := &Handlers{store: store, pool: pool, now: commands.Clock(now), cfg: cfg.WithDefaults(), log: log, health: map[string]string{},
-		events: store, settles: eventstore.NewGroupCommit(store, settleWrites)}
+		events: store, settles: eventstore.NewGroupCommit(store, settleWrites), landings: newLandings(log)}
 	h.reserves = groupcommit.New(h.reserveBatch, reserveBatchSize)
 	return h
 }

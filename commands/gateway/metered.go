@@ -11,7 +11,6 @@ import (
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/domain/gateway/prices"
 	"github.com/platform/backend/eventstore"
-	"github.com/platform/backend/internal/retry"
 )
 
 // Caller is who a metered call is for.
@@ -127,29 +126,20 @@ func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.C
 	h.recordHealth(bg, call, a, latency)
 	m := commands.Meta{OrganizationID: call.Caller.OrganizationID, Actor: eventstore.Actor{ID: call.Caller.PrincipalID, Type: call.Caller.PrincipalType},
 		CorrelationID: call.Caller.CorrelationID}
-	if err := h.settleWithRetries(bg, m, rec, r.Scopes); err != nil {
-		// The reservation stays: the sweeper settles it at its full amount
-		// (over-counted, never leaked). The caller still gets its answer.
-		h.log.Error("gateway: settle failed; the sweeper will settle the reservation", "request_id", r.RequestID, "err", err)
+	// The call was answered: it settles at its real cost. With the database
+	// out, the settle is held in this process and tried again until it
+	// lands (landings.go); the sweeper leaves its reservation alone.
+	if err := h.landings.land(bg, heldSettle+r.RequestID, func(ctx context.Context) error {
+		_, err := h.settle(ctx, m, rec, r.Scopes)
+		return err
+	}); err != nil {
+		// Refused for good (a bug): the reservation stays, and the sweeper
+		// settles it at its full amount (over-counted, never leaked).
+		h.log.Error("gateway: settle refused; the sweeper will settle the reservation", "request_id", r.RequestID, "err", err)
 	}
 	return Receipt{RequestID: r.RequestID, Provider: call.Provider, Model: call.Model, Units: units, Estimated: estimated,
 		CostCents: float64(charge.Cost) / 1e6, PriceVersion: prices.Current.Version, Outcome: a.Outcome, LatencyMS: latency,
 		ownKey: call.BYOK}, a, nil
-}
-
-// settleWithRetries waits out a short database hiccup (a few tries within
-// a few seconds) before leaving the call to the sweeper.
-func (h *Handlers) settleWithRetries(ctx context.Context, m commands.Meta, rec domain.UsageRecordedV1, scopes []string) error {
-	var err error
-	for try := range 4 {
-		if _, err = h.settle(ctx, m, rec, scopes); err == nil || !commands.IsOutage(err) {
-			return err
-		}
-		if !retry.Sleep(ctx, time.Duration(1<<try)*250*time.Millisecond) {
-			return err
-		}
-	}
-	return err
 }
 
 // Details of the 422s whose rule is data, not schema (the fuzzing gate's

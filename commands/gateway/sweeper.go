@@ -24,25 +24,49 @@ const sweepBatch = 100
 
 // RunSweeper settles reservations left past their expiry (a process that
 // died between reserve and settle) at their full amount, as usage events
-// with outcome abandoned: spend is over-counted, never leaked. One process
-// of a deployment sweeps (leader lock gateway.reservation_sweeper).
+// with outcome abandoned: spend is over-counted, never leaked; and it deletes
+// the stored answers of idempotent calls that expired (answers.go). One
+// process of a deployment sweeps (leader lock gateway.reservation_sweeper).
+//
+// An expired reservation may still belong to a call that was answered while
+// the database was out: its process holds the settle and lands it once the
+// database is back (landings.go). So the sweeper abandons nothing until it
+// has reached the database without a failure for Config.SweepGrace, counted
+// from the start of its term (a database restart ends the term: the lock's
+// connection dies with it) and from its last failed sweep: long enough for
+// every live process to land what it held.
 func (h *Handlers) RunSweeper(ctx context.Context, pool *pgxpool.Pool, every time.Duration) error {
-	return leader.Run(ctx, pool, leader.GatewaySweeper, leader.Config{}, h.log, leader.Every(every, func(ctx context.Context) {
-		if n, err := h.Sweep(ctx, h.now()); err != nil {
-			h.log.Warn("gateway: reservation sweep failed", "err", err, "settled", n)
-		} else if n > 0 {
-			h.log.Info("gateway: settled abandoned reservations", "count", n)
-		}
-	}))
+	return leader.Run(ctx, pool, leader.GatewaySweeper, leader.Config{}, h.log, func(ctx context.Context) error {
+		reached := time.Now()
+		return leader.Every(every, func(ctx context.Context) {
+			now := h.now()
+			if n, err := h.SweepAnswers(ctx, now); err != nil {
+				reached = time.Now()
+				h.log.Warn("gateway: expired stored answers not deleted", "err", err, "deleted", n)
+				return
+			}
+			if time.Since(reached) < h.cfg.SweepGrace {
+				return
+			}
+			if n, err := h.Sweep(ctx, now); err != nil {
+				reached = time.Now()
+				h.log.Warn("gateway: reservation sweep failed", "err", err, "settled", n)
+			} else if n > 0 {
+				h.log.Info("gateway: settled abandoned reservations", "count", n)
+			}
+		})(ctx)
+	})
 }
 
 // Sweep settles every reservation that expired before now (now is passed
-// in, so tests move the clock); it returns how many it settled.
+// in, so tests move the clock), except those whose settle this process
+// holds (an answered call: its real cost lands when the database takes it);
+// it returns how many it settled.
 func (h *Handlers) Sweep(ctx context.Context, now time.Time) (int, error) {
 	settled := 0
 	for {
 		rows, err := h.pool.Query(ctx, `SELECT request_id, organization_id, amount, scopes, month, call FROM gateway_reservations
-			WHERE expires_at < $1 ORDER BY expires_at LIMIT $2`, now, sweepBatch)
+			WHERE expires_at < $1 AND NOT (request_id = ANY ($3)) ORDER BY expires_at LIMIT $2`, now, sweepBatch, h.landings.names(heldSettle))
 		if err != nil {
 			return settled, dbError(err)
 		}

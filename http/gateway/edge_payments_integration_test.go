@@ -30,10 +30,11 @@ func invoke(t *testing.T, h *apptest.Harness, token, op string, params map[strin
 // TestPaymentsInvoke: payments.processor.invoke runs the seed's operations
 // on Stripe (the sandbox's fake for an organization without a connection,
 // its own otherwise, charged as BYOK), metered one call per attempt; the
-// caller's Idempotency-Key reaches Stripe scoped to the organization (the
-// first answer replayed, changed parameters 422, one in flight 409, two
-// organizations' equal keys apart); Stripe's refusals and faults answered
-// in its short tokens, never its text.
+// caller's Idempotency-Key is the gateway's (the first answer replayed with
+// no second call and no second usage event, changed parameters 422, one in
+// flight 409, two organizations' equal keys apart) and reaches Stripe scoped
+// to the organization; Stripe's refusals and faults answered in its short
+// tokens, never its text.
 func TestPaymentsInvoke(t *testing.T) {
 	own := mustStripe(t, "sk_test_byok_payments")
 	h := startEdge(t, edgeOptions{gateway: func(g *gatewaymod.Config) {
@@ -53,15 +54,21 @@ func TestPaymentsInvoke(t *testing.T) {
 	if rec.IdempotencyKey == "" || rec.IdempotencyKey == "cust-1" || !strings.Contains(string(rec.Body), "metadata[order]=7") {
 		t.Fatalf("stripe got key %q body %q", rec.IdempotencyKey, rec.Body)
 	}
+	// The retry is the gateway's replay (issue 18: it was Stripe's, and a
+	// second usage event): the first answer's bytes, no call to Stripe, no
+	// usage event.
+	calls := len(fake.Requests())
 	again := invoke(t, h, "", "customers.create", map[string]any{"email": "buyer@example.com", "metadata": map[string]any{"order": 7}},
 		"Idempotency-Key", "cust-1")
-	var second paid
-	again.JSON(t, &second)
-	if !second.IdempotentReplayed || second.Object["id"] != first.Object["id"] {
-		t.Fatalf("the retry was not Stripe's replay: %s", again.Body)
+	apptest.Must(t, again, http.StatusOK, "the retry")
+	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(res.Body) || len(fake.Requests()) != calls {
+		t.Fatalf("the retry was not the first answer replayed (%d calls to Stripe, was %d): %s", len(fake.Requests()), calls, again.Body)
 	}
 	apptest.ExpectProblem(t, invoke(t, h, "", "customers.create", map[string]any{"email": "changed@example.com"}, "Idempotency-Key", "cust-1"),
 		http.StatusUnprocessableEntity, "idempotency_key_reused")
+	if len(fake.Requests()) != calls {
+		t.Fatal("a changed request under the key reached Stripe")
+	}
 	// Another organization's equal key is its own.
 	_, other := h.NewOrganization(t, "Other", testenv.UniqueName("other"), apptest.DefaultScopes...)
 	apptest.Must(t, invoke(t, h, other, "customers.create", map[string]any{"email": "someone@example.com"}, "Idempotency-Key", "cust-1"),
@@ -75,7 +82,7 @@ func TestPaymentsInvoke(t *testing.T) {
 	}()
 	<-gate.Entered()
 	inFlight := invoke(t, h, "", "products.create", map[string]any{"name": "Hat"}, "Idempotency-Key", "prod-1")
-	apptest.ExpectProblem(t, inFlight, http.StatusConflict, "idempotency_request_in_progress")
+	apptest.ExpectProblem(t, inFlight, http.StatusConflict, "request_in_progress")
 	gate.Open()
 	apptest.Must(t, <-done, http.StatusOK, "the held call")
 
@@ -112,11 +119,11 @@ func TestPaymentsInvoke(t *testing.T) {
 		t.Fatalf("own connection answered %s (%d calls to the own account)", mine.Body, len(own.Requests()))
 	}
 	outcomes := usageOf(t, h, h.OrgID, "payments.processor.invoke")
-	want := "ok,ok,invalid_request,invalid_request,ok,invalid_request,invalid_request,invalid_request,provider_error,rate_limited,provider_error,ok"
+	want := "ok,ok,invalid_request,invalid_request,invalid_request,provider_error,rate_limited,provider_error,ok"
 	if strings.Join(outcomes, ",") != want {
 		t.Fatalf("usage outcomes %v, want %s", outcomes, want)
 	}
-	events := usageEvents(t, h, "", 12)
+	events := usageEvents(t, h, "", 9)
 	if ev := events[0]; ev["byok"] != true || ev["connection_id"] != connID || ev["units"].(map[string]any)["calls"] != float64(1) ||
 		ev["model"] != "customers.create" {
 		t.Fatalf("the own call's usage event %v", ev)

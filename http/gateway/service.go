@@ -6,7 +6,6 @@
 package gateway
 
 import (
-	"slices"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -28,6 +27,9 @@ type Deps struct {
 	Commands *gatewaycmd.Handlers
 	Client   *gatewaycmd.Client
 	Queries  *gatewayview.Queries
+	// Answers keep the answers of calls made with an Idempotency-Key
+	// (idempotent.go).
+	Answers *gatewaycmd.Answers
 	// Now is the clock of the month-to-date views (nil: time.Now).
 	Now func() time.Time
 }
@@ -51,7 +53,13 @@ func Service(d Deps, more ...Area) httpapi.Service {
 	svc := httpapi.Service{AppID: AppID, Name: "gateway", HealthPath: HealthPath}
 	var routes []func(*mux.Router)
 	for _, a := range areas {
-		svc.Actions = slices.Concat(svc.Actions, a.Actions)
+		for _, action := range a.Actions {
+			// Every call action honours Idempotency-Key the one same way.
+			if isCall(action) {
+				action = idempotent(d.Answers, action)
+			}
+			svc.Actions = append(svc.Actions, action)
+		}
 		if a.Routes != nil {
 			routes = append(routes, a.Routes)
 		}

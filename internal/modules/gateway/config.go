@@ -15,7 +15,7 @@ import (
 type Config struct {
 	// Metering bounds the metered path (GATEWAY_CALL_TIMEOUT,
 	// GATEWAY_STREAM_TIMEOUT, GATEWAY_RESERVATION_TTL,
-	// GATEWAY_SWEEP_INTERVAL, GATEWAY_DEFAULT_MAX_TOKENS).
+	// GATEWAY_SWEEP_INTERVAL, GATEWAY_SWEEP_GRACE, GATEWAY_DEFAULT_MAX_TOKENS).
 	Metering gatewaycmd.Config
 	// DashboardURL is where notifications' cta_url point
 	// (GATEWAY_DASHBOARD_URL; default the gateway's own base URL).
@@ -46,6 +46,7 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.Duration("GATEWAY_STREAM_TIMEOUT", &c.Metering.StreamTimeout)
 	env.Duration("GATEWAY_RESERVATION_TTL", &c.Metering.ReservationTTL)
 	env.Duration("GATEWAY_SWEEP_INTERVAL", &c.Metering.SweepInterval)
+	env.Duration("GATEWAY_SWEEP_GRACE", &c.Metering.SweepGrace)
 	env.Int("GATEWAY_DEFAULT_MAX_TOKENS", &c.Metering.DefaultMaxTokens)
 	env.String("GATEWAY_DASHBOARD_URL", &c.DashboardURL)
 	env.Bool("GATEWAY_SANDBOX", &c.Sandbox)

@@ -64,7 +64,9 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, edge)
 	module.Provide(p, edgeSandbox)
 	// The key ring seals other contexts' secrets too (publishing's tokens).
-	module.Provide(p, gatewaycmd.NewSealer(cfg.Edge.Ring, "gateway"))
+	sealer := gatewaycmd.NewSealer(cfg.Edge.Ring, "gateway")
+	module.Provide(p, sealer)
+	answers := gatewaycmd.NewAnswers(handlers, sealer)
 	dashboard := cfg.DashboardURL
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]
@@ -76,11 +78,12 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner(), edge.Relay()},
 		Timers:        edge.RegisterTimers,
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return gatewayhttp.Service(gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Now: p.Now},
+			return gatewayhttp.Service(gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Answers: answers, Now: p.Now},
 				gatewayhttp.EdgeArea(edge, queries)), nil
 		},
 	}
 	parts.Workers = append(parts.Workers, edgeWorkers(p, edge, edgeSandbox)...)
+	parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-landings", Run: handlers.RunLandings})
 	if len(sandbox.fakes) > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-sandbox", Run: sandbox.closeOnDone})
 	}

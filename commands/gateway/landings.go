@@ -1,0 +1,137 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/internal/retry"
+)
+
+// Bounds of the landings' retries: short first, so a restarted database
+// sees the writes it missed within seconds, and never longer than
+// landingMaxBackoff, which the sweeper's grace (Config.SweepGrace) exceeds.
+const (
+	landingBackoff    = 250 * time.Millisecond
+	landingMaxBackoff = 5 * time.Second
+)
+
+// landings are the writes an answered call still owes the database when
+// the database is out at answer time: the settle of its usage at its real
+// cost, and the stored answer of an idempotent call (or the release of its
+// key). The answer went out; the truth of what it cost lives here, in this
+// process, and each write is tried again with a doubling backoff until it
+// lands, fails in a way that will repeat (logged: the sweeper then settles
+// the reservation at its estimate), or the process stops (the same).
+//
+// What is held is named, so that nothing else replaces it meanwhile: the
+// sweeper never abandons the reservation of a settle held here, and a key
+// whose answer is held here is not taken over when its lease runs out
+// (answers.go). Other processes cannot see this memory: the sweeper's grace
+// covers them (sweeper.go).
+type landings struct {
+	life context.Context
+	stop context.CancelFunc
+	log  *slog.Logger
+
+	mu   sync.Mutex
+	held map[string]int // names of the writes held (settle:<request id>, key:<claim>)
+	wg   sync.WaitGroup
+}
+
+func newLandings(log *slog.Logger) *landings {
+	life, stop := context.WithCancel(context.Background())
+	return &landings{life: life, stop: stop, log: log, held: map[string]int{}}
+}
+
+// land runs write now and, when the database is out, holds it under name
+// and tries again in the background until it lands. It reports the first
+// try's error when that was not an outage (nothing is held then).
+func (l *landings) land(ctx context.Context, name string, write func(context.Context) error) error {
+	err := write(ctx)
+	if err == nil || !commands.IsOutage(err) {
+		return err
+	}
+	l.mu.Lock()
+	if l.life.Err() != nil {
+		l.mu.Unlock()
+		l.log.Error("gateway: the database is out and the process is stopping; a write is left undone", "write", name, "err", err)
+		return nil
+	}
+	l.held[name]++
+	l.wg.Add(1)
+	l.mu.Unlock()
+	l.log.Warn("gateway: the database is out; holding a write until it lands", "write", name, "err", err)
+	go func() {
+		defer l.wg.Done()
+		defer l.release(name)
+		for try := 1; ; try++ {
+			if !retry.Sleep(l.life, retry.Backoff(landingBackoff, try, landingMaxBackoff)) {
+				l.log.Error("gateway: the process stopped before a held write landed", "write", name)
+				return
+			}
+			err := write(l.life)
+			switch {
+			case err == nil:
+				l.log.Info("gateway: a held write landed", "write", name, "tries", try+1)
+				return
+			case !commands.IsOutage(err):
+				l.log.Error("gateway: a held write was refused", "write", name, "err", err)
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+func (l *landings) release(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held[name]--; l.held[name] <= 0 {
+		delete(l.held, name)
+	}
+}
+
+// names are the held writes' names with a prefix, without it.
+func (l *landings) names(prefix string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := []string{}
+	for name := range l.held {
+		if rest, ok := strings.CutPrefix(name, prefix); ok {
+			out = append(out, rest)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// close stops the retries (the process is stopping) and waits for them.
+func (l *landings) close() {
+	l.mu.Lock()
+	l.stop()
+	l.mu.Unlock()
+	l.wg.Wait()
+}
+
+// Names of held writes.
+const (
+	heldSettle = "settle:"
+	heldKey    = "key:"
+)
+
+// RunLandings lives as long as the process: when ctx ends, the writes still
+// held are given up (their reservations are the sweeper's) and their
+// retries stopped.
+func (h *Handlers) RunLandings(ctx context.Context) error {
+	<-ctx.Done()
+	if n := len(h.landings.names("")); n > 0 {
+		h.log.Error("gateway: stopping with writes the database never took; the sweeper settles their reservations at their estimate", "held", n)
+	}
+	h.landings.close()
+	return nil
+}

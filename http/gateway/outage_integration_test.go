@@ -1,0 +1,193 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/platform/backend/internal/app"
+	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/module"
+	gatewaymod "github.com/platform/backend/internal/modules/gateway"
+	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/fakekit"
+)
+
+// dbProxy stands between a platform and its PostgreSQL, so a test can take
+// the database away from that platform alone (the shared server is never
+// stopped): while cut, open connections are dropped and new ones are
+// closed as soon as they arrive, as a stopped server's clients see it.
+type dbProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	cut    bool
+	conns  map[net.Conn]bool
+}
+
+// proxied points the platform's database URL at a proxy of its own.
+func proxied(t *testing.T, c *app.Config) *dbProxy {
+	t.Helper()
+	u, err := url.Parse(c.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &dbProxy{ln: ln, target: u.Host, conns: map[net.Conn]bool{}}
+	t.Cleanup(func() { ln.Close(); p.Cut() })
+	go p.serve()
+	u.Host = ln.Addr().String()
+	c.DatabaseURL = u.String()
+	return p
+}
+
+func (p *dbProxy) serve() {
+	for {
+		client, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		cut := p.cut
+		if !cut {
+			p.conns[client] = true
+		}
+		p.mu.Unlock()
+		if cut {
+			client.Close()
+			continue
+		}
+		go p.pipe(client)
+	}
+}
+
+func (p *dbProxy) pipe(client net.Conn) {
+	server, err := net.Dial("tcp", p.target)
+	if err != nil {
+		client.Close()
+		return
+	}
+	p.mu.Lock()
+	p.conns[server] = true
+	p.mu.Unlock()
+	go func() { _, _ = io.Copy(server, client); server.Close() }()
+	_, _ = io.Copy(client, server)
+	client.Close()
+}
+
+// Cut drops every connection and refuses new ones.
+func (p *dbProxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+// Restore lets connections through again.
+func (p *dbProxy) Restore() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = false
+}
+
+// TestAnsweredCallSettlesAtItsRealCostAfterAnOutage (issue 18, item 3): a
+// call answered 200 while the database was out was later recorded by the
+// sweeper as abandoned at its reservation. Now the call's settle is held
+// until the database is back and lands at the call's real cost; the
+// sweeper, which runs meanwhile with the reservation long expired, leaves
+// it alone; the budget counts the real cost; and the call's key, whose
+// answer was held too, replays that answer.
+func TestAnsweredCallSettlesAtItsRealCostAfterAnOutage(t *testing.T) {
+	var proxy *dbProxy
+	h := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		proxy = proxied(t, c)
+		g := module.SectionOf[*gatewaymod.Config](c.Modules)
+		g.Metering.CallTimeout, g.Metering.StreamTimeout = 3*time.Second, 3*time.Second
+		g.Metering.ReservationTTL, g.Metering.SweepInterval = 4*time.Second, 200*time.Millisecond
+		g.Metering.SweepGrace = 5 * time.Second
+	}})
+	kit := fake(t, h, ai.Provider1)
+	gate := fakekit.NewGate()
+	kit.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
+	body := map[string]any{"prompt": "answered in the dark", "max_tokens": 500}
+	answered := make(chan apptest.Response, 1)
+	go func() { answered <- keyed(t, h, "/api/ai/completions", "", "outage-1", body) }()
+	<-gate.Entered()
+	proxy.Cut()
+	gate.Open()
+	res := <-answered
+	apptest.Must(t, res, http.StatusOK, "the call answered while the database is out")
+	var receipt struct {
+		RequestID string  `json:"request_id"`
+		CostCents float64 `json:"cost_cents"`
+		Outcome   string  `json:"outcome"`
+	}
+	res.JSON(t, &receipt)
+	// Out for longer than the reservation lives and than the settle's old
+	// retries lasted (about 4 s): the sweeper would find it expired.
+	time.Sleep(6 * time.Second)
+	proxy.Restore()
+
+	apptest.Eventually(t, 30*time.Second, "the reservation settled", func() bool {
+		var n int64
+		err := h.App.Pool.QueryRow(context.Background(), `SELECT count(*) FROM gateway_reservations`).Scan(&n)
+		return err == nil && n == 0
+	})
+	var events int64
+	var outcome string
+	var cost int64
+	var estimated bool
+	if err := h.App.Pool.QueryRow(context.Background(), `SELECT count(*), min(payload->>'outcome'), min((payload->>'cost_microcents')::bigint),
+		bool_or((payload->>'estimated')::boolean) FROM es_events WHERE stream_id = $1`, "usage:"+receipt.RequestID).
+		Scan(&events, &outcome, &cost, &estimated); err != nil {
+		t.Fatal(err)
+	}
+	if events != 1 || outcome != "ok" || estimated || math.Abs(float64(cost)/1e6-receipt.CostCents) > 1e-9 {
+		t.Fatalf("the answered call (receipt %+v) was recorded as %d events, outcome %s, cost %d micro-cents, estimated %v",
+			receipt, events, outcome, cost, estimated)
+	}
+	if settled, reserved := budget(t, h, h.OrgID, "organization"); settled != cost || reserved != 0 {
+		t.Fatalf("budget settled %d reserved %d; the call cost %d", settled, reserved, cost)
+	}
+	var again apptest.Response
+	apptest.Eventually(t, 20*time.Second, "the key's answer kept", func() bool {
+		again = keyed(t, h, "/api/ai/completions", "", "outage-1", body)
+		return again.Status != http.StatusConflict && again.Status != http.StatusServiceUnavailable
+	})
+	apptest.Must(t, again, http.StatusOK, "the retry")
+	if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(res.Body) || kit.Calls() != 1 {
+		t.Fatalf("the retry after the outage: replayed %q, %d provider calls: %s", again.Header.Get("Idempotent-Replayed"), kit.Calls(), again.Body)
+	}
+	// The daily snapshot counts one call, no failure, at the receipt's cost.
+	apptest.Eventually(t, 30*time.Second, "the daily snapshot", func() bool {
+		var snap struct {
+			Days []struct {
+				Calls     int64   `json:"calls"`
+				Failures  int64   `json:"failures"`
+				CostCents float64 `json:"cost_cents"`
+			} `json:"days"`
+		}
+		res := get(t, h, "/api/usage/snapshots/daily?days=1", "")
+		if res.Status != http.StatusOK || json.Unmarshal(res.Body, &snap) != nil || len(snap.Days) != 1 {
+			return false
+		}
+		d := snap.Days[0]
+		if d.Calls == 1 && (d.Failures != 0 || math.Abs(d.CostCents-receipt.CostCents) > 1e-9) {
+			t.Fatalf("daily snapshot %+v; the receipt %+v", d, receipt)
+		}
+		return d.Calls == 1
+	})
+}
