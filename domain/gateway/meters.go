@@ -343,7 +343,7 @@ func UnitsFor(key string, rec UsageRecordedV1) int64 {
 	case KeySpendPrefix + ScopeOrganization:
 		return rec.Cost
 	}
-	if scope, ok := strings.CutPrefix(key, KeySpendPrefix); ok && scope == UserScope(rec.PrincipalID) {
+	if scope, ok := strings.CutPrefix(key, KeySpendPrefix); ok && scope == UserScope(rec.BudgetUser()) {
 		return rec.Cost
 	}
 	return 0
