@@ -4,12 +4,15 @@ import (
 	"context"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/platform/backend/commands"
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/module"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	postmarkfake "github.com/platform/backend/providers/email/postmark/fake"
 )
@@ -160,4 +163,97 @@ func TestConnectionsNeedAnAdminAndAnExplicitChoice(t *testing.T) {
 	}
 	denied(post(t, h, "/api/connections/"+second+"/choose", admin.Key, map[string]any{}), "a demoted admin's key")
 	denied(get(t, h, "/api/connections/"+second+"/webhook-secret", admin.Session), "a demoted admin's session")
+}
+
+// TestConnectionsRecordedBeforeChoices: connections stored before the
+// choice existed (events and snapshots without a choice member, the
+// index and read model without chosen_at) keep serving as they did: each
+// counts as chosen when created, so the newest active one stays in use,
+// on the write side (migration 110), in the read model (its guarded column
+// add) and in the domain (a command on an old stream); a later choice
+// moves the traffic as for any other.
+func TestConnectionsRecordedBeforeChoices(t *testing.T) {
+	pm := postmarkfake.Start(postmarkfake.Options{ServerToken: "pm_legacy_token"})
+	defer pm.Close()
+	bases := map[string]string{"email_provider_a": pm.URL()}
+	h := startEdge(t, edgeOptions{gateway: func(g *gatewaymod.Config) { g.Edge.BaseURLs = bases }})
+	conn := func(name string) map[string]any {
+		return map[string]any{"provider": "email_provider_a", "name": name, "credentials": map[string]any{"server_token": "pm_legacy_token"}}
+	}
+	older, _ := createConnection(t, h, "", conn("older"))
+	newer, created := createConnection(t, h, "", conn("newer"))
+	apptest.Eventually(t, 30*time.Second, "the read model shows both", func() bool {
+		return h.Do(t, "gateway", http.MethodGet, "/api/connections/"+newer, "", nil, "X-Platform-Min-Position",
+			created.Header.Get("X-Platform-Position")).Status == http.StatusOK
+	})
+	// Back to the records of before: no choice member anywhere, the index
+	// and read model without their column, migration 110 not applied.
+	org, key := h.OrgID, h.APIKey
+	streams := []string{"connection:" + older, "connection:" + newer}
+	for _, sql := range []string{
+		`UPDATE es_events SET payload = payload - 'choice' WHERE stream_id = ANY($1)`,
+		`UPDATE es_streams SET snapshot = snapshot - 'choice' WHERE stream_id = ANY($1) AND snapshot IS NOT NULL`,
+	} {
+		if _, err := h.App.Pool.Exec(context.Background(), sql, streams); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, sql := range []string{
+		`DROP INDEX gateway_connection_index_chosen`,
+		`ALTER TABLE gateway_connection_index DROP COLUMN chosen_at`,
+		`CREATE INDEX gateway_connection_index_active ON gateway_connection_index (organization_id, provider, created_at DESC) WHERE status = 'active'`,
+		`DELETE FROM schema_migrations WHERE component = 'gateway-commands' AND name = '110_connection_choice.sql'`,
+		`ALTER TABLE gateway_connections_g1 DROP COLUMN chosen_at`,
+	} {
+		if _, err := h.App.Pool.Exec(context.Background(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	h.Stop()
+	h = apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		c.DatabaseURL, c.Kafka.Topics.Prefix = h.Config.DatabaseURL, h.Config.Kafka.Topics.Prefix
+		module.SectionOf[*gatewaymod.Config](c.Modules).Edge.BaseURLs = bases
+	}})
+	h.OrgID, h.APIKey = org, key
+
+	send := func() string {
+		t.Helper()
+		res := sendEmail(t, h, "", map[string]any{"to": "a@example.com", "from": "shop@example.com", "subject": "Order", "text": "x",
+			"provider": "email_provider_a"})
+		apptest.Must(t, res, http.StatusOK, "send")
+		var d delivered
+		res.JSON(t, &d)
+		return d.ConnectionID
+	}
+	if got := send(); got != newer {
+		t.Fatalf("after the migration calls use %s, want the newest %s as before", got, newer)
+	}
+	var list struct {
+		Connections []struct {
+			ConnectionID string `json:"connection_id"`
+			CreatedAt    string `json:"created_at"`
+			Choice       struct {
+				ChosenAt *string `json:"chosen_at"`
+				InUse    bool    `json:"in_use"`
+			} `json:"choice"`
+		} `json:"connections"`
+	}
+	get(t, h, "/api/connections", "").JSON(t, &list)
+	for _, c := range list.Connections {
+		if c.ConnectionID != older && c.ConnectionID != newer {
+			continue
+		}
+		if c.Choice.ChosenAt == nil || *c.Choice.ChosenAt != c.CreatedAt || c.Choice.InUse != (c.ConnectionID == newer) {
+			t.Fatalf("the read model shows %+v", c)
+		}
+	}
+	// A command on an old stream keeps its choice: still in use.
+	apptest.Must(t, patch(t, h, "/api/connections/"+newer, "", map[string]any{"name": "renamed"}), http.StatusOK, "rename")
+	if got := send(); got != newer {
+		t.Fatalf("after an update of the old stream calls use %s", got)
+	}
+	apptest.Must(t, post(t, h, "/api/connections/"+older+"/choose", "", map[string]any{}), http.StatusOK, "choose the older")
+	if got := send(); got != older {
+		t.Fatalf("after the choice calls use %s", got)
+	}
 }
