@@ -20,6 +20,10 @@ import (
 type Meta struct {
 	OrganizationID string
 	Actor          eventstore.Actor
+	// ActingUser is the user the actor acts as: a session's user, the user
+	// an API key acts as (its creator's); "" for system and service actors.
+	// Per-user accounting (the gateway's user spend caps) charges it.
+	ActingUser     string
 	IdempotencyKey string
 	RequestHash    string
 	CorrelationID  string

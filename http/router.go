@@ -240,6 +240,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		call := &Call{Input: input, Principal: p, Request: r, Body: body, MediaType: mediaType, Meta: commands.Meta{
 			OrganizationID: p.OrganizationID,
 			Actor:          eventstore.Actor{ID: p.ID, Type: p.Type},
+			ActingUser:     p.ActingUser(),
 			CorrelationID:  RequestID(ctx),
 		}}
 		if !a.ReadOnly {

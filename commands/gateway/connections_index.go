@@ -20,13 +20,13 @@ func indexConnection(org string, more ...func(domain.ConnectionV1) eventstore.Wr
 	return commands.Also(func(s domain.ConnectionV1) []eventstore.Write {
 		settings, _ := json.Marshal(s.Settings) // a map of strings: cannot fail
 		writes := []eventstore.Write{{SQL: `INSERT INTO gateway_connection_index (connection_id, organization_id, provider, kind,
-			status, app_id, webhook_url, settings, token_expires_at, warned_expiry, credential_version, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+			status, app_id, webhook_url, settings, token_expires_at, warned_expiry, credential_version, created_at, chosen_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 			ON CONFLICT (connection_id) DO UPDATE SET status = EXCLUDED.status, app_id = EXCLUDED.app_id,
 			webhook_url = EXCLUDED.webhook_url, settings = EXCLUDED.settings, token_expires_at = EXCLUDED.token_expires_at,
-			warned_expiry = EXCLUDED.warned_expiry, credential_version = EXCLUDED.credential_version`,
+			warned_expiry = EXCLUDED.warned_expiry, credential_version = EXCLUDED.credential_version, chosen_at = EXCLUDED.chosen_at`,
 			Args: []any{s.ConnectionID, org, s.Provider, s.Kind, s.Status, s.AppID, s.WebhookURL, string(settings), s.TokenExpiresAt,
-				s.WarnedExpiry, s.Credential.Version, s.CreatedAt}}}
+				s.WarnedExpiry, s.Credential.Version, s.CreatedAt, s.Chosen()}}}
 		for _, f := range more {
 			writes = append(writes, f(s))
 		}

@@ -78,11 +78,13 @@ func (e *Edge) connectionByID(ctx context.Context, id string) (connectionRow, bo
 	return r, err == nil, dbError(err)
 }
 
-// ownConnection is an organization's newest active connection of a
-// provider (its own key: BYOK), if any.
+// ownConnection is the organization's connection of a provider in use (its
+// own key: BYOK), if any: of its active connections of the provider, the
+// one an administrator chose last (connections.choose, or created while
+// none was in use). One never chosen is used only by calls that name it.
 func (e *Edge) ownConnection(ctx context.Context, org, provider string) (connectionRow, bool, error) {
 	r, err := scanConnection(e.h.pool.QueryRow(ctx, connectionSelect+` WHERE i.organization_id = $1 AND i.provider = $2
-		AND i.status = 'active' ORDER BY i.created_at DESC LIMIT 1`, org, provider))
+		AND i.status = 'active' AND i.chosen_at IS NOT NULL ORDER BY i.chosen_at DESC, i.connection_id DESC LIMIT 1`, org, provider))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return r, false, nil
 	}
@@ -90,8 +92,8 @@ func (e *Edge) ownConnection(ctx context.Context, org, provider string) (connect
 }
 
 // Resolve is the connection a call of an organization to a provider runs
-// on: the one it names (its own, active), else its newest active one of
-// the provider (BYOK: charged the service fee), else the platform's
+// on: the one it names (its own, active), else its connection of the
+// provider in use (ownConnection; BYOK: charged the service fee), else the platform's
 // (configured keys, or the sandbox's fakes). org "" resolves a named
 // connection of any organization (service identities).
 func (e *Edge) Resolve(ctx context.Context, org, provider, connectionID string) (Link, error) {
@@ -185,8 +187,8 @@ func (e *Edge) forget(connectionID string) {
 
 var _ AIConnections = (*Edge)(nil)
 
-// AI resolves an AI call's connection: the organization's own active
-// connection of the provider (BYOK), else the platform's.
+// AI resolves an AI call's connection: the organization's own connection
+// of the provider in use (BYOK), else the platform's.
 func (e *Edge) AI(ctx context.Context, org string, provider ai.ProviderID) (AIConnection, error) {
 	if e.aiOwn != nil && org != "" {
 		r, ok, err := e.ownConnection(ctx, org, string(provider))

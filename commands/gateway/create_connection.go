@@ -46,12 +46,20 @@ func (e *Edge) CreateConnection(ctx context.Context, m commands.Meta, in CreateC
 	if err != nil {
 		return commands.Result[domain.ConnectionV1]{}, err
 	}
+	// A new connection takes the organization's calls to its provider only
+	// when none is in use; otherwise an administrator chooses it
+	// (connections.choose). Two first connections created at once are both
+	// chosen, and the later choice is the one used.
+	_, inUse, err := e.ownConnection(ctx, m.OrganizationID, in.Provider)
+	if err != nil {
+		return commands.Result[domain.ConnectionV1]{}, err
+	}
 	now := e.h.now()
 	return run(ctx, e.h, m, domain.StreamConnection, domain.ConnectionStreamID(id), domain.LoadConnection,
 		func(c *domain.Connection) ([]event.Change, error) {
 			return c.Create(id, credID, sealed.KeyID, domain.ConnectionInput{Provider: in.Provider, Name: &in.Name, AppID: in.AppID,
 				SetAppID: true, WebhookURL: in.WebhookURL, SetWebhookURL: true, TokenExpiresAt: in.TokenExpiresAt, SetExpiry: true,
-				Settings: in.Settings, SecretMembers: in.Credentials.Members()}, now)
+				Settings: in.Settings, SecretMembers: in.Credentials.Members()}, !inUse, now)
 		}, connectionState, indexConnection(m.OrganizationID, storeCredential(m.OrganizationID, credID, sealed, now)))
 }
 

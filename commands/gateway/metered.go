@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -18,17 +19,26 @@ type Caller struct {
 	OrganizationID string `json:"organization_id"`
 	PrincipalID    string `json:"principal_id"`
 	PrincipalType  string `json:"principal_type"`
-	AppID          string `json:"app_id"`
-	UseCase        string `json:"use_case"`
+	// UserID is the user the call is accounted to: a session's user, the
+	// user an API key acts as (its creator), so a user's spend caps hold
+	// whichever credential of the user calls; "" for service and system
+	// callers, which are accounted as themselves (BudgetUser).
+	UserID  string `json:"user_id,omitempty"`
+	AppID   string `json:"app_id"`
+	UseCase string `json:"use_case"`
 	// CorrelationID ties the call to its request (the HTTP request id).
 	CorrelationID string `json:"correlation_id"`
 }
 
 // CallerOf is the caller of a command's meta (the HTTP routes').
 func CallerOf(m commands.Meta, appID, useCase string) Caller {
-	return Caller{OrganizationID: m.OrganizationID, PrincipalID: m.Actor.ID, PrincipalType: m.Actor.Type, AppID: appID,
-		UseCase: useCase, CorrelationID: m.CorrelationID}
+	return Caller{OrganizationID: m.OrganizationID, PrincipalID: m.Actor.ID, PrincipalType: m.Actor.Type, UserID: m.ActingUser,
+		AppID: appID, UseCase: useCase, CorrelationID: m.CorrelationID}
 }
+
+// BudgetUser is whom the call's per-user budget row and user caps are for:
+// the user it acts as, else the principal itself.
+func (c Caller) BudgetUser() string { return cmp.Or(c.UserID, c.PrincipalID) }
 
 // Call is one metered provider operation: what it is, on which connection,
 // and its worst case (what is reserved).
@@ -116,7 +126,7 @@ func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.C
 	}
 	charge := domain.Rate(price, units, call.BYOK, fee)
 	rec := domain.UsageRecordedV1{RequestID: r.RequestID, PrincipalID: call.Caller.PrincipalID, PrincipalType: call.Caller.PrincipalType,
-		AppID: call.Caller.AppID, UseCase: call.Caller.UseCase, Action: call.Action, Provider: call.Provider, Model: call.Model,
+		UserID: call.Caller.UserID, AppID: call.Caller.AppID, UseCase: call.Caller.UseCase, Action: call.Action, Provider: call.Provider, Model: call.Model,
 		Operation: call.Operation, ConnectionID: call.ConnectionID, BYOK: call.BYOK, Units: units, Estimated: estimated,
 		LatencyMS: latency, Outcome: a.Outcome, Error: a.Error, ProviderRequestID: a.ProviderRequestID,
 		ProviderCost: charge.ProviderCost, ServiceFee: charge.ServiceFee, Cost: charge.Cost, Reserved: r.Amount,

@@ -23,7 +23,9 @@ type reservation struct {
 }
 
 // reserve holds the call's worst-case cost against every active hard cap of
-// the organization and the principal, or refuses it (402 when settled +
+// the organization and of the user the call acts as (Caller.BudgetUser:
+// every credential of a user meets the same budget row, so its lock
+// serializes a user's session and keys alike), or refuses it (402 when settled +
 // reserved + amount would pass a cap), and records the reservation the
 // sweeper settles if the call never does. The reservations of concurrent
 // calls share one statement and one commit (reserves: a group commit); a
@@ -69,14 +71,14 @@ func (h *Handlers) reserveBatch(ctx context.Context, items []reserveItem) []rese
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		x, y := items[a].r, items[b].r
-		return cmp.Or(cmp.Compare(x.Org, y.Org), cmp.Compare(x.Call.Caller.PrincipalID, y.Call.Caller.PrincipalID), cmp.Compare(x.Month, y.Month))
+		return cmp.Or(cmp.Compare(x.Org, y.Org), cmp.Compare(x.Call.Caller.BudgetUser(), y.Call.Caller.BudgetUser()), cmp.Compare(x.Month, y.Month))
 	})
 	n := len(items)
 	ids, orgs, users, months := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	amounts, expires, calls := make([]int64, n), make([]time.Time, n), make([]string, n)
 	for j, i := range order {
 		r := items[i].r
-		ids[j], orgs[j], users[j], months[j] = r.RequestID, r.Org, domain.UserScope(r.Call.Caller.PrincipalID), r.Month
+		ids[j], orgs[j], users[j], months[j] = r.RequestID, r.Org, domain.UserScope(r.Call.Caller.BudgetUser()), r.Month
 		amounts[j], expires[j], calls[j] = r.Amount, items[i].expires, string(items[i].call)
 	}
 	rows, err := h.pool.Query(ctx, `SELECT ord, held, refused FROM gateway_reserve_batch($1, $2, $3, $4, $5, $6, $7::jsonb[])`,

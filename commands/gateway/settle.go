@@ -73,7 +73,7 @@ func settleWrites(appended []eventstore.Decision) []eventstore.Write {
 			continue
 		}
 		ids = append(ids, s.rec.RequestID)
-		for _, scope := range []string{domain.ScopeOrganization, domain.UserScope(s.rec.PrincipalID)} {
+		for _, scope := range []string{domain.ScopeOrganization, domain.UserScope(s.rec.BudgetUser())} {
 			k := budgetKey{s.org, scope, s.rec.Month}
 			if deltas[k] == nil {
 				deltas[k] = &delta{}

@@ -91,7 +91,7 @@ func (h *Handlers) Sweep(ctx context.Context, now time.Time) (int, error) {
 				return settled, err
 			}
 			rec := domain.UsageRecordedV1{RequestID: r.id, PrincipalID: call.Caller.PrincipalID, PrincipalType: call.Caller.PrincipalType,
-				AppID: call.Caller.AppID, UseCase: call.Caller.UseCase, Action: call.Action, Provider: call.Provider, Model: call.Model,
+				UserID: call.Caller.UserID, AppID: call.Caller.AppID, UseCase: call.Caller.UseCase, Action: call.Action, Provider: call.Provider, Model: call.Model,
 				Operation: call.Operation, ConnectionID: call.ConnectionID, BYOK: call.BYOK, Units: call.Estimate, Estimated: true,
 				Outcome: domain.OutcomeAbandoned, Error: "never settled", ProviderCost: r.amount, Cost: r.amount, Reserved: r.amount,
 				PriceVersion: prices.Current.Version, Month: r.month, OccurredAt: h.now()}

@@ -84,7 +84,8 @@ func (h *Handlers) creatorStanding(ctx context.Context, heads map[string]int64, 
 		if err != nil {
 			return absent, "", err
 		}
-		return domain.CreatorStanding{Kind: kind, Present: true, Permissions: perms}, "user:" + c.CreatedBy + ":" + role, nil
+		return domain.CreatorStanding{Kind: kind, Present: true, Permissions: perms, User: c.CreatedBy, Role: domain.RoleOrDefault(m.Role)},
+			"user:" + c.CreatedBy + ":" + role, nil
 	case domain.CreatorAPIKey:
 		if depth >= domain.MaxKeyChain {
 			return absent, "", nil
@@ -99,14 +100,14 @@ func (h *Handlers) creatorStanding(ctx context.Context, heads map[string]int64, 
 		if !ck.Active() || ck.Created().OrganizationID != c.OrganizationID {
 			return absent, "", nil
 		}
-		perms, fp, err := h.keyPermissions(ctx, heads, ck, org, depth+1)
+		perms, root, fp, err := h.keyPermissions(ctx, heads, ck, org, depth+1)
 		if err == domain.ErrKeyCreatorGone {
 			return absent, "", nil
 		}
 		if err != nil {
 			return absent, "", err
 		}
-		return domain.CreatorStanding{Kind: kind, Present: true, Permissions: perms},
+		return domain.CreatorStanding{Kind: kind, Present: true, Permissions: perms, User: root.User, Role: root.Role},
 			"key:" + c.CreatedBy + "@" + strconv.FormatInt(heads[c.CreatedBy], 10) + "(" + fp + ")", nil
 	}
 	return absent, "", nil
@@ -115,17 +116,18 @@ func (h *Handlers) creatorStanding(ctx context.Context, heads map[string]int64, 
 // keyPermissions are a key's permissions at the current heads: its scopes
 // in its target application (KeyPermissions) narrowed by its creator's
 // current permissions. A creator that no longer stands behind the key is
-// domain.ErrKeyCreatorGone. The second result is the fingerprint of the
+// domain.ErrKeyCreatorGone. It also answers the creator's standing (whose
+// User and Role are who the key acts as) and the fingerprint of the
 // creator chain (see creatorStanding).
 func (h *Handlers) keyPermissions(ctx context.Context, heads map[string]int64, k *domain.APIKey, org *domain.Organization,
-	depth int) ([]string, string, error) {
+	depth int) ([]string, domain.CreatorStanding, string, error) {
 	c := k.Created()
 	creator, fp, err := h.creatorStanding(ctx, heads, c, org, depth)
 	if err != nil {
-		return nil, "", err
+		return nil, creator, "", err
 	}
 	if creator.Kind != domain.CreatorSystem && !creator.Present {
-		return nil, "", domain.ErrKeyCreatorGone
+		return nil, creator, "", domain.ErrKeyCreatorGone
 	}
 	// The key's own version is part of the memo key (an update changes its
 	// scopes or bindings), and so is its creator's standing.
@@ -133,7 +135,7 @@ func (h *Handlers) keyPermissions(ctx context.Context, heads map[string]int64, k
 		keyVersion: heads[c.KeyID], creator: fp}, func(cat *domain.Catalog, acc *domain.OrgAccess) []string {
 		return domain.NarrowToCreator(domain.KeyPermissions(c.Scopes, c.Service, k.Bindings(), org.Administration(), cat, acc), creator)
 	})
-	return perms, fp, err
+	return perms, creator, fp, err
 }
 
 // creatorChainIDs names the streams a validation of a cached key will read

@@ -63,9 +63,17 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	}
 	p := domain.Principal{ID: c.KeyID, Type: "api_key", OrganizationID: c.OrganizationID, Role: domain.RoleMember,
 		Scopes: c.Scopes, Service: c.Service}
-	// A key never exceeds its creator, now (api_key_creator.go).
-	if p.Permissions, _, err = h.keyPermissions(ctx, heads, k, org, 0); err != nil {
+	// A key never exceeds its creator, now (api_key_creator.go), and acts
+	// as its creator's user with that user's current role; a key the system
+	// minted answers to no user and ranks as admin (it keeps its scopes
+	// whole, and changing it needs an admin role: CheckKeyChange).
+	var creator domain.CreatorStanding
+	if p.Permissions, creator, _, err = h.keyPermissions(ctx, heads, k, org, 0); err != nil {
 		return domain.Principal{}, err
+	}
+	p.ActsAs, p.ActingRole = creator.User, creator.Role
+	if creator.User == "" {
+		p.ActingRole = domain.RoleAdmin
 	}
 	return p, nil
 }

@@ -2,6 +2,7 @@ package publishing
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -86,7 +87,7 @@ func (s *Studio) GenerateImage(ctx context.Context, m commands.Meta, in Generate
 	if size == "" {
 		size = "1024x1024"
 	}
-	img, err := s.ai.GenerateImage(ctx, m.OrganizationID, m.Actor.ID, in.Prompt, size)
+	img, err := s.ai.GenerateImage(ctx, m.OrganizationID, aiUser(m), in.Prompt, size)
 	if err != nil {
 		return commands.Result[GeneratedMedia]{}, err
 	}
@@ -154,7 +155,7 @@ func (s *Studio) Suggest(ctx context.Context, m commands.Meta, in SuggestIn) (co
 	out := Suggestions{Suggestions: []domain.Post{}}
 	var last commands.Result[domain.Post]
 	for _, platform := range in.Platforms {
-		copy, err := s.ai.Write(ctx, m.OrganizationID, m.Actor.ID,
+		copy, err := s.ai.Write(ctx, m.OrganizationID, aiUser(m),
 			"You write one social media post for the brand "+b.Name+". Answer with the post's text only.",
 			"Network: "+platform+"\nWrite a post inspired by these items:\n"+src.String(), 400)
 		if err != nil {
@@ -208,3 +209,8 @@ func (h *Handlers) ShareSeed(ctx context.Context, m commands.Meta, in ShareSeedI
 		return changes, changes[0].Payload.(domain.SeedSharedV1).Seed, nil
 	})
 }
+
+// aiUser is the user a studio call is charged to in the gateway (its user
+// spend caps): the user the caller acts as, so a user's API key meets the
+// user's caps as its session does; the actor itself when it acts as no user.
+func aiUser(m commands.Meta) string { return cmp.Or(m.ActingUser, m.Actor.ID) }

@@ -81,8 +81,9 @@ func CapScope(scopeType string, scopeValue *string) string {
 	return ScopeOrganization
 }
 
-// UserScope is the budget scope of a principal.
-func UserScope(principalID string) string { return "user:" + principalID }
+// UserScope is the budget scope of a user (of the principal itself for
+// callers that act as no user: services, system keys).
+func UserScope(user string) string { return "user:" + user }
 
 var capSpace = uuid.MustParse("6f1c2b7e-3f55-4d7e-9a0b-2c5d8e1f4a90")
 
@@ -271,11 +272,11 @@ func (b *Billing) SetFee(bps float64, now time.Time) ([]event.Change, error) {
 	return []event.Change{event.New(ByokFeeUpdated, ByokFeeUpdatedV1{ServiceFeeBps: bps, At: now})}, nil
 }
 
-// HardCaps are the active hard caps that apply to a call of principal.
-func (s BillingState) HardCaps(principalID string) []SpendCap {
+// HardCaps are the active hard caps that apply to a call acting as user.
+func (s BillingState) HardCaps(user string) []SpendCap {
 	var out []SpendCap
 	for _, c := range s.Caps {
-		if c.Hard() && (c.Scope() == ScopeOrganization || c.Scope() == UserScope(principalID)) {
+		if c.Hard() && (c.Scope() == ScopeOrganization || c.Scope() == UserScope(user)) {
 			out = append(out, c)
 		}
 	}

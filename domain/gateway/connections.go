@@ -26,11 +26,14 @@ const (
 	ConnectionUpdated      = "gateway.connection.updated"
 	ConnectionDisconnected = "gateway.connection.disconnected" // -> gateway.provider.disconnected
 	ConnectionExpiring     = "gateway.connection.expiring"     // -> gateway.provider.connection_expiring
+	// ConnectionChosen: an administrator chose the connection as the one
+	// the organization's calls to its provider use.
+	ConnectionChosen = "gateway.connection.chosen"
 )
 
 // ConnectionEventTypes are the connections area's event types (the
 // credential's events ride on the same stream: credentials.go).
-var ConnectionEventTypes = []string{ConnectionCreated, ConnectionUpdated, ConnectionDisconnected, ConnectionExpiring}
+var ConnectionEventTypes = []string{ConnectionCreated, ConnectionUpdated, ConnectionDisconnected, ConnectionExpiring, ConnectionChosen}
 
 // ConnectionStreamID is the stream of a connection.
 func ConnectionStreamID(connectionID string) string { return "connection:" + connectionID }
@@ -74,8 +77,38 @@ type ConnectionV1 struct {
 	// WarnedExpiry is the expiry gateway.connection.expiring was last
 	// emitted for (once per connection and expiry).
 	WarnedExpiry *time.Time `json:"warned_expiry"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
+	// Choice is when an administrator last chose the connection as its
+	// organization's connection of its provider. Absent on connections
+	// recorded before choices existed (LoadConnection fills it: Chosen).
+	Choice    *ConnectionChoice `json:"choice,omitempty"`
+	CreatedAt time.Time         `json:"created_at"`
+	UpdatedAt time.Time         `json:"updated_at"`
+}
+
+// ConnectionChoice is a connection's standing as its provider's connection:
+// of an organization's active connections of a provider, calls that name
+// none use the one chosen last (chosen_at); one never chosen (null) is used
+// only by calls that name it.
+type ConnectionChoice struct {
+	ChosenAt *time.Time `json:"chosen_at"`
+}
+
+// Chosen is when the connection was last chosen (nil: never). A connection
+// recorded before choices existed counts as chosen when it was created:
+// the newest active connection was the one in use then, and stays so.
+func (s ConnectionV1) Chosen() *time.Time {
+	if s.Choice == nil {
+		at := s.CreatedAt
+		return &at
+	}
+	return s.Choice.ChosenAt
+}
+
+// ConnectionChosenV1 is a connection chosen as its provider's.
+type ConnectionChosenV1 struct {
+	ConnectionID string    `json:"connection_id"`
+	Provider     string    `json:"provider"`
+	At           time.Time `json:"at"`
 }
 
 // ConnectionDisconnectedV1 is a connection that stopped being usable.
@@ -122,6 +155,12 @@ var connectionFolds = map[string]func(c *Connection, r event.Recorded) error{
 		c.State.WarnedExpiry = &at
 		return err
 	},
+	ConnectionChosen: func(c *Connection, r event.Recorded) error {
+		p, err := event.Decode[ConnectionChosenV1](r)
+		at := p.At
+		c.State.Choice = &ConnectionChoice{ChosenAt: &at}
+		return err
+	},
 	CredentialStored:        foldCredential,
 	CredentialRotated:       foldCredential,
 	CredentialUndecryptable: foldCredential,
@@ -140,7 +179,9 @@ func foldWhole(c *Connection, r event.Recorded) error {
 	return nil
 }
 
-// LoadConnection folds a connection stream.
+// LoadConnection folds a connection stream. A connection recorded before
+// choices existed gets its choice made explicit (chosen when created), so
+// every later event and snapshot of it carries it.
 func LoadConnection(history []event.Recorded) (*Connection, error) {
 	c := &Connection{}
 	for _, r := range history {
@@ -149,6 +190,9 @@ func LoadConnection(history []event.Recorded) (*Connection, error) {
 				return nil, fmt.Errorf("%s: %w", r.Type, err)
 			}
 		}
+	}
+	if c.Exists() && c.State.Choice == nil {
+		c.State.Choice = &ConnectionChoice{ChosenAt: c.State.Chosen()}
 	}
 	return c, nil
 }
@@ -172,8 +216,11 @@ type ConnectionInput struct {
 
 // CreateConnection decides a new connection and its first credential
 // (sealed by the command under keyID), and warns at once when its token is
-// already inside the expiry window.
-func (c *Connection) Create(id, credentialID, keyID string, in ConnectionInput, now time.Time) ([]event.Change, error) {
+// already inside the expiry window. choose: the organization has no
+// connection of the provider in use, so this one is chosen at once (the
+// first connection works as soon as it exists); otherwise it waits to be
+// chosen and the calls stay where they are.
+func (c *Connection) Create(id, credentialID, keyID string, in ConnectionInput, choose bool, now time.Time) ([]event.Change, error) {
 	if c.Exists() {
 		return nil, errs.Conflict("connection_exists", "the connection exists already")
 	}
@@ -186,7 +233,10 @@ func (c *Connection) Create(id, credentialID, keyID string, in ConnectionInput, 
 		name = *in.Name
 	}
 	next := ConnectionV1{ConnectionID: id, Provider: in.Provider, Kind: spec.Kind, Name: name, Status: StatusActive, BYOK: true,
-		Settings: map[string]string{}, CreatedAt: now, UpdatedAt: now}
+		Settings: map[string]string{}, Choice: &ConnectionChoice{}, CreatedAt: now, UpdatedAt: now}
+	if choose {
+		next.Choice.ChosenAt = &now
+	}
 	fields := applyConnection(&next, spec, in, true)
 	fields = checkSecrets(fields, spec, in.SecretMembers, true)
 	if len(fields) > 0 {
@@ -217,6 +267,21 @@ func (c *Connection) Update(in ConnectionInput, now time.Time) ([]event.Change, 
 	}
 	next.UpdatedAt = now
 	return append([]event.Change{event.New(ConnectionUpdated, next)}, expiring(next, now)...), nil
+}
+
+// Choose makes the connection the one its organization's calls to its
+// provider use when they name none (it stays so until another is chosen;
+// while it is not active, the one chosen before it is used). Only an active
+// connection can be chosen. Choosing it again moves its choice to now.
+func (c *Connection) Choose(now time.Time) ([]event.Change, error) {
+	if err := c.usable(); err != nil {
+		return nil, err
+	}
+	if c.State.Status != StatusActive {
+		return nil, errs.Conflict("connection_"+c.State.Status, "the connection is "+c.State.Status+": set new credentials to reconnect it first")
+	}
+	return []event.Change{event.New(ConnectionChosen, ConnectionChosenV1{ConnectionID: c.State.ConnectionID, Provider: c.State.Provider,
+		At: now})}, nil
 }
 
 // Disconnect moves the connection to disconnected, deauthorized or deleted

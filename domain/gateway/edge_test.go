@@ -1,6 +1,8 @@
 package gateway_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +40,7 @@ func TestConnectionDecisions(t *testing.T) {
 	c := &gateway.Connection{}
 	exp := t0.Add(3 * 24 * time.Hour)
 	changes, err := c.Create("conn_1", "cred_1", "k1", gateway.ConnectionInput{Provider: gateway.ProviderPaymentsA, Name: &name,
-		SetExpiry: true, TokenExpiresAt: &exp, SecretMembers: []string{"secret_key"}}, t0)
+		SetExpiry: true, TokenExpiresAt: &exp, SecretMembers: []string{"secret_key"}}, true, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestConnectionDecisions(t *testing.T) {
 		{Provider: gateway.ProviderMessageA, Name: &name, SecretMembers: []string{"access_token"}, Settings: map[string]string{"phone_number_id": "12a"}},
 		{Provider: "ai_provider_5", Name: &name, SecretMembers: []string{"api_key"}},
 	} {
-		if _, err := (&gateway.Connection{}).Create("conn_2", "cred_2", "k1", in, t0); errs.KindOf(err) != errs.KindInvalidInput {
+		if _, err := (&gateway.Connection{}).Create("conn_2", "cred_2", "k1", in, true, t0); errs.KindOf(err) != errs.KindInvalidInput {
 			t.Errorf("%+v: %v", in, err)
 		}
 	}
@@ -184,5 +186,68 @@ func TestEmailProfilesOneDefault(t *testing.T) {
 	}
 	if same, _ := p.Update("ep_1", gateway.ProfileInput{ProfileName: &name}, t0); len(same) != 0 {
 		t.Fatal("the same members changed something")
+	}
+}
+
+// TestConnectionChoice: a connection created while none of its provider is
+// in use is chosen at once, another is not; choosing records when; an
+// inactive or deleted connection cannot be chosen; updates keep the
+// choice; a connection recorded before choices existed (its created event
+// has no choice) counts as chosen when it was created, and says so from
+// then on.
+func TestConnectionChoice(t *testing.T) {
+	name := "Postmark"
+	in := gateway.ConnectionInput{Provider: gateway.ProviderEmailA, Name: &name, SecretMembers: []string{"server_token"}}
+	first, err := (&gateway.Connection{}).Create("conn_1", "cred_1", "k1", in, true, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, c1 := fold(t, nil, first, gateway.LoadConnection)
+	if at := c1.State.Chosen(); at == nil || !at.Equal(t0) {
+		t.Fatalf("the first connection is not chosen: %+v", c1.State.Choice)
+	}
+	second, _ := (&gateway.Connection{}).Create("conn_2", "cred_2", "k1", in, false, t0.Add(time.Minute))
+	history, c2 := fold(t, nil, second, gateway.LoadConnection)
+	if c2.State.Chosen() != nil {
+		t.Fatalf("a second connection was chosen at create: %+v", c2.State.Choice)
+	}
+	later := t0.Add(time.Hour)
+	ch, err := c2.Choose(later)
+	if err != nil || len(ch) != 1 || ch[0].Type != gateway.ConnectionChosen {
+		t.Fatalf("choose: %v %v", ch, err)
+	}
+	history, c2 = fold(t, history, ch, gateway.LoadConnection)
+	if at := c2.State.Chosen(); at == nil || !at.Equal(later) {
+		t.Fatalf("chosen at %v", at)
+	}
+	renamed := "Renamed"
+	up, _ := c2.Update(gateway.ConnectionInput{Name: &renamed}, later.Add(time.Minute))
+	history, c2 = fold(t, history, up, gateway.LoadConnection)
+	if at := c2.State.Chosen(); at == nil || !at.Equal(later) {
+		t.Fatalf("an update lost the choice: %v", at)
+	}
+	off, _ := c2.Disconnect(gateway.StatusDisconnected, "", later)
+	_, c2 = fold(t, history, off, gateway.LoadConnection)
+	if _, err := c2.Choose(later); errs.KindOf(err) != errs.KindConflict {
+		t.Fatalf("a disconnected connection was chosen: %v", err)
+	}
+	if _, err := (&gateway.Connection{}).Choose(later); errs.KindOf(err) != errs.KindNotFound {
+		t.Fatalf("a missing connection: %v", err)
+	}
+
+	// Recorded before choices: no choice member in its events.
+	legacy := c1.State
+	legacy.Choice = nil
+	raw, _ := json.Marshal(legacy)
+	if strings.Contains(string(raw), `"choice"`) {
+		t.Fatalf("a connection without a choice writes one: %s", raw)
+	}
+	old := []event.Recorded{{Type: gateway.ConnectionCreated, SchemaVersion: 1, Version: 1, Payload: raw}}
+	loaded, err := gateway.LoadConnection(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.State.Choice == nil || loaded.State.Choice.ChosenAt == nil || !loaded.State.Choice.ChosenAt.Equal(legacy.CreatedAt) {
+		t.Fatalf("a connection recorded before choices: %+v", loaded.State.Choice)
 	}
 }

@@ -91,8 +91,11 @@ type MeterConsumedV1 struct {
 }
 
 // MeterThresholdCrossedV1 is a meter passing one of its thresholds in a
-// period: previous < threshold <= consumed. Units are the meter's (cents for
-// spend meters).
+// period: previous < threshold <= consumed, exactly (consumed x 100 >=
+// threshold x included). Units are the meter's raw units: tokens, messages,
+// ...; micro-cents for soft caps' spend meters (Unit), whose included units
+// are the cap in micro-cents. Crossings recorded before Unit existed counted
+// spend meters in whole cents (the cap floored), and say no unit.
 type MeterThresholdCrossedV1 struct {
 	MeterID             string    `json:"meter_id"`
 	MeterKey            string    `json:"meter_key"`
@@ -101,17 +104,23 @@ type MeterThresholdCrossedV1 struct {
 	ConsumedUnits       int64     `json:"consumed_units"`
 	ThresholdPercentage int       `json:"threshold_percentage"`
 	PeriodStart         int64     `json:"period_start"`
+	Unit                string    `json:"unit,omitempty"`
 	OccurredAt          time.Time `json:"occurred_at"`
 }
+
+// UnitMicrocents is the unit of spend meters: a soft cap's thresholds are
+// decided and reported in micro-cents, the unit every cost is recorded in,
+// so a fractional cap (1.9 cents) is neither floored nor rounded.
+const UnitMicrocents = "microcents"
 
 // MeterDefinition is what decides a meter's crossings.
 type MeterDefinition struct {
 	MeterID  string
 	MeterKey string
 	AppID    *string
-	Included int64     // in the meter's units
-	Percents []float64 // thresholds, ascending
-	Scale    int64     // raw units per meter unit (1e6 micro-cents per cent for spend meters)
+	Included int64 // in the meter's raw units (micro-cents for spend meters)
+	Percents []int // whole percents, ascending, distinct
+	Unit     string
 }
 
 // MeterState is one meter as meters list shows it.
@@ -195,9 +204,8 @@ func LoadMeters(history []event.Recorded) (*Meters, error) {
 	return m, nil
 }
 
-// crossedPercent reads the exact threshold back from a crossing: a cap's
-// fractional threshold is carried in the meter id's definition, so the event
-// keeps the integer; the counter keys on what the decision used.
+// crossedPercent is the threshold a crossing passed, as the counter
+// remembers it: the whole percent the decision used and the event carries.
 func crossedPercent(p MeterThresholdCrossedV1) float64 { return float64(p.ThresholdPercentage) }
 
 // add counts raw units in period; a later period starts from zero.
@@ -278,26 +286,26 @@ func (m *Meters) Delete(id string, now time.Time) ([]event.Change, error) {
 }
 
 // Definitions are the defined meters plus the soft caps' meters (a soft cap
-// with notifyThresholds and a positive cap), sorted by id.
+// with notifyThresholds and a cap of at least one micro-cent), sorted by id.
+// A spend meter's included units are the cap in micro-cents, exact: the
+// cap is never floored to whole cents, so a 1.9-cent cap's 50% is reached
+// at 0.95 cents, not at 0.5.
 func (m *Meters) Definitions(caps []SpendCap) []MeterDefinition {
 	var out []MeterDefinition
 	for _, d := range m.Defined {
-		percents := make([]float64, len(d.Thresholds))
-		for i, t := range d.Thresholds {
-			percents[i] = float64(t)
-		}
-		out = append(out, MeterDefinition{MeterID: d.MeterID, MeterKey: d.MeterKey, AppID: d.AppID, Included: d.IncludedUnits, Percents: percents, Scale: 1})
+		out = append(out, MeterDefinition{MeterID: d.MeterID, MeterKey: d.MeterKey, AppID: d.AppID, Included: d.IncludedUnits,
+			Percents: d.Thresholds})
 	}
 	for _, c := range caps {
 		if !c.IsActive || c.CapMode != CapSoft || len(c.NotifyThresholds) == 0 {
 			continue
 		}
-		cents := int64(math.Floor(c.MonthlyCapCents))
-		if cents < 1 {
-			continue
+		included := c.CapMicrocents()
+		if included < 1 {
+			continue // a zero cap: no spend is a share of it (included_units >= 1)
 		}
-		out = append(out, MeterDefinition{MeterID: CapMeterID(c.ID), MeterKey: KeySpendPrefix + c.Scope(), Included: cents,
-			Percents: c.NotifyThresholds, Scale: 1_000_000})
+		out = append(out, MeterDefinition{MeterID: CapMeterID(c.ID), MeterKey: KeySpendPrefix + c.Scope(), Included: included,
+			Percents: WholePercents(c.NotifyThresholds), Unit: UnitMicrocents})
 	}
 	slices.SortFunc(out, func(a, b MeterDefinition) int { return strings.Compare(a.MeterID, b.MeterID) })
 	return out
@@ -335,7 +343,7 @@ func UnitsFor(key string, rec UsageRecordedV1) int64 {
 	case KeySpendPrefix + ScopeOrganization:
 		return rec.Cost
 	}
-	if scope, ok := strings.CutPrefix(key, KeySpendPrefix); ok && scope == UserScope(rec.PrincipalID) {
+	if scope, ok := strings.CutPrefix(key, KeySpendPrefix); ok && scope == UserScope(rec.BudgetUser()) {
 		return rec.Cost
 	}
 	return 0
@@ -381,11 +389,11 @@ func (m *Meters) Consume(usageEventID string, rec UsageRecordedV1, caps []SpendC
 			app = *d.AppID
 		}
 		for _, t := range d.Percents {
-			at := thresholdUnits(t, d.Included, d.Scale)
-			if prev < at && at <= after.Raw && !slices.Contains(crossed, float64(percentOf(t))) {
+			at := ThresholdUnits(t, d.Included)
+			if prev < at && at <= after.Raw && !slices.Contains(crossed, float64(t)) {
 				crossings = append(crossings, event.New(MeterThresholdCrossed, MeterThresholdCrossedV1{
 					MeterID: d.MeterID, MeterKey: d.MeterKey, AppID: app, IncludedUnits: d.Included,
-					ConsumedUnits: after.Raw / d.Scale, ThresholdPercentage: percentOf(t), PeriodStart: period, OccurredAt: now}))
+					ConsumedUnits: after.Raw, ThresholdPercentage: t, PeriodStart: period, Unit: d.Unit, OccurredAt: now}))
 			}
 		}
 	}
@@ -396,14 +404,14 @@ func (m *Meters) Consume(usageEventID string, rec UsageRecordedV1, caps []SpendC
 		crossings...), nil
 }
 
-// thresholdUnits is t% of included meter units, in raw units, rounded up
-// (exact: big rationals, since spend meters count up to 1e18 micro-cents).
-func thresholdUnits(percent float64, included, scale int64) int64 {
-	r := new(big.Rat).SetFloat64(percent)
-	r.Mul(r, new(big.Rat).SetInt64(included))
-	r.Mul(r, new(big.Rat).SetInt64(scale))
-	r.Quo(r, big.NewRat(100, 1))
-	q, rem := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+// ThresholdUnits is the least whole number of raw units that reaches
+// percent% of included: ceil(percent x included / 100), exact (big
+// integers: a spend meter's included units reach 1e18 micro-cents, times
+// 1000%). Consumption c has reached the threshold exactly when c >= it,
+// that is when c x 100 >= percent x included.
+func ThresholdUnits(percent int, included int64) int64 {
+	n := new(big.Int).Mul(big.NewInt(int64(percent)), big.NewInt(included))
+	q, rem := n.QuoRem(n, big.NewInt(100), new(big.Int))
 	if rem.Sign() > 0 {
 		q.Add(q, big.NewInt(1))
 	}
@@ -413,9 +421,22 @@ func thresholdUnits(percent float64, included, scale int64) int64 {
 	return q.Int64()
 }
 
-// percentOf is the contract's integer threshold_percentage of a threshold
-// (a cap's fractional threshold rounds up; at least 1).
-func percentOf(t float64) int { return max(1, int(math.Ceil(t))) }
+// WholePercents are a soft cap's notifyThresholds as the whole percents
+// they notify at, ascending and distinct: the contract's
+// threshold_percentage is an integer, so a fractional threshold notifies
+// when the next whole percent is reached (33.3 at 34%), never before what
+// the notification says; at least 1.
+func WholePercents(thresholds []float64) []int {
+	var out []int
+	for _, t := range thresholds {
+		p := max(1, int(math.Ceil(t)))
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // State lists the defined meters with their current consumption (soft
 // caps' meters are shown by the caps).

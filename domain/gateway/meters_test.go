@@ -143,3 +143,102 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestSoftCapThresholdsAtFractionalEdges: a soft cap's thresholds are
+// reached exactly when spend (micro-cents) crosses percent x cap, whatever
+// the cap's fraction of a cent, and the crossing says so truthfully:
+// included_units is the cap in micro-cents (>= 1), consumed_units the spend,
+// and consumed x 100 >= threshold x included. Issue #18: a 1.9-cent cap was
+// floored to 1 cent, so 50% and 100% both fired at 55% of the cap, and a
+// notification read "0 of 1 included units".
+func TestSoftCapThresholdsAtFractionalEdges(t *testing.T) {
+	type step struct {
+		spend int64 // micro-cents added by this call
+		want  []int
+	}
+	cases := []struct {
+		name       string
+		cents      float64
+		thresholds []float64
+		included   int64 // the cap in micro-cents; 0: no meter at all
+		steps      []step
+	}{
+		{"1.9 cents, just below 50% then at it", 1.9, []float64{50, 100}, 1_900_000,
+			[]step{{949_999, nil}, {1, []int{50}}, {949_999, nil}, {1, []int{100}}, {1, nil}}},
+		{"1.9 cents, just above each", 1.9, []float64{50, 100}, 1_900_000,
+			[]step{{950_001, []int{50}}, {950_000, []int{100}}}},
+		{"1.9 cents: 55% crosses 50% only (the floored cap crossed both)", 1.9, []float64{50, 100}, 1_900_000,
+			[]step{{1_045_000, []int{50}}}},
+		{"1.9 cents, one call over both", 1.9, []float64{50, 100}, 1_900_000, []step{{1_900_000, []int{50, 100}}}},
+		{"0.5 cents", 0.5, []float64{50, 100}, 500_000,
+			[]step{{249_999, nil}, {1, []int{50}}, {249_999, nil}, {2, []int{100}}}},
+		{"fractional thresholds notify at the next whole percent", 1.9, []float64{33.3, 33.9, 0.4}, 1_900_000,
+			// 1% of 1.9 cents is 19,000; 34% is 646,000 (33.3 and 33.9 are one threshold)
+			[]step{{18_999, nil}, {1, []int{1}}, {626_999, nil}, {1, []int{34}}}},
+		{"a threshold between two micro-cents rounds up", 0.000003, []float64{50}, 3, // 50% of 3 is 1.5
+			[]step{{1, nil}, {1, []int{50}}}},
+		{"past 100%", 1.9, []float64{150}, 1_900_000, []step{{2_849_999, nil}, {1, []int{150}}}},
+		{"0 cents: nothing is a share of it", 0, []float64{50, 100}, 0, []step{{1, nil}, {5_000_000, nil}}},
+		{"less than a micro-cent rounds to 0", 0.0000004, []float64{50}, 0, []step{{1, nil}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			caps := []SpendCap{{ID: "c", ScopeType: ScopeOrganization, MonthlyCapCents: c.cents, CapMode: CapSoft, IsActive: true,
+				NotifyThresholds: c.thresholds}}
+			m, _ := LoadMeters(nil)
+			if defs := m.Definitions(caps); (len(defs) == 1) != (c.included > 0) || (len(defs) == 1 && defs[0].Included != c.included) {
+				t.Fatalf("definitions %+v, want included %d", defs, c.included)
+			}
+			var history []event.Recorded
+			total := int64(0)
+			for i, s := range c.steps {
+				rec := usage(1)
+				rec.Cost = s.spend
+				changes, err := m.Consume("e", rec, caps, t0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := total
+				total += s.spend
+				if got := crossings(changes); !equalInts(got, s.want) {
+					t.Fatalf("step %d (%d -> %d micro-cents of %d): crossed %v, want %v", i, before, total, c.included, got, s.want)
+				}
+				for _, ch := range changes {
+					p, ok := ch.Payload.(MeterThresholdCrossedV1)
+					if !ok {
+						continue
+					}
+					pct := int64(p.ThresholdPercentage)
+					switch {
+					case p.IncludedUnits != c.included || p.ConsumedUnits != total || p.Unit != UnitMicrocents:
+						t.Fatalf("crossing %+v: want %d of %d micro-cents", p, total, c.included)
+					case p.ConsumedUnits*100 < pct*p.IncludedUnits:
+						t.Fatalf("crossing %+v says %d%% before it was reached", p, pct)
+					case before*100 >= pct*p.IncludedUnits:
+						t.Fatalf("crossing %+v: %d%% was reached by an earlier call (%d)", p, pct, before)
+					}
+				}
+				history, m = fold(t, history, changes)
+			}
+		})
+	}
+}
+
+// TestThresholdUnitsExact: ceil(percent x included / 100), without
+// overflow where percent x included passes int64 (a 1e12-cent cap is 1e18
+// micro-cents, thresholds reach 1000%).
+func TestThresholdUnitsExact(t *testing.T) {
+	for _, c := range []struct {
+		percent  int
+		included int64
+		want     int64
+	}{
+		{50, 1_900_000, 950_000}, {50, 3, 2}, {1, 1, 1}, {100, 1, 1}, {33, 100, 33}, {34, 1_900_000, 646_000},
+		{1000, 1e17, 1e18}, {99, 1e18, 99e16},
+		{1000, 1e18, 1<<63 - 1}, // 1e19 passes int64: saturates, never reached
+	} {
+		if got := ThresholdUnits(c.percent, c.included); got != c.want {
+			t.Errorf("%d%% of %d: %d, want %d", c.percent, c.included, got, c.want)
+		}
+	}
+}

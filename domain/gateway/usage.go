@@ -71,8 +71,11 @@ type UsageRecordedV1 struct {
 	RequestID     string `json:"request_id"`
 	PrincipalID   string `json:"principal_id"`
 	PrincipalType string `json:"principal_type"`
-	AppID         string `json:"app_id"`
-	UseCase       string `json:"use_case"`
+	// UserID is the user the call acted as (an API key's creator); absent
+	// on events recorded before it, and for service and system callers.
+	UserID  string `json:"user_id,omitempty"`
+	AppID   string `json:"app_id"`
+	UseCase string `json:"use_case"`
 	// Action is the gateway action (ai.completions, ...); Operation the
 	// priced operation (chat, embedding, ...).
 	Action       string       `json:"action"`
@@ -102,6 +105,16 @@ type UsageRecordedV1 struct {
 	// reservation's.
 	Month      string    `json:"month"`
 	OccurredAt time.Time `json:"occurred_at"`
+}
+
+// BudgetUser is whom the call counts for in per-user budgets and caps: the
+// user it acted as, else its principal (services, system keys, and events
+// recorded before calls carried their user).
+func (r UsageRecordedV1) BudgetUser() string {
+	if r.UserID != "" {
+		return r.UserID
+	}
+	return r.PrincipalID
 }
 
 // Charge is what a call costs under a price table: the rated provider cost,

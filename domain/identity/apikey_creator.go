@@ -38,6 +38,10 @@ type CreatorStanding struct {
 	// Permissions the creator holds now in the key's organization (a user:
 	// its evaluated member permissions; a key: its narrowed permissions).
 	Permissions []string
+	// User is the user at the root of the creator chain (the creator, or
+	// the creator key's user) and Role that user's current role in the
+	// key's organization: who the key acts as. Both "" for the system.
+	User, Role string
 }
 
 // ErrKeyCreatorGone is what validation answers for a key whose creator no

@@ -4,33 +4,23 @@ import (
 	"slices"
 
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/domain/principal"
 )
 
 // The role constants (RoleOwner ... RoleGuest, RolePlatformSuperAdmin,
 // RolePlatformAdmin) are declared in permissions.go.
 
 // Roles are the organization roles, highest first.
-var Roles = []string{RoleOwner, RoleSuperAdmin, RoleAdmin, RoleMember, RoleGuest}
+var Roles = principal.Roles
 
 // PlatformRoles, highest first.
 var PlatformRoles = []string{RolePlatformSuperAdmin, RolePlatformAdmin}
 
 // RoleOrDefault applies the seed's rule: a missing role claim means member.
-func RoleOrDefault(role string) string {
-	if role == "" {
-		return RoleMember
-	}
-	return role
-}
+func RoleOrDefault(role string) string { return principal.RoleOrDefault(role) }
 
 // Rank orders organization roles: owner 5 ... guest 1; unknown roles 0.
-func Rank(role string) int {
-	i := slices.Index(Roles, RoleOrDefault(role))
-	if i < 0 {
-		return 0
-	}
-	return len(Roles) - i
-}
+func Rank(role string) int { return principal.Rank(role) }
 
 // IsAdminRole: owner, super_admin and admin keep elevated access on the
 // organization-scoped admin routes (members, sessions, security).

@@ -36,16 +36,17 @@ func Qualify(appID, scope string) string { return principal.Qualify(appID, scope
 // Holds reports whether any pattern grants permission (a full string).
 func Holds(patterns []string, permission string) bool { return principal.Holds(patterns, permission) }
 
-// Role ladder (seed 001). Platform roles exist only in the administration
+// Role ladder (seed 001), declared with the principal every context reads
+// (domain/principal). Platform roles exist only in the administration
 // organization; elsewhere they grant nothing beyond member.
 const (
-	RolePlatformSuperAdmin = "platform_super_admin"
-	RolePlatformAdmin      = "platform_admin"
-	RoleOwner              = "owner"
-	RoleSuperAdmin         = "super_admin"
-	RoleAdmin              = "admin"
-	RoleMember             = "member"
-	RoleGuest              = "guest"
+	RolePlatformSuperAdmin = principal.RolePlatformSuperAdmin
+	RolePlatformAdmin      = principal.RolePlatformAdmin
+	RoleOwner              = principal.RoleOwner
+	RoleSuperAdmin         = principal.RoleSuperAdmin
+	RoleAdmin              = principal.RoleAdmin
+	RoleMember             = principal.RoleMember
+	RoleGuest              = principal.RoleGuest
 )
 
 // IsPlatformRole reports whether role is one of the two platform roles.

@@ -20,7 +20,7 @@ type Principal struct {
 	ID             string   `json:"principal_id"`
 	Type           string   `json:"principal_type"`  // api_key, user, service
 	OrganizationID string   `json:"organization_id"` // the active organization
-	Role           string   `json:"role"`            // organization role (users); "member" for keys
+	Role           string   `json:"role"`            // organization role (users); "member" for keys (see ActingRole)
 	Scopes         []string `json:"scopes"`          // API keys: the key's explicit scopes
 	// Permissions are what the principal may do now, evaluated at
 	// validation: full strings or patterns (`*.*:*` is the platform bypass).
@@ -32,6 +32,15 @@ type Principal struct {
 	// PlatformRole is platform_super_admin or platform_admin, set only when
 	// the active organization is the platform administration organization.
 	PlatformRole string `json:"platform_role,omitempty"`
+	// API key principals only: ActsAs is the user the key acts as, the user
+	// at the root of its creator chain (a key minted by a key acts as that
+	// key's user), "" for a key the system minted; ActingRole is that
+	// user's current role in the organization (admin for a system key),
+	// what runtime role checks read for a key (ActsAtLeast) and what per-user
+	// accounting charges (ActingUser). Role stays member: identity's own
+	// admin routes rank keys by their permissions, not by their creator.
+	ActsAs     string `json:"acts_as,omitempty"`
+	ActingRole string `json:"acting_role,omitempty"`
 }
 
 // PlatformWide reports the platform-wide bypass (seed 001, authentication

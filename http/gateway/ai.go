@@ -224,7 +224,8 @@ func deltaOf(d ai.Delta) Delta {
 // callerOf is who an HTTP call is for; its request id correlates the usage
 // event with the request.
 func callerOf(ctx context.Context, p principal.Principal) gatewaycmd.Caller {
-	return gatewaycmd.Caller{OrganizationID: p.OrganizationID, PrincipalID: p.ID, PrincipalType: p.Type, CorrelationID: httpapi.RequestID(ctx)}
+	return gatewaycmd.Caller{OrganizationID: p.OrganizationID, PrincipalID: p.ID, PrincipalType: p.Type, UserID: p.ActingUser(),
+		CorrelationID: httpapi.RequestID(ctx)}
 }
 
 // textsOf reads an embedding's input: one string or an array of them.

@@ -93,7 +93,7 @@ func callsArea(e *gatewaycmd.Edge, q *gatewayview.Queries) Area {
 // needs the caller's Idempotency-Key, which withIdempotencyKey hands on.
 func invokeWithKey(e *gatewaycmd.Edge) func(context.Context, principal.Principal, gatewaycmd.InvokePayments) (gatewaycmd.PaymentsAnswer, error) {
 	return func(ctx context.Context, p principal.Principal, in gatewaycmd.InvokePayments) (gatewaycmd.PaymentsAnswer, error) {
-		m := commands.Meta{OrganizationID: p.OrganizationID, Actor: eventstore.Actor{ID: p.ID, Type: p.Type},
+		m := commands.Meta{OrganizationID: p.OrganizationID, Actor: eventstore.Actor{ID: p.ID, Type: p.Type}, ActingUser: p.ActingUser(),
 			CorrelationID: httpapi.RequestID(ctx)}
 		m.IdempotencyKey, _ = ctx.Value(keyOfCall{}).(string)
 		return e.InvokePayments(ctx, m, in)

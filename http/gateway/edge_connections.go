@@ -39,16 +39,33 @@ var (
 		httpapi.EnumOf("credential.state", gateway.CredentialStates...), httpapi.OpenObject("settings"))
 )
 
+// connectionAdmin makes an action runtime-authorized: beyond its
+// permission, the caller acts as an admin (gatewaycmd.AuthorizeConnectionAdmin),
+// decided before the action runs.
+func connectionAdmin(a httpapi.Action) httpapi.Action {
+	a.AuthorizationMode = httpapi.AuthRuntime
+	a.Summary += "; needs an admin role (a key: its creator's), else 403 permission_denied"
+	inner := a.Handle
+	a.Handle = func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
+		if err := gatewaycmd.AuthorizeConnectionAdmin(c.Principal); err != nil {
+			return httpapi.Reply{}, err
+		}
+		return inner(ctx, c)
+	}
+	return a
+}
+
 func connectionsArea(e *gatewaycmd.Edge, q *gatewayview.Queries) Area {
 	write := func(a httpapi.Action, f func(context.Context, commands.Meta, gatewaycmd.ChangeConnectionStatus) (commands.Result[gateway.ConnectionV1], error)) httpapi.Action {
 		a.Permission, a.OutputSchema, a.InputSchema = "connections:write", connectionOut, reasonInput
-		return httpapi.Command(a, f)
+		return connectionAdmin(httpapi.Command(a, f))
 	}
 	return Area{Actions: []httpapi.Action{
 		httpapi.Query(httpapi.Action{
 			Name: "connections.list", Method: http.MethodGet, Path: "/api/connections", Permission: "connections:read", ReadOnly: true,
 			Summary: "The organization's provider connections, newest first, then the platform's own (sandbox: true for the in-process " +
-				"fakes of make run); a credential shows its key id, version and member names, never a secret",
+				"fakes of make run); a credential shows its key id, version and member names, never a secret; choice.in_use marks the " +
+				"connection of each provider that calls naming none use (the organization's active one chosen last, else the platform's)",
 			ReadModel: gatewayview.Name, OutputSchema: open(Connections{}, httpapi.OpenObject("connections[].settings"),
 				httpapi.EnumOf("connections[].status", gateway.ConnectionStatuses...), httpapi.Nullable("connections[].credential"),
 				httpapi.EnumOf("connections[].credential.state", gateway.CredentialStates...)),
@@ -57,9 +74,14 @@ func connectionsArea(e *gatewaycmd.Edge, q *gatewayview.Queries) Area {
 			if err != nil {
 				return Connections{}, err
 			}
+			inUse := map[string]bool{}
+			for _, c := range own {
+				inUse[c.Provider] = inUse[c.Provider] || c.Choice.InUse
+			}
 			for _, pc := range e.PlatformConnections() {
 				own = append(own, gatewayview.Connection{ConnectionID: pc.ConnectionID, Provider: pc.Provider, Kind: kindOf(pc.Provider),
-					Name: "platform " + pc.Provider, Status: gateway.StatusActive, Sandbox: pc.Sandbox, Settings: map[string]string{}})
+					Name: "platform " + pc.Provider, Status: gateway.StatusActive, Sandbox: pc.Sandbox, Settings: map[string]string{},
+					Choice: gatewayview.ConnectionChoice{InUse: !inUse[pc.Provider]}})
 			}
 			return Connections{Connections: own}, nil
 		}),
@@ -72,36 +94,44 @@ func connectionsArea(e *gatewaycmd.Edge, q *gatewayview.Queries) Area {
 		}, func(ctx context.Context, p principal.Principal, in ConnectionRef) (gatewayview.Connection, error) {
 			return q.Connection(ctx, p.OrganizationID, in.ConnectionID)
 		}),
-		httpapi.Query(httpapi.Action{
+		connectionAdmin(httpapi.Query(httpapi.Action{
 			Name: "connections.webhook_secret.get", Method: http.MethodGet, Path: "/api/connections/{connectionId}/webhook-secret",
 			Permission: "connections:write", ReadOnly: true,
 			Summary: "The secret an app verifies the connection's relayed webhooks with: each relay carries X-Platform-Signature " +
 				"t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>, as Stripe signs (503 when the operator set no " +
-				"GATEWAY_RELAY_SIGNING_KEY); writers only, since it lets its holder accept relays",
+				"GATEWAY_RELAY_SIGNING_KEY); administrators only, since its holder can forge relays",
 			InputSchema:  httpapi.Object([]string{"connectionId"}, map[string]string{"connectionId": connectionIDSchema}),
 			OutputSchema: open(gatewaycmd.RelaySecret{}),
 		}, func(ctx context.Context, p principal.Principal, in ConnectionRef) (gatewaycmd.RelaySecret, error) {
 			return e.RelaySecret(ctx, p.OrganizationID, in.ConnectionID) // another organization's, a deleted one: 404
-		}),
-		httpapi.Command(httpapi.Action{
+		})),
+		connectionAdmin(httpapi.Command(httpapi.Action{
 			Name: "connections.create", Method: http.MethodPost, Path: "/api/connections", Permission: "connections:write",
 			SuccessStatus: http.StatusCreated,
 			Summary: "Connect the organization's own provider account (BYOK: its calls are charged the service fee): the credential is " +
 				"sealed (AES-256-GCM) at once and never answered; webhook_url receives the provider's verified webhooks; a token_expires_at " +
-				"within seven days notifies gateway.provider.connection_expiring",
+				"within seven days notifies gateway.provider.connection_expiring. The first connection of a provider (none in use) is " +
+				"chosen at once; another waits for connections.choose, and calls stay on the one in use",
 			OutputSchema: connectionOut,
 			InputSchema: perProvider(httpapi.Object([]string{"provider", "name", "credentials"}, map[string]string{"provider": connectionProvider,
 				"name": httpapi.LineSchema(1, text.MaxTitle), "app_id": httpapi.NullableLine(text.MaxID), "webhook_url": webhookURLSchema,
 				"token_expires_at": expirySchema, "settings": settingsSchema, "credentials": credentialsSchema})),
-		}, e.CreateConnection),
-		httpapi.Command(httpapi.Action{
+		}, e.CreateConnection)),
+		connectionAdmin(httpapi.Command(httpapi.Action{
+			Name: "connections.choose", Method: http.MethodPost, Path: "/api/connections/{connectionId}/choose", Permission: "connections:write",
+			Summary: "Choose the connection as the one the organization's calls to its provider use when they name none (it stays in use " +
+				"until another is chosen; while it is not active, the one chosen before it is used, else the platform's); an inactive " +
+				"connection is 409 connection_<status>", OutputSchema: connectionOut,
+			InputSchema: httpapi.Object([]string{"connectionId"}, map[string]string{"connectionId": connectionIDSchema}),
+		}, e.ChooseConnection)),
+		connectionAdmin(httpapi.Command(httpapi.Action{
 			Name: "connections.update", Method: http.MethodPatch, Path: "/api/connections/{connectionId}", Permission: "connections:write",
 			Summary: "Change a connection's name, app, webhook URL, token expiry or settings (null clears); credentials change with " +
 				"connections.credentials.set", OutputSchema: connectionOut,
 			InputSchema: httpapi.Object([]string{"connectionId"}, map[string]string{"connectionId": connectionIDSchema,
 				"name": httpapi.LineSchema(1, text.MaxTitle), "app_id": httpapi.NullableLine(text.MaxID), "webhook_url": webhookURLSchema,
 				"token_expires_at": expirySchema, "settings": settingsSchema}),
-		}, e.UpdateConnection),
+		}, e.UpdateConnection)),
 		write(httpapi.Action{Name: "connections.disconnect", Method: http.MethodPost, Path: "/api/connections/{connectionId}/disconnect",
 			Summary: "Stop using a connection (gateway.provider.disconnected, status disconnected); new credentials reconnect it"}, e.Disconnect),
 		write(httpapi.Action{Name: "connections.deauthorize", Method: http.MethodPost, Path: "/api/connections/{connectionId}/deauthorize",
@@ -110,19 +140,19 @@ func connectionsArea(e *gatewaycmd.Edge, q *gatewayview.Queries) Area {
 		write(httpapi.Action{Name: "connections.delete", Method: http.MethodDelete, Path: "/api/connections/{connectionId}", Destructive: true,
 			Summary: "Delete a connection for good: its credential's ciphertext is destroyed (gateway.provider.disconnected, status deleted)"},
 			e.DeleteConnection),
-		httpapi.Command(httpapi.Action{
+		connectionAdmin(httpapi.Command(httpapi.Action{
 			Name: "connections.credentials.set", Method: http.MethodPut, Path: "/api/connections/{connectionId}/credentials",
 			Permission: "connections:write", Summary: "Replace a connection's credential (a new version, sealed under the active key); " +
 				"reconnects a disconnected or deauthorized connection", OutputSchema: connectionOut,
 			InputSchema: httpapi.Object([]string{"connectionId", "credentials"}, map[string]string{"connectionId": connectionIDSchema,
 				"credentials": credentialsSchema}),
-		}, e.SetCredentials),
-		httpapi.Command(httpapi.Action{
+		}, e.SetCredentials)),
+		connectionAdmin(httpapi.Command(httpapi.Action{
 			Name: "connections.credentials.rotate", Method: http.MethodPost, Path: "/api/connections/{connectionId}/credentials/rotate",
 			Permission: "connections:write", Summary: "Key rotation: re-seal the connection's credential under the key ring's active key " +
 				"(the secret is unchanged); a credential no key of the ring opens is 409 credential_undecryptable", OutputSchema: connectionOut,
 			InputSchema: httpapi.Object([]string{"connectionId"}, map[string]string{"connectionId": connectionIDSchema}),
-		}, e.RotateCredential),
+		}, e.RotateCredential)),
 	}}
 }
 

@@ -91,6 +91,8 @@ func TestKeyRotationAndCanary(t *testing.T) {
 	newID, _ := createConnection(t, h, key, map[string]any{"provider": "payments_provider_a", "name": "stripe new",
 		"credentials": map[string]any{"secret_key": "sk_test_rotation"}})
 	ids = append(ids, newID)
+	// The organization's payments move to the new connection when chosen.
+	apptest.Must(t, post(t, h, "/api/connections/"+newID+"/choose", key, map[string]any{}), http.StatusOK, "choose the new connection")
 	edge := apptest.Provided[*gatewaycmd.Edge](h)
 	if rotated, unreadable, err := edge.RotateAll(context.Background()); err != nil || rotated != 0 || unreadable != 0 {
 		t.Fatalf("a second sweep rotated %d (%d unreadable): %v", rotated, unreadable, err)
@@ -140,7 +142,7 @@ func TestKeyRotationAndCanary(t *testing.T) {
 	apptest.Eventually(t, 20*time.Second, "the view shows it", func() bool {
 		return strings.Contains(string(get(t, h, "/api/connections/"+newID, key).Body), `"state":"undecryptable"`)
 	})
-	// New credentials heal the newest one: usable, and the canary is quiet about it.
+	// New credentials heal the chosen one: usable, and the canary is quiet about it.
 	apptest.Must(t, h.Do(t, "gateway", http.MethodPut, "/api/connections/"+newID+"/credentials", key,
 		map[string]any{"credentials": map[string]any{"secret_key": "sk_test_rotation"}}), http.StatusOK, "new credentials")
 	apptest.Must(t, invoke(t, h, key, "customers.create", map[string]any{"email": "r@example.com"}), http.StatusOK, "healed")

@@ -139,3 +139,53 @@ func caughtUp(t *testing.T, h *apptest.Harness, table, column, name string, end 
 		return true
 	})
 }
+
+// TestSoftCapThresholdsAtFractionalCents (issue #18): a soft cap of 1.9
+// cents notifies 50% when the spend reaches 0.95 cents and 100% at 1.9,
+// through real calls (images at 0.11 cents each: the 9th and the 18th
+// cross), and each gateway.usage.threshold_reached is truthful: included
+// units are the cap in micro-cents, consumed units the spend at the
+// crossing, at or past the threshold and short of it one call before.
+// Before, the cap was floored to one cent: 50% and 100% both fired by 55%
+// of the cap, reading "0 of 1 included units" and "1 of 1".
+func TestSoftCapThresholdsAtFractionalCents(t *testing.T) {
+	h := start(t)
+	fake(t, h, ai.Provider5)
+	res := post(t, h, "/api/billing/spend-caps", "", map[string]any{"scopeType": "organization", "monthlyCapCents": 1.9,
+		"capMode": "soft", "notifyThresholds": []float64{50, 100}})
+	apptest.Must(t, res, http.StatusOK, "soft cap")
+	var caps struct {
+		Caps []struct {
+			ID string `json:"id"`
+		} `json:"caps"`
+	}
+	res.JSON(t, &caps)
+	const perCall, included = 110_000, 1_900_000 // micro-cents
+	for i := range 18 {
+		res := post(t, h, "/api/ai/images", "", map[string]any{"prompt": fmt.Sprintf("image %d of the soft cap test", i), "provider": "ai_provider_5"})
+		apptest.Must(t, res, http.StatusOK, "image")
+		var r struct {
+			CostCents float64 `json:"cost_cents"`
+		}
+		res.JSON(t, &r)
+		if r.CostCents != float64(perCall)/1e6 {
+			t.Fatalf("an image cost %v cents, the test counts on %v", r.CostCents, float64(perCall)/1e6)
+		}
+	}
+	got := notificationsOf(t, h, h.OrgID, "gateway.usage.threshold_reached", 2)
+	want := map[float64]float64{50: 9 * perCall, 100: 18 * perCall} // the spend once the 9th and the 18th call counted
+	for key, data := range got {
+		pct, _ := data["threshold_percentage"].(float64)
+		consumed, _ := data["consumed_units"].(float64)
+		if data["meter_id"] != "cap:"+caps.Caps[0].ID || data["included_units"] != float64(included) || consumed != want[pct] {
+			t.Fatalf("%s: %v; want %v%% at %v of %d micro-cents", key, data, pct, want[pct], included)
+		}
+		if consumed*100 < pct*included || (consumed-perCall)*100 >= pct*included {
+			t.Fatalf("%s: crossed %v%% at %v micro-cents of %d", key, pct, consumed, included)
+		}
+		t.Logf("%s: %s", key, data["body"])
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d notifications: %v", len(got), got)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"strconv"
+	"strings"
 
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/eventstore"
@@ -77,13 +79,33 @@ func meterMapping(dashboard string) notifications.Mapping {
 			key := fmt.Sprintf("gateway:usage-threshold:%s:%s:%d:%d", e.OrganizationID, p.MeterID, p.PeriodStart, p.ThresholdPercentage)
 			return notifications.One(usageThresholdReached, key, map[string]any{
 				"title":     fmt.Sprintf("%s reached %d%%", p.MeterKey, p.ThresholdPercentage),
-				"body":      fmt.Sprintf("%d of %d included units of %s used this period.", p.ConsumedUnits, p.IncludedUnits, p.MeterKey),
+				"body":      thresholdBody(p),
 				"object_id": p.MeterID, "occurred_at": notifications.Timestamp(p.OccurredAt), "cta_url": link(dashboard, "/billing/meters"),
 				"app_id": p.AppID, "meter_id": p.MeterID, "meter_key": p.MeterKey, "consumed_units": p.ConsumedUnits,
 				"included_units": p.IncludedUnits, "threshold_percentage": p.ThresholdPercentage, "period_start": p.PeriodStart,
 			}), nil
 		}),
 	}
+}
+
+// thresholdBody says what was used of what: a spend meter's micro-cents as
+// exact cents (0.95 of 1.9 cents), other meters' units as counted.
+func thresholdBody(p domain.MeterThresholdCrossedV1) string {
+	if p.Unit == domain.UnitMicrocents {
+		return fmt.Sprintf("%s of the %s cents of the %s soft cap spent this period (%d of %d micro-cents).",
+			centsText(p.ConsumedUnits), centsText(p.IncludedUnits), strings.TrimPrefix(p.MeterKey, domain.KeySpendPrefix),
+			p.ConsumedUnits, p.IncludedUnits)
+	}
+	return fmt.Sprintf("%d of %d included units of %s used this period.", p.ConsumedUnits, p.IncludedUnits, p.MeterKey)
+}
+
+// centsText writes micro-cents as cents without rounding (1900000 -> 1.9).
+func centsText(microcents int64) string {
+	s := strconv.FormatInt(microcents/1_000_000, 10)
+	if frac := microcents % 1_000_000; frac != 0 {
+		s += "." + strings.TrimRight(fmt.Sprintf("%06d", frac), "0")
+	}
+	return s
 }
 
 // link joins the dashboard's base URL and a path.

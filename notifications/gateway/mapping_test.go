@@ -24,3 +24,24 @@ func TestSilentStreamsEmitNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestThresholdBodySaysCents: a spend meter's crossing says exact cents
+// (its units are micro-cents); a crossing recorded before spend meters had
+// a unit, and every other meter, says its units as counted.
+func TestThresholdBodySaysCents(t *testing.T) {
+	for _, c := range []struct {
+		p    domain.MeterThresholdCrossedV1
+		want string
+	}{
+		{domain.MeterThresholdCrossedV1{MeterKey: "spend.organization", ConsumedUnits: 950_000, IncludedUnits: 1_900_000, Unit: domain.UnitMicrocents},
+			"0.95 of the 1.9 cents of the organization soft cap spent this period (950000 of 1900000 micro-cents)."},
+		{domain.MeterThresholdCrossedV1{MeterKey: "spend.user:u1", ConsumedUnits: 3, IncludedUnits: 2_000_000, Unit: domain.UnitMicrocents},
+			"0.000003 of the 2 cents of the user:u1 soft cap spent this period (3 of 2000000 micro-cents)."},
+		{domain.MeterThresholdCrossedV1{MeterKey: "ai.tokens", ConsumedUnits: 120, IncludedUnits: 200},
+			"120 of 200 included units of ai.tokens used this period."},
+	} {
+		if got := thresholdBody(c.p); got != c.want {
+			t.Errorf("body %q, want %q", got, c.want)
+		}
+	}
+}

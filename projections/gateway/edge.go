@@ -19,8 +19,20 @@ var edgeArea = area{
 			connection_id text PRIMARY KEY, organization_id text NOT NULL, provider text NOT NULL, kind text NOT NULL, name text NOT NULL,
 			status text NOT NULL, status_reason text NOT NULL, app_id text, webhook_url text, token_expires_at timestamptz,
 			byok boolean NOT NULL, settings jsonb NOT NULL, credential jsonb NOT NULL, created_at timestamptz NOT NULL,
-			updated_at timestamptz NOT NULL)`,
+			updated_at timestamptz NOT NULL, chosen_at timestamptz)`,
 		`CREATE INDEX IF NOT EXISTS {{gateway_connections}}_org ON {{gateway_connections}} (organization_id, created_at DESC)`,
+		// chosen_at came with connections.choose: the engine runs this schema
+		// for every generation it starts, so a generation created before
+		// gains the column, and its rows (all recorded before choices
+		// existed) count as chosen when created, as their events do
+		// (domain ConnectionV1.Chosen).
+		`DO $$ BEGIN
+			IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '{{gateway_connections}}'::regclass AND attname = 'chosen_at'
+				AND NOT attisdropped) THEN
+				ALTER TABLE {{gateway_connections}} ADD COLUMN chosen_at timestamptz;
+				UPDATE {{gateway_connections}} SET chosen_at = created_at;
+			END IF;
+		END $$`,
 		`CREATE TABLE IF NOT EXISTS {{gateway_email_profiles}} (
 			profile_id text PRIMARY KEY, organization_id text NOT NULL, profile jsonb NOT NULL, is_default boolean NOT NULL,
 			created_at timestamptz NOT NULL)`,
@@ -40,6 +52,7 @@ var edgeArea = area{
 		domain.ConnectionUpdated:       both(projections.On(connectionSet), audited),
 		domain.ConnectionDisconnected:  both(projections.On(connectionStatus), audited),
 		domain.ConnectionExpiring:      audited,
+		domain.ConnectionChosen:        both(projections.On(connectionChosen), audited),
 		domain.CredentialStored:        both(projections.On(credentialSet), audited),
 		domain.CredentialRotated:       both(projections.On(credentialRotated), audited),
 		domain.CredentialUndecryptable: both(projections.On(credentialUnreadable), audited),
@@ -63,12 +76,20 @@ func connectionSet(e eventstore.Event, p domain.ConnectionV1) ([]projections.Sta
 		return nil, err
 	}
 	return []projections.Statement{projections.Exec(`INSERT INTO {{gateway_connections}} (connection_id, organization_id, provider, kind,
-		name, status, status_reason, app_id, webhook_url, token_expires_at, byok, settings, credential, created_at, updated_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,'{}',$13,$14) ON CONFLICT (connection_id) DO UPDATE SET name = EXCLUDED.name,
+		name, status, status_reason, app_id, webhook_url, token_expires_at, byok, settings, credential, created_at, updated_at, chosen_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,'{}',$13,$14,$15) ON CONFLICT (connection_id) DO UPDATE SET name = EXCLUDED.name,
 		status = EXCLUDED.status, status_reason = EXCLUDED.status_reason, app_id = EXCLUDED.app_id, webhook_url = EXCLUDED.webhook_url,
-		token_expires_at = EXCLUDED.token_expires_at, settings = EXCLUDED.settings, updated_at = EXCLUDED.updated_at`,
+		token_expires_at = EXCLUDED.token_expires_at, settings = EXCLUDED.settings, updated_at = EXCLUDED.updated_at,
+		chosen_at = EXCLUDED.chosen_at`,
 		p.ConnectionID, e.OrganizationID, p.Provider, p.Kind, p.Name, p.Status, p.StatusReason, p.AppID, p.WebhookURL, p.TokenExpiresAt,
-		p.BYOK, json.RawMessage(settings), p.CreatedAt, p.UpdatedAt)}, nil
+		p.BYOK, json.RawMessage(settings), p.CreatedAt, p.UpdatedAt, p.Chosen())}, nil
+}
+
+// connectionChosen moves a connection's choice (which one is in use is the
+// query's: the active one chosen last).
+func connectionChosen(e eventstore.Event, p domain.ConnectionChosenV1) ([]projections.Statement, error) {
+	return []projections.Statement{projections.Exec(`UPDATE {{gateway_connections}} SET chosen_at = $3 WHERE organization_id = $1
+		AND connection_id = $2`, e.OrganizationID, p.ConnectionID, p.At)}, nil
 }
 
 func connectionStatus(e eventstore.Event, p domain.ConnectionDisconnectedV1) ([]projections.Statement, error) {

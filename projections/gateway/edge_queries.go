@@ -29,8 +29,18 @@ type Connection struct {
 	Sandbox        bool              `json:"sandbox"`
 	Settings       map[string]string `json:"settings"`
 	Credential     *ConnectionSecret `json:"credential"`
+	Choice         ConnectionChoice  `json:"choice"`
 	CreatedAt      *time.Time        `json:"created_at"`
 	UpdatedAt      *time.Time        `json:"updated_at"`
+}
+
+// ConnectionChoice says which connection of a provider the organization's
+// calls use when they name none: in_use is the active connection chosen
+// last (chosen_at; null: never chosen), or the platform's own when none of
+// the organization's is.
+type ConnectionChoice struct {
+	ChosenAt *time.Time `json:"chosen_at"`
+	InUse    bool       `json:"in_use"`
 }
 
 // ConnectionSecret is what the reads know of a credential.
@@ -43,15 +53,20 @@ type ConnectionSecret struct {
 	UpdatedAt    time.Time `json:"updated_at"`
 }
 
+// connectionColumns: in_use is the rule the metered path resolves with
+// (commands/gateway ownConnection): of the organization's active
+// connections of the provider, the one chosen last.
 const connectionColumns = `connection_id, provider, kind, name, status, status_reason, app_id, webhook_url, token_expires_at, byok,
-	settings, credential, created_at, updated_at`
+	settings, credential, created_at, updated_at, chosen_at, status = 'active' AND chosen_at IS NOT NULL AND NOT EXISTS (
+		SELECT 1 FROM {{gateway_connections}} o WHERE o.organization_id = c.organization_id AND o.provider = c.provider
+		AND o.status = 'active' AND o.chosen_at IS NOT NULL AND (o.chosen_at, o.connection_id) > (c.chosen_at, c.connection_id))`
 
 func scanConnectionView(r pgx.Row) (Connection, error) {
 	var c Connection
 	var settings, credential []byte
 	var created, updated time.Time
 	err := r.Scan(&c.ConnectionID, &c.Provider, &c.Kind, &c.Name, &c.Status, &c.StatusReason, &c.AppID, &c.WebhookURL, &c.TokenExpiresAt,
-		&c.BYOK, &settings, &credential, &created, &updated)
+		&c.BYOK, &settings, &credential, &created, &updated, &c.Choice.ChosenAt, &c.Choice.InUse)
 	if err != nil {
 		return c, err
 	}
@@ -74,7 +89,7 @@ func scanConnectionView(r pgx.Row) (Connection, error) {
 
 // Connections lists the organization's connections, newest first.
 func (q *Queries) Connections(ctx context.Context, org string) ([]Connection, error) {
-	sql, err := q.sql(ctx, `SELECT `+connectionColumns+` FROM {{gateway_connections}} WHERE organization_id = $1
+	sql, err := q.sql(ctx, `SELECT `+connectionColumns+` FROM {{gateway_connections}} c WHERE organization_id = $1
 		ORDER BY created_at DESC, connection_id LIMIT 500`)
 	if err != nil {
 		return nil, err
@@ -89,7 +104,7 @@ func (q *Queries) Connections(ctx context.Context, org string) ([]Connection, er
 // Connection is one of the organization's connections (another
 // organization's is missing, alike).
 func (q *Queries) Connection(ctx context.Context, org, id string) (Connection, error) {
-	sql, err := q.sql(ctx, `SELECT `+connectionColumns+` FROM {{gateway_connections}} WHERE organization_id = $1 AND connection_id = $2`)
+	sql, err := q.sql(ctx, `SELECT `+connectionColumns+` FROM {{gateway_connections}} c WHERE organization_id = $1 AND connection_id = $2`)
 	if err != nil {
 		return Connection{}, err
 	}
