@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/leader"
 )
 
@@ -83,7 +83,7 @@ func (e *Edge) Canary(ctx context.Context) (int, error) {
 			after = r.CredentialID
 			if _, err := e.open(r); err == nil {
 				continue
-			} else if !errors.Is(err, vault.ErrNoKey) && !errors.Is(err, vault.ErrOpen) {
+			} else if !errors.Is(err, keyring.ErrNoKey) && !errors.Is(err, keyring.ErrOpen) {
 				return found, err
 			}
 			found++

@@ -80,7 +80,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	a.Reader = projections.NewReader(a.Pool, nil)
 	p := &module.Platform{Log: log, Pool: a.Pool, Store: a.Store, Reader: a.Reader, Topics: cfg.Kafka.Topics, Kafka: cfg.Kafka,
-		AuthBaseURL: cfg.AuthBaseURL, Addrs: cfg.Addrs, Sections: cfg.Modules, Modules: mods}
+		AuthBaseURL: cfg.AuthBaseURL, Addrs: cfg.Addrs, Sections: cfg.Modules, Modules: mods, KeyRing: cfg.KeyRing.Ring}
+	if cfg.KeyRing.SandboxKey() {
+		log.Warn("secrets are sealed with the sandbox's fixed key (no PLATFORM_KEYRING): not for real secrets")
+	}
 	a.Platform = p // from here on, Close releases what p holds
 	if p.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {
 		return nil, err

@@ -79,6 +79,8 @@ func Start(t testing.TB, opts Options) *Harness {
 	status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
 	// AI calls go to the gateway's sandbox fakes (tests script their faults).
 	module.SectionOf[*gatewaymod.Config](cfg.Modules).Sandbox = true
+	// Secrets are sealed with the sandbox's key unless a test sets a ring.
+	cfg.KeyRing.Sandbox = true
 	// Every success answer the tests see is checked against its action's
 	// output schema (a mismatch is a 500 output_schema_violation).
 	cfg.HTTP.CheckOutput = true

@@ -12,6 +12,7 @@ import (
 
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/projections"
@@ -32,6 +33,11 @@ type Platform struct {
 	Outbound *outbound.Client
 	// Objects is the object store (exports, media, attachments, assets).
 	Objects objectstore.Store
+	// KeyRing seals every context's secrets at rest (provider credentials,
+	// network tokens), one configuration and one rotation for all
+	// (PLATFORM_KEYRING). A context seals with Sealer(its purpose); the
+	// zero ring seals nothing (503).
+	KeyRing keyring.Ring
 	Topics  eventstore.Topics
 	// Kafka is the brokers' configuration (health checks).
 	Kafka eventstore.KafkaConfig
@@ -52,6 +58,12 @@ type Platform struct {
 	Now func() time.Time
 
 	provided map[reflect.Type]any
+}
+
+// Sealer is the key ring for one purpose (the context's name): a value
+// sealed for one context never opens as another's.
+func (p *Platform) Sealer(purpose string) *keyring.Sealer {
+	return keyring.NewSealer(p.KeyRing, purpose)
 }
 
 // Provide makes v available to later modules under its static type T

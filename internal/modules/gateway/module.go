@@ -63,10 +63,9 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, sandbox)
 	module.Provide(p, edge)
 	module.Provide(p, edgeSandbox)
-	// The key ring seals other contexts' secrets too (publishing's tokens).
-	sealer := gatewaycmd.NewSealer(cfg.Edge.Ring, "gateway")
-	module.Provide(p, sealer)
-	answers := gatewaycmd.NewAnswers(handlers, sealer)
+	// Answers of calls with an Idempotency-Key are sealed with the
+	// platform's key ring, for the gateway.
+	answers := gatewaycmd.NewAnswers(handlers, p.Sealer("gateway"))
 	dashboard := cfg.DashboardURL
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]
