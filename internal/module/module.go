@@ -120,6 +120,12 @@ type Parts struct {
 	// Service builds the HTTP service once every module is built (the
 	// router's dependencies, the projection engine, are complete then).
 	Service func(httpapi.Deps) (httpapi.Service, error)
+	// Widget is the context's tile on the dashboard (httpapi.NewWidget):
+	// the kernel serves it as widget.get (GET /api/widget) on the service,
+	// and the dashboard reads every module's through Platform.Widgets. A
+	// context with a service declares one, or is listed as having none in
+	// internal/invariants (TestEveryServiceDeclaresAWidget).
+	Widget  *httpapi.Widget
 	Workers []Worker
 }
 

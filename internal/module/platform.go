@@ -56,8 +56,22 @@ type Platform struct {
 	Validator httpapi.Validator
 	// Now is the clock of timed work (nil: time.Now).
 	Now func() time.Time
+	// Widgets are the tiles of every module that declares one, in module
+	// order: the dashboard fans out over them (Widget.Load with the
+	// caller's principal, or GET /api/widget of the service with the
+	// caller's credential). Set once every module is built: read it in
+	// Service or a worker, never in Build.
+	Widgets []AppWidget
 
 	provided map[reflect.Type]any
+}
+
+// AppWidget is one module's tile with the app and service it belongs to.
+type AppWidget struct {
+	Module  string
+	AppID   string // its permission is checked in this app
+	Service string // the service that serves it as GET /api/widget
+	Widget  *httpapi.Widget
 }
 
 // Sealer is the key ring for one purpose (the context's name): a value

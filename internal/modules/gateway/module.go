@@ -70,6 +70,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]
 	}
+	deps := gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Answers: answers, Now: p.Now}
 	parts := module.Parts{
 		Projections:   []projections.Projection{gatewayview.Projection{}},
 		Notifications: gatewaymap.Mapping(dashboard),
@@ -77,9 +78,9 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner(), edge.Relay()},
 		Timers:        edge.RegisterTimers,
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return gatewayhttp.Service(gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Answers: answers, Now: p.Now},
-				gatewayhttp.EdgeArea(edge, queries)), nil
+			return gatewayhttp.Service(deps, gatewayhttp.EdgeArea(edge, queries)), nil
 		},
+		Widget: gatewayhttp.Widget(deps),
 	}
 	parts.Workers = append(parts.Workers, edgeWorkers(p, edge, edgeSandbox)...)
 	parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-landings", Run: handlers.RunLandings})

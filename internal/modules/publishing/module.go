@@ -100,14 +100,14 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 		}
 		return out, err
 	}
+	deps := pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
+		Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log}
 	parts := module.Parts{
 		Projections: []projections.Projection{view.Projection{}},
 		Reactors:    []reactor.Reactor{publisher.Threads()},
 		Timers:      publisher.RegisterTimers,
-		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return pubhttp.Service(pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
-				Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log}), nil
-		},
+		Service:     func(httpapi.Deps) (httpapi.Service, error) { return pubhttp.Service(deps), nil },
+		Widget:      pubhttp.Widget(deps),
 		Workers: []module.Worker{{Name: "publishing-fakes", Run: func(ctx context.Context) error {
 			<-ctx.Done()
 			stopFakes()

@@ -41,15 +41,14 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	queries := statusview.NewQueries(p.Pool, p.Reader)
 	module.Provide(p, commands)
 	module.Provide(p, queries)
+	deps := statushttp.Deps{Commands: commands, Queries: queries, Checker: checker, PublicOrganizationID: cfg.PublicOrganizationID}
 	parts := module.Parts{
 		Projections:   []projections.Projection{statusview.Projection{}},
 		Notifications: statusmap.Mapping,
 		Reactors:      []reactor.Reactor{commands.AutoIncidents()},
 		Timers:        commands.RegisterTimers,
-		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return statushttp.Service(statushttp.Deps{Commands: commands, Queries: queries, Checker: checker,
-				PublicOrganizationID: cfg.PublicOrganizationID}), nil
-		},
+		Service:       func(httpapi.Deps) (httpapi.Service, error) { return statushttp.Service(deps), nil },
+		Widget:        statushttp.Widget(deps),
 	}
 	if cfg.PollInterval > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "status-poller", Run: func(ctx context.Context) error {
