@@ -29,7 +29,7 @@ const canaryBatch = 200
 // canary over what is left. Every process must hold a new key before it
 // becomes active: one without it cannot open what the others seal.
 func (e *Edge) RunCanary(ctx context.Context, pool *pgxpool.Pool) error {
-	return leader.Run(ctx, pool, leader.GatewayCanary, leader.Config{}, e.log, func(ctx context.Context) error {
+	return leader.Run(ctx, pool, CanaryLock, leader.Config{}, e.log, func(ctx context.Context) error {
 		for {
 			if n, unreadable, err := e.RotateAll(ctx); err != nil {
 				e.log.Warn("gateway: re-sealing credentials under the active key stopped; the next tick goes on", "rotated", n, "err", err)

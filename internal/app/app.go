@@ -64,6 +64,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		}
 	}()
 	mods := Modules()
+	if err := declareLocks(mods); err != nil {
+		return nil, err
+	}
 	var err error
 	if a.Pool, err = OpenPool(ctx, cfg.DatabaseURL); err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/platform/backend/commands/reactor"
 	"github.com/platform/backend/commands/timers"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/projections"
 )
@@ -56,6 +57,10 @@ type Module struct {
 	// AuditRedacted names, per event type, the payload members the audit
 	// view never shows (secret hashes).
 	AuditRedacted map[string][]string
+	// Locks are the leader locks of the context's singletons (leader.Named:
+	// a poller, a sweeper): the app declares every module's at start and
+	// refuses a name or key taken twice; leader.Run takes no other.
+	Locks []leader.Lock
 	// Build makes the context's parts against the platform. Modules are
 	// built in list order, so a module may use what an earlier one provided
 	// (Provide, Lookup): every service authenticates through identity's.

@@ -13,6 +13,7 @@ import (
 	domain "github.com/platform/backend/domain/gateway"
 	httpapi "github.com/platform/backend/http"
 	gatewayhttp "github.com/platform/backend/http/gateway"
+	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/internal/module"
 	gatewaymap "github.com/platform/backend/notifications/gateway"
 	"github.com/platform/backend/projections"
@@ -40,6 +41,7 @@ var Module = module.Module{
 	// (organization.provision, instant_message.send).
 	TenantKeyScopes: []string{"dashboard:read", "organizations:read", "audit:read", "usage:read", "ai:invoke", "ai:translate",
 		"email:write", "email:send", "payments:invoke", "billing:read", "billing:write", "connections:read", "connections:write", "email:read"},
+	Locks: []leader.Lock{gatewaycmd.SweeperLock, gatewaycmd.CanaryLock},
 	Build: build,
 }
 

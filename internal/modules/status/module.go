@@ -11,6 +11,7 @@ import (
 	domain "github.com/platform/backend/domain/status"
 	httpapi "github.com/platform/backend/http"
 	statushttp "github.com/platform/backend/http/status"
+	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/internal/module"
 	statusmap "github.com/platform/backend/notifications/status"
 	"github.com/platform/backend/projections"
@@ -29,6 +30,7 @@ var Module = module.Module{
 		DefaultAccess: true, Scopes: []string{"status:read", "status:write", "status:poll"},
 		ResourceTypes: []string{"workspace", "status_page"}},
 	TenantKeyScopes: []string{"status:read", "status:write", "status:poll"},
+	Locks:           []leader.Lock{statuscmd.PollerLock},
 	Build:           build,
 }
 
