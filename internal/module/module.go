@@ -57,6 +57,11 @@ type Module struct {
 	// AuditRedacted names, per event type, the payload members the audit
 	// view never shows (secret hashes).
 	AuditRedacted map[string][]string
+	// TestEnv are the variables of the context's section that integration
+	// and end-to-end platforms run it with: its sandbox, loops the tests
+	// drive themselves. apptest reads them through the section's FromEnv,
+	// the e2e harness gives them to platformd (testing.go).
+	TestEnv map[string]string
 	// Locks are the leader locks of the context's singletons (leader.Named:
 	// a poller, a sweeper): the app declares every module's at start and
 	// refuses a name or key taken twice; leader.Run takes no other.

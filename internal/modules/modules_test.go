@@ -5,9 +5,11 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/platform/backend/internal/leader"
+	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/modules"
 )
 
@@ -83,5 +85,18 @@ func TestModuleLocksAreStable(t *testing.T) {
 	}
 	if err := leader.Declare(all); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTestEnvIsTheModulesOwn: a module's test settings are variables of its
+// own section (STATUS_ of status), which apptest reads into that section
+// only and the e2e harness keeps apart from the developer's environment.
+func TestTestEnvIsTheModulesOwn(t *testing.T) {
+	for _, m := range modules.All() {
+		for k := range m.TestEnv {
+			if !strings.HasPrefix(k, module.EnvPrefix(m)) || m.NewConfig == nil {
+				t.Errorf("module %s: test setting %s is not a variable of its section (%s...)", m.Name, k, module.EnvPrefix(m))
+			}
+		}
 	}
 }

@@ -42,7 +42,9 @@ var Module = module.Module{
 		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"brand", "workspace"}},
 	TenantKeyScopes: Scopes,
 	Locks:           []leader.Lock{reconcilerLock, refresherLock},
-	Build:           build,
+	// Local fakes of the networks, unless a test points one elsewhere.
+	TestEnv: map[string]string{"PUBLISHING_SANDBOX": "true"},
+	Build:   build,
 }
 
 // reconcilerLock settles publishing attempts without a recorded outcome

@@ -31,7 +31,11 @@ var Module = module.Module{
 		ResourceTypes: []string{"workspace", "status_page"}},
 	TenantKeyScopes: []string{"status:read", "status:write", "status:poll"},
 	Locks:           []leader.Lock{statuscmd.PollerLock},
-	Build:           build,
+	// Tests poll explicitly, back to back; an end-to-end platform's status
+	// page is its bootstrap organization's.
+	TestEnv: map[string]string{"STATUS_POLL_INTERVAL": "-1s", "STATUS_MANUAL_POLL_INTERVAL": "-1s",
+		"STATUS_PUBLIC_ORGANIZATION_ID": module.TestOrganization},
+	Build: build,
 }
 
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
