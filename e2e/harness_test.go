@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,6 +34,7 @@ import (
 
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/app"
+	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/testenv"
 )
 
@@ -171,14 +173,17 @@ func (s *Stack) ctl(ctx context.Context, env []string, args ...string) (string, 
 }
 
 // baseEnv is the test process's environment without the platform's own
-// variables, so that nothing leaks into the children by accident.
+// variables (the kernel's, and every module's: STATUS_, GATEWAY_, ...), so
+// that nothing leaks into the children by accident.
 func baseEnv() []string {
+	prefixes := []string{"PLATFORM_", "OUTBOUND_", "OBJECTSTORE_", "TIMERS_", "RATE_LIMIT_", "KAFKA_"}
+	for _, m := range app.Modules() {
+		prefixes = append(prefixes, module.EnvPrefix(m))
+	}
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "PLATFORM_"), strings.HasPrefix(k, "STATUS_"), strings.HasPrefix(k, "OUTBOUND_"), k == "DATABASE_URL", k == "KAFKA_BROKERS",
-			k == "AUTH_BASE_URL", k == "RATE_LIMIT_PER_SECOND", k == "KAFKA_PARTITIONS":
+		if k == "DATABASE_URL" || k == "AUTH_BASE_URL" || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
 			continue
 		}
 		out = append(out, kv)
@@ -235,15 +240,14 @@ func (s *Stack) NewServer(o ServerOptions) *Server {
 		"KAFKA_BROKERS="+s.Brokers,
 		"PLATFORM_TOPIC_PREFIX="+s.Prefix,
 		"PLATFORM_SERVICES="+strings.Join(o.Services, ","),
-		"STATUS_PUBLIC_ORGANIZATION_ID="+s.OrgID,
-		"STATUS_POLL_INTERVAL=1h",                 // the tests poll explicitly
-		"STATUS_MANUAL_POLL_INTERVAL=-1s",         // and back to back
-		"OUTBOUND_ALLOW_NETWORKS=127.0.0.0/8,::1", // their check targets are loopback fakes
+		"OUTBOUND_ALLOW_NETWORKS=127.0.0.0/8,::1", // check targets are loopback fakes
 		"RATE_LIMIT_PER_SECOND=100000",
-		"GATEWAY_SANDBOX=true",             // AI calls go to the gateway's in-process fake providers
-		"PUBLISHING_SANDBOX=true",          // local fakes of the networks, unless a test points one elsewhere
+		"PLATFORM_KEYRING_SANDBOX=true",    // secrets sealed with the sandbox's key
 		"PLATFORM_DATA_DIR="+s.t.TempDir(), // the local object store of this server
 	)
+	// Each module's test settings (its sandbox, loops the tests drive), the
+	// same apptest applies: Module.TestEnv.
+	srv.Env = append(srv.Env, module.TestEnvOf(app.Modules(), s.OrgID)...)
 	for _, svc := range o.Services {
 		srv.Addrs[svc] = freeAddr(s.t)
 		srv.Env = append(srv.Env, "PLATFORM_"+strings.ToUpper(svc)+"_ADDR="+srv.Addrs[svc])

@@ -201,14 +201,21 @@ func TestStatusFlowsOverHTTP(t *testing.T) {
 	expectProblem(t, "widget without a credential", do(t, Req{Method: http.MethodGet, URL: status + "/api/widget"}), http.StatusUnauthorized, "authentication_required")
 	res = expect(t, "widget", do(t, Req{Method: http.MethodGet, URL: status + "/api/widget", Key: key}), http.StatusOK)
 	var widget struct {
-		Success              bool   `json:"success"`
-		Status               string `json:"status"`
-		OpenIncidents        int    `json:"open_incidents"`
-		DegradedComponents   int    `json:"degraded_components"`
-		UpcomingMaintenances int    `json:"upcoming_maintenances"`
+		Success bool `json:"success"`
+		Widgets []struct {
+			AppID                string `json:"appId"`
+			Status               string `json:"status"`
+			OpenIncidents        int    `json:"open_incidents"`
+			DegradedComponents   int    `json:"degraded_components"`
+			UpcomingMaintenances int    `json:"upcoming_maintenances"`
+		} `json:"widgets"`
 	}
 	res.Decode(t, &widget)
-	if !widget.Success || widget.OpenIncidents != 1 || widget.DegradedComponents != 0 || widget.UpcomingMaintenances != 1 || widget.Status != page.Status {
+	if len(widget.Widgets) != 1 {
+		t.Fatalf("widget: %s", res)
+	}
+	if w := widget.Widgets[0]; !widget.Success || w.AppID != "status" || w.OpenIncidents != 1 || w.DegradedComponents != 0 ||
+		w.UpcomingMaintenances != 1 || w.Status != page.Status {
 		t.Errorf("widget: %s", res)
 	}
 

@@ -17,6 +17,9 @@ export GATEWAY_SANDBOX="${GATEWAY_SANDBOX:-true}"
 # Publishing talks to local fakes of the six networks unless clients are
 # configured (PUBLISHING_NETWORK_<N>_CLIENT_ID ...).
 export PUBLISHING_SANDBOX="${PUBLISHING_SANDBOX:-true}"
+# Secrets at rest (credentials, network tokens) are sealed with the
+# sandbox's fixed key unless PLATFORM_KEYRING is set: not for real secrets.
+export PLATFORM_KEYRING_SANDBOX="${PLATFORM_KEYRING_SANDBOX:-true}"
 
 echo "platformd: services"
 bin/platformctl services

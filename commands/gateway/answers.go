@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/internal/keyring"
 )
 
 // AnswerTTL is how long the answer of a call made with an Idempotency-Key
@@ -29,7 +29,7 @@ const AnswerTTL = 24 * time.Hour
 // again, with no provider call and no usage event. A failed call releases
 // the key: trying again is a new call (each attempt metered on its own).
 //
-// Answers are sealed with the gateway's key ring (they hold prompts'
+// Answers are sealed with the platform's key ring (they hold prompts'
 // answers, generated images, payments objects) and bound to their row
 // (organization, key, request fingerprint); they expire after AnswerTTL,
 // and the sweeper deletes expired rows.
@@ -39,11 +39,11 @@ const AnswerTTL = 24 * time.Hour
 // the work), its answer is no stream state, it is sealed, and it expires.
 type Answers struct {
 	h      *Handlers
-	sealer *Sealer
+	sealer *keyring.Sealer
 }
 
 // NewAnswers keeps answers in the handlers' database, sealed with the ring.
-func NewAnswers(h *Handlers, sealer *Sealer) *Answers {
+func NewAnswers(h *Handlers, sealer *keyring.Sealer) *Answers {
 	return &Answers{h: h, sealer: sealer.For("gateway.answers")}
 }
 
@@ -87,14 +87,14 @@ const claimTries = 3
 // edge's credentials: an answer is never kept in the clear.
 func (a *Answers) Claim(ctx context.Context, org, key, hash string) (*Claim, *Answer, error) {
 	if a.sealer.Active() == "" {
-		return nil, nil, errs.Unavailable("calls with an Idempotency-Key keep their answers sealed, and no key ring is configured (GATEWAY_KEYRING)", nil)
+		return nil, nil, errs.Unavailable("calls with an Idempotency-Key keep their answers sealed, and no key ring is configured (PLATFORM_KEYRING)", nil)
 	}
 	c := &Claim{a: a, org: org, key: key, hash: hash, token: uuid.Must(uuid.NewV7()).String()}
 	now := a.h.now()
 	for range claimTries {
 		var mine bool
 		var storedHash, state string
-		var sealed vault.Sealed
+		var sealed keyring.Sealed
 		var keyID *string
 		err := a.h.pool.QueryRow(ctx, `WITH mine AS (
 				INSERT INTO gateway_idempotency AS g (organization_id, key, request_hash, claim, state, created_at, expires_at)
@@ -136,7 +136,7 @@ func (a *Answers) Claim(ctx context.Context, org, key, hash string) (*Claim, *An
 // open reads a stored answer. One that does not open (its key left the
 // ring before it expired) cannot be replayed, and calling again under the
 // key could pay twice: the caller is told to use a new key.
-func (a *Answers) open(c *Claim, sealed vault.Sealed) (*Answer, error) {
+func (a *Answers) open(c *Claim, sealed keyring.Sealed) (*Answer, error) {
 	plain, err := a.sealer.Open(sealed, c.additionalData())
 	if err != nil {
 		a.h.log.Error("gateway: a stored answer does not open", "organization_id", c.org, "key_id", sealed.KeyID, "err", err)
@@ -161,7 +161,7 @@ func (c *Claim) additionalData() []byte {
 func (c *Claim) Keep(ctx context.Context, answer Answer) {
 	plain, err := json.Marshal(answer)
 	if err == nil {
-		var sealed vault.Sealed
+		var sealed keyring.Sealed
 		if sealed, err = c.a.sealer.Seal(plain, c.additionalData()); err == nil {
 			expires := c.a.h.now().Add(AnswerTTL)
 			err = c.a.h.landings.land(ctx, heldKey+c.token, func(ctx context.Context) error {

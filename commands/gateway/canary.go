@@ -9,10 +9,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/leader"
 )
 
@@ -29,7 +29,7 @@ const canaryBatch = 200
 // canary over what is left. Every process must hold a new key before it
 // becomes active: one without it cannot open what the others seal.
 func (e *Edge) RunCanary(ctx context.Context, pool *pgxpool.Pool) error {
-	return leader.Run(ctx, pool, leader.GatewayCanary, leader.Config{}, e.log, func(ctx context.Context) error {
+	return leader.Run(ctx, pool, CanaryLock, leader.Config{}, e.log, func(ctx context.Context) error {
 		for {
 			if n, unreadable, err := e.RotateAll(ctx); err != nil {
 				e.log.Warn("gateway: re-sealing credentials under the active key stopped; the next tick goes on", "rotated", n, "err", err)
@@ -83,7 +83,7 @@ func (e *Edge) Canary(ctx context.Context) (int, error) {
 			after = r.CredentialID
 			if _, err := e.open(r); err == nil {
 				continue
-			} else if !errors.Is(err, vault.ErrNoKey) && !errors.Is(err, vault.ErrOpen) {
+			} else if !errors.Is(err, keyring.ErrNoKey) && !errors.Is(err, keyring.ErrOpen) {
 				return found, err
 			}
 			found++

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/platform/backend/commands/gateway/vault"
+	"github.com/platform/backend/internal/keyring"
 
 	"github.com/platform/backend/commands"
 	domain "github.com/platform/backend/domain/gateway"
@@ -38,7 +38,7 @@ func indexConnection(org string, more ...func(domain.ConnectionV1) eventstore.Wr
 func connectionState(c *domain.Connection) domain.ConnectionV1 { return c.State }
 
 // storeCredential writes a sealed credential at the state's version.
-func storeCredential(org, credentialID string, sealed vault.Sealed, now time.Time) func(domain.ConnectionV1) eventstore.Write {
+func storeCredential(org, credentialID string, sealed keyring.Sealed, now time.Time) func(domain.ConnectionV1) eventstore.Write {
 	return func(s domain.ConnectionV1) eventstore.Write {
 		return writeCredential(org, s.ConnectionID, credentialID, s.Credential.Version, sealed, now)
 	}

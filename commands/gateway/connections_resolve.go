@@ -9,9 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/email/postmark"
 	"github.com/platform/backend/providers/email/resend"
@@ -170,7 +170,7 @@ func (e *Edge) built(r connectionRow, build func(Secrets) (cachedLink, error)) (
 // undecryptable is the answer of a call whose connection's credential the
 // ring cannot open (the canary reports it too).
 func undecryptable(r connectionRow, err error) error {
-	if errors.Is(err, vault.ErrNoKey) || errors.Is(err, vault.ErrOpen) {
+	if errors.Is(err, keyring.ErrNoKey) || errors.Is(err, keyring.ErrOpen) {
 		return errs.Conflict("credential_undecryptable", "the connection's credential cannot be decrypted with the key ring (key "+
 			r.Credential.Sealed.KeyID+"): set new credentials")
 	}

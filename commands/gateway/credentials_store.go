@@ -9,9 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/keyring"
 )
 
 // Secrets are a credential's members in clear: only ever in memory, sealed
@@ -43,13 +43,13 @@ func additional(org, credentialID string) []byte {
 }
 
 // seal encrypts secrets under the active key.
-func (e *Edge) seal(org, credentialID string, s Secrets) (vault.Sealed, error) {
+func (e *Edge) seal(org, credentialID string, s Secrets) (keyring.Sealed, error) {
 	plain, err := json.Marshal(map[string]string(s))
 	if err != nil {
-		return vault.Sealed{}, err
+		return keyring.Sealed{}, err
 	}
-	sealed, err := e.cfg.Ring.Seal(plain, additional(org, credentialID))
-	if errors.Is(err, vault.ErrEmpty) {
+	sealed, err := e.ring.Seal(plain, additional(org, credentialID))
+	if errors.Is(err, keyring.ErrEmpty) {
 		return sealed, errs.Unavailable("no credential key is configured", err)
 	}
 	return sealed, err
@@ -61,18 +61,18 @@ type credentialRow struct {
 	ConnectionID string
 	Org          string
 	Version      int64
-	Sealed       vault.Sealed
+	Sealed       keyring.Sealed
 }
 
 // open decrypts a credential row with the ring.
 func (e *Edge) open(row credentialRow) (Secrets, error) {
-	plain, err := e.cfg.Ring.Open(row.Sealed, additional(row.Org, row.CredentialID))
+	plain, err := e.ring.Open(row.Sealed, additional(row.Org, row.CredentialID))
 	if err != nil {
 		return nil, err
 	}
 	var s Secrets
 	if err := json.Unmarshal(plain, &s); err != nil {
-		return nil, vault.ErrOpen
+		return nil, keyring.ErrOpen
 	}
 	return s, nil
 }
@@ -91,7 +91,7 @@ func (e *Edge) readCredential(ctx context.Context, connectionID string) (credent
 
 // writeCredential is the statement that stores a sealed version, in the
 // command that records it.
-func writeCredential(org, connectionID, credentialID string, version int64, s vault.Sealed, now time.Time) eventstore.Write {
+func writeCredential(org, connectionID, credentialID string, version int64, s keyring.Sealed, now time.Time) eventstore.Write {
 	return eventstore.Write{SQL: `INSERT INTO gateway_credentials (credential_id, connection_id, organization_id, key_id, nonce, ciphertext,
 		version, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (credential_id) DO UPDATE SET key_id = EXCLUDED.key_id, nonce = EXCLUDED.nonce, ciphertext = EXCLUDED.ciphertext,

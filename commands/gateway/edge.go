@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/providers/email"
 	"github.com/platform/backend/providers/message"
@@ -19,8 +20,12 @@ import (
 // inbound provider webhooks and their relay. Its commands are methods here,
 // one file each; the metered path and the event store are the Handlers'.
 type Edge struct {
-	h        *Handlers
-	cfg      EdgeConfig
+	h   *Handlers
+	cfg EdgeConfig
+	// ring seals and opens credentials: the platform's key ring
+	// (module.Platform.KeyRing). Without one, commands that store a
+	// credential answer 503 and nothing is stored.
+	ring     keyring.Ring
 	platform PlatformLinks
 	// ai are the platform's AI connections; aiOwn builds an adapter for an
 	// organization's own AI key (the module knows the protocols).
@@ -61,12 +66,12 @@ type cachedLink struct {
 	ai      AIConnection
 }
 
-// NewEdge makes the edge over the handlers.
-func NewEdge(h *Handlers, cfg EdgeConfig, platform PlatformLinks, ai AIConnections, aiOwn AIFactory, out *outbound.Client) *Edge {
+// NewEdge makes the edge over the handlers, sealing with the ring.
+func NewEdge(h *Handlers, cfg EdgeConfig, ring keyring.Ring, platform PlatformLinks, ai AIConnections, aiOwn AIFactory, out *outbound.Client) *Edge {
 	if platform == nil {
 		platform = PlatformLinks{}
 	}
-	return &Edge{h: h, cfg: cfg.WithDefaults(), platform: platform, ai: ai, aiOwn: aiOwn, out: out, log: h.log,
+	return &Edge{h: h, cfg: cfg.WithDefaults(), ring: ring, platform: platform, ai: ai, aiOwn: aiOwn, out: out, log: h.log,
 		links: map[string]cachedLink{}}
 }
 

@@ -3,17 +3,11 @@ package gateway
 import (
 	"errors"
 	"time"
-
-	"github.com/platform/backend/commands/gateway/vault"
 )
 
 // EdgeConfig bounds the gateway's edge: sends, relays, the expiry scan
 // and the credential canary.
 type EdgeConfig struct {
-	// Ring seals and opens credentials (GATEWAY_KEYRING,
-	// GATEWAY_KEYRING_ACTIVE). Without one, commands that store a
-	// credential answer 503 and nothing is stored.
-	Ring vault.Ring
 	// DeliveryAttempts is how many attempts one email or instant message
 	// gets when the provider fails or rate-limits (GATEWAY_DELIVERY_ATTEMPTS,
 	// default 3); DeliveryBackoff the first pause, doubling

@@ -7,11 +7,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/keyring"
 )
 
 // RotateCredential is connections.credentials.rotate: the connection's
@@ -32,7 +32,7 @@ func (e *Edge) RotateCredential(ctx context.Context, m commands.Meta, in RotateC
 		return commands.Result[domain.ConnectionV1]{}, errs.NotFound("connection credential")
 	}
 	secrets, err := e.open(row)
-	if errors.Is(err, vault.ErrNoKey) || errors.Is(err, vault.ErrOpen) {
+	if errors.Is(err, keyring.ErrNoKey) || errors.Is(err, keyring.ErrOpen) {
 		return commands.Result[domain.ConnectionV1]{}, errs.Conflict("credential_undecryptable",
 			"the key ring cannot open this credential (key "+row.Sealed.KeyID+"): set new credentials")
 	}
@@ -60,11 +60,11 @@ func (e *Edge) RotateCredential(ctx context.Context, m commands.Meta, in RotateC
 // ring opens is left as it is and counted (the canary reports it); the
 // error joins the others' failures.
 func (e *Edge) RotateAll(ctx context.Context) (rotated, unreadable int, err error) {
-	if e.cfg.Ring.Active() == "" {
+	if e.ring.Active() == "" {
 		return 0, 0, nil // nothing to seal with
 	}
 	rows, err := e.h.pool.Query(ctx, `SELECT connection_id, organization_id FROM gateway_credentials WHERE key_id <> $1 ORDER BY credential_id`,
-		e.cfg.Ring.Active())
+		e.ring.Active())
 	if err != nil {
 		return 0, 0, dbError(err)
 	}

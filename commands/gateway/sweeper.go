@@ -22,6 +22,13 @@ const SweeperActor = "gateway.sweeper"
 // sweepBatch bounds one sweep.
 const sweepBatch = 100
 
+// SweeperLock makes the reservation sweeper one per deployment, CanaryLock
+// the key upkeep and canary (both declared by the gateway module).
+var (
+	SweeperLock = leader.Named("gateway.reservation_sweeper")
+	CanaryLock  = leader.Named("gateway.credential_canary")
+)
+
 // RunSweeper settles reservations left past their expiry (a process that
 // died between reserve and settle) at their full amount, as usage events
 // with outcome abandoned: spend is over-counted, never leaked; and it deletes
@@ -36,7 +43,7 @@ const sweepBatch = 100
 // connection dies with it) and from its last failed sweep: long enough for
 // every live process to land what it held.
 func (h *Handlers) RunSweeper(ctx context.Context, pool *pgxpool.Pool, every time.Duration) error {
-	return leader.Run(ctx, pool, leader.GatewaySweeper, leader.Config{}, h.log, func(ctx context.Context) error {
+	return leader.Run(ctx, pool, SweeperLock, leader.Config{}, h.log, func(ctx context.Context) error {
 		reached := time.Now()
 		return leader.Every(every, func(ctx context.Context) {
 			now := h.now()

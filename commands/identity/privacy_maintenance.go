@@ -127,11 +127,15 @@ func (h *Handlers) purgeTombstone(ctx context.Context, t Tombstone, cutoff time.
 	return err == nil, err
 }
 
+// PrivacyMaintenanceLock makes scheduled maintenance one per deployment
+// (declared by the identity module).
+var PrivacyMaintenanceLock = leader.Named("identity.privacy_maintenance")
+
 // RunPrivacyMaintenance purges every interval in the one process holding the
 // privacy maintenance leader lock, until ctx ends: each purge is keyed, so a
 // second process would only repeat work, but the lists it reads are not free.
 func (h *Handlers) RunPrivacyMaintenance(ctx context.Context, pool *pgxpool.Pool, interval time.Duration, log *slog.Logger) {
-	err := leader.Run(ctx, pool, leader.PrivacyMaintenance, leader.Config{}, log, leader.Every(interval, func(ctx context.Context) {
+	err := leader.Run(ctx, pool, PrivacyMaintenanceLock, leader.Config{}, log, leader.Every(interval, func(ctx context.Context) {
 		rep, err := h.PurgeExpired(ctx, h.now())
 		if err != nil {
 			log.Warn("privacy maintenance", "err", err)

@@ -4,33 +4,17 @@ import (
 	"errors"
 
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/internal/keyring"
 )
-
-// Sealed is a secret sealed under one key of the gateway's key ring.
-type Sealed struct {
-	KeyID      string
-	Nonce      []byte
-	Ciphertext []byte
-}
-
-// Sealer is the gateway's key ring as publishing uses it (the gateway
-// module provides it): seal with the active key, open with the key a
-// value names. ad (the row's id) binds a sealed value to its row.
-type Sealer interface {
-	Seal(plain, ad []byte) (Sealed, error)
-	Open(s Sealed, ad []byte) ([]byte, error)
-	// Active is the id of the key new values are sealed with ("" for none).
-	Active() string
-}
 
 // ErrUnreadable: a stored secret does not open (its key left the ring, or
 // a legacy value without the legacy key). The user reconnects, or the
 // operator puts the key back; sending again cannot help.
 var ErrUnreadable = errors.New("publishing: a stored secret does not open with the key ring")
 
-// errNoRing: nothing can be sealed (no GATEWAY_KEYRING): connecting is
+// errNoRing: nothing can be sealed (no PLATFORM_KEYRING): connecting is
 // refused before anything is stored.
-var errNoRing = errs.Unavailable("publishing: no key ring to seal tokens with (GATEWAY_KEYRING)", nil)
+var errNoRing = errs.Unavailable("publishing: no key ring to seal tokens with (PLATFORM_KEYRING)", nil)
 
 // stored is a sealed secret as a row keeps it: KeyID nil is the legacy
 // form (publishing's own key, the nonce before the ciphertext).
@@ -41,15 +25,19 @@ type stored struct {
 }
 
 // Vault seals publishing's secrets (network tokens, PKCE verifiers) with
-// the gateway's key ring, and still opens what publishing sealed with its
-// own key before the ring (until the re-seal sweep has moved every row).
+// the platform's key ring (module.Platform.Sealer("publishing"): the
+// binding the gateway's ring had when it lent it, so rows sealed then still
+// open), and still opens what publishing sealed with its own key before the
+// ring (until the re-seal sweep has moved every row: sealer_legacy.go).
 type Vault struct {
-	ring   Sealer     // nil: no ring (sealing answers 503)
-	legacy *LegacyKey // nil: no legacy key configured
+	ring   *keyring.Sealer // nil: no ring (sealing answers 503)
+	legacy *LegacyKey      // nil: no legacy key configured
 }
 
 // NewVault makes the vault over the ring and the legacy key (either nil).
-func NewVault(ring Sealer, legacy *LegacyKey) *Vault { return &Vault{ring: ring, legacy: legacy} }
+func NewVault(ring *keyring.Sealer, legacy *LegacyKey) *Vault {
+	return &Vault{ring: ring, legacy: legacy}
+}
 
 func (v *Vault) active() string {
 	if v.ring == nil {
@@ -78,7 +66,7 @@ func (v *Vault) open(s stored, ad []byte) ([]byte, error) {
 	case s.KeyID == nil || v.ring == nil:
 		return nil, ErrUnreadable
 	default:
-		plain, err = v.ring.Open(Sealed{KeyID: *s.KeyID, Nonce: s.Nonce, Ciphertext: s.Sealed}, ad)
+		plain, err = v.ring.Open(keyring.Sealed{KeyID: *s.KeyID, Nonce: s.Nonce, Ciphertext: s.Sealed}, ad)
 	}
 	if err != nil {
 		return nil, errors.Join(ErrUnreadable, err) // the cause names a key id at most, never a secret

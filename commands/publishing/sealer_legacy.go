@@ -12,9 +12,17 @@ import (
 )
 
 // LegacyKey opens what publishing sealed with its own AES-256-GCM key
-// before the gateway's key ring sealed its secrets (a random nonce before
-// the ciphertext). It never seals: every save seals with the ring, and the
+// before the key ring sealed its secrets (a random nonce before the
+// ciphertext). It never seals: every save seals with the ring, and the
 // re-seal sweep moves the rest, so the key can go once no row needs it.
+//
+// Removable: once every deployment answers 0 to
+//
+//	SELECT (SELECT count(*) FROM publishing_credentials WHERE key_id IS NULL)
+//	     + (SELECT count(*) FROM publishing_oauth_flows WHERE key_id IS NULL)
+//
+// delete this file, the legacy branch of Vault.open, PUBLISHING_TOKEN_KEY
+// (Config.LegacyTokenKey) and the publishing_secrets table.
 type LegacyKey struct{ aead cipher.AEAD }
 
 // NewLegacyKey reads a 32-byte key (PUBLISHING_TOKEN_KEY, or the

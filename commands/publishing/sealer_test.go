@@ -7,32 +7,20 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/internal/keyring"
 )
 
-// ring is a test Sealer over a vault ring (what the gateway lends).
-type ring struct{ r vault.Ring }
-
-func (x ring) Active() string { return x.r.Active() }
-func (x ring) Seal(p, ad []byte) (Sealed, error) {
-	s, err := x.r.Seal(p, ad)
-	return Sealed{KeyID: s.KeyID, Nonce: s.Nonce, Ciphertext: s.Ciphertext}, err
-}
-func (x ring) Open(s Sealed, ad []byte) ([]byte, error) {
-	return x.r.Open(vault.Sealed{KeyID: s.KeyID, Nonce: s.Nonce, Ciphertext: s.Ciphertext}, ad)
-}
-
-func testRing(t *testing.T, active string, ids ...string) ring {
+func testRing(t *testing.T, active string, ids ...string) *keyring.Sealer {
 	keys := map[string][]byte{}
 	for i, id := range ids {
 		keys[id] = bytes.Repeat([]byte{byte(i + 1)}, 32)
 	}
-	r, err := vault.FromKeys(active, keys)
+	r, err := keyring.FromKeys(active, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ring{r}
+	return keyring.NewSealer(r, "publishing")
 }
 
 // TestVault: values are sealed under the ring's active key and opened by

@@ -165,13 +165,17 @@ func (h *Handlers) PollOrganization(ctx context.Context, m commands.Meta, checke
 // SurfaceLister lists every organization's components.
 type SurfaceLister func(ctx context.Context) (map[string][]Surface, error)
 
+// PollerLock makes the poller one per deployment (declared by the status
+// module).
+var PollerLock = leader.Named("status.poller")
+
 // RunPoller polls every organization's components each interval, as the one
 // leader holding the poller lock. Organizations are polled side by side,
 // sharing the checker's workers, each within its own budget. Rounds are
 // numbered by time, so two leaders in a hand-over never record the same
 // round twice.
 func (h *Handlers) RunPoller(ctx context.Context, pool *pgxpool.Pool, list SurfaceLister, checker *Checker, interval time.Duration, log *slog.Logger) {
-	err := leader.Run(ctx, pool, leader.StatusPoller, leader.Config{}, log, leader.Every(interval, func(ctx context.Context) {
+	err := leader.Run(ctx, pool, PollerLock, leader.Config{}, log, leader.Every(interval, func(ctx context.Context) {
 		h.pollRound(ctx, list, checker, fmt.Sprint(time.Now().UnixMilli()/max(interval.Milliseconds(), 1)), log)
 	}))
 	if err != nil {

@@ -7,6 +7,7 @@ package contacts
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	contactscmd "github.com/platform/backend/commands/contacts"
 	domain "github.com/platform/backend/domain/contacts"
@@ -123,7 +124,9 @@ func Service(d Deps) httpapi.Service {
 			d.Commands.UndoImport),
 	}
 	svc := httpapi.Service{AppID: "contacts", Name: "contacts", HealthPath: "/health", InvalidInputStatus: http.StatusBadRequest}
-	actions[0].Handle = func(context.Context, *httpapi.Call) (httpapi.Reply, error) { return httpapi.OK(apiInfo(actions)), nil }
+	// GET /api lists the routes, the kernel's widget.get among them.
+	listed := append(slices.Clip(actions), Widget(d).Action(svc.AppID))
+	actions[0].Handle = func(context.Context, *httpapi.Call) (httpapi.Reply, error) { return httpapi.OK(apiInfo(listed)), nil }
 	svc.Actions = actions
 	return svc
 }

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/module"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 )
@@ -21,6 +21,7 @@ import (
 // edgeOptions tune an edge test's platform.
 type edgeOptions struct {
 	gateway func(*gatewaymod.Config)
+	ring    keyring.Ring // the platform's key ring (zero: the sandbox's)
 	logs    *apptest.LogSink
 }
 
@@ -34,6 +35,9 @@ func startEdge(t *testing.T, o edgeOptions) *apptest.Harness {
 		g.Edge.RelayMaxBackoff = 400 * time.Millisecond
 		g.Edge.DeliveryBackoff = 20 * time.Millisecond
 		c.Timers.PollInterval = 100 * time.Millisecond
+		if o.ring.Active() != "" {
+			c.KeyRing.Ring = o.ring
+		}
 		if o.gateway != nil {
 			o.gateway(g)
 		}
@@ -49,13 +53,13 @@ func writer(l *apptest.LogSink) io.Writer {
 }
 
 // ring is a key ring of the given key ids (each key the id repeated).
-func ring(t *testing.T, active string, ids ...string) vault.Ring {
+func ring(t *testing.T, active string, ids ...string) keyring.Ring {
 	t.Helper()
 	keys := map[string][]byte{}
 	for _, id := range ids {
-		keys[id] = bytes.Repeat([]byte(id[:1]), vault.KeySize)
+		keys[id] = bytes.Repeat([]byte(id[:1]), keyring.KeySize)
 	}
-	r, err := vault.FromKeys(active, keys)
+	r, err := keyring.FromKeys(active, keys)
 	if err != nil {
 		t.Fatal(err)
 	}

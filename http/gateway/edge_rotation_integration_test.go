@@ -8,23 +8,23 @@ import (
 	"time"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
-	"github.com/platform/backend/commands/gateway/vault"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/module"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	postmarkfake "github.com/platform/backend/providers/email/postmark/fake"
 )
 
 // restart runs the platform again on the same database and topics with
-// another key ring (a deployment whose GATEWAY_KEYRING changed).
-func restart(t *testing.T, prev *apptest.Harness, keys vault.Ring, bases map[string]string) *apptest.Harness {
+// another key ring (a deployment whose PLATFORM_KEYRING changed).
+func restart(t *testing.T, prev *apptest.Harness, keys keyring.Ring, bases map[string]string) *apptest.Harness {
 	t.Helper()
 	prev.Stop()
 	return apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
 		c.DatabaseURL, c.Kafka.Topics.Prefix = prev.Config.DatabaseURL, prev.Config.Kafka.Topics.Prefix
-		g := module.SectionOf[*gatewaymod.Config](c.Modules)
-		g.Edge.Ring, g.Edge.BaseURLs = keys, bases
+		c.KeyRing.Ring = keys
+		module.SectionOf[*gatewaymod.Config](c.Modules).Edge.BaseURLs = bases
 	}})
 }
 
@@ -41,8 +41,8 @@ func TestKeyRotationAndCanary(t *testing.T) {
 	defer pm.Close()
 	st := mustStripe(t, "sk_test_rotation")
 	bases := map[string]string{"email_provider_a": pm.URL(), "payments_provider_a": st.URL()}
-	h := startEdge(t, edgeOptions{gateway: func(g *gatewaymod.Config) {
-		g.Edge.Ring, g.Edge.BaseURLs = ring(t, "alpha", "alpha"), bases
+	h := startEdge(t, edgeOptions{ring: ring(t, "alpha", "alpha"), gateway: func(g *gatewaymod.Config) {
+		g.Edge.BaseURLs = bases
 	}})
 	org, key := h.OrgID, h.APIKey
 	var ids []string

@@ -44,8 +44,7 @@ func TestCredentialsNeverLeak(t *testing.T) {
 	oa := httptest.NewServer(openaifake.New(leakSecrets["openai"]))
 	defer oa.Close()
 	logs := &apptest.LogSink{}
-	h := startEdge(t, edgeOptions{logs: logs, gateway: func(g *gatewaymod.Config) {
-		g.Edge.Ring = ring(t, "alpha", "alpha")
+	h := startEdge(t, edgeOptions{logs: logs, ring: ring(t, "alpha", "alpha"), gateway: func(g *gatewaymod.Config) {
 		g.Edge.BaseURLs = map[string]string{"email_provider_a": pm.URL(), "email_provider_b": rs.URL(), "message_provider_a": wa.URL(),
 			"payments_provider_a": st.URL()}
 		pc := g.Providers[ai.Provider1]

@@ -14,14 +14,8 @@ import (
 
 // Answers of the reads.
 type (
-	// Widget is seed 000's widget summary for the dashboard grid.
-	Widget struct {
-		Success bool          `json:"success"`
-		Widgets []WidgetEntry `json:"widgets"`
-	}
-	WidgetEntry struct {
-		AppID             string  `json:"appId"`
-		Title             string  `json:"title"`
+	// WidgetFigures are the usage tile's figures (Widget).
+	WidgetFigures struct {
 		CallsToday        int64   `json:"calls_today"`
 		FailuresToday     int64   `json:"failures_today"`
 		SpendMonthCents   float64 `json:"spend_month_cents"`
@@ -59,7 +53,6 @@ type (
 )
 
 var (
-	widgetOut = httpapi.OutputOf(Widget{}, httpapi.OpenObject(""), httpapi.OpenObject("widgets[]"))
 	healthOut = open(KeyHealth{}, httpapi.EnumOf("keys[].status", gateway.HealthUnknown, gateway.HealthHealthy, gateway.HealthDegraded))
 	eventsOut = open(UsageEvents{}, httpapi.EnumOf("events[].severity", gateway.Severities...),
 		httpapi.EnumOf("events[].outcome", gateway.Outcomes...))
@@ -67,11 +60,6 @@ var (
 
 func readArea(d Deps) Area {
 	return Area{Actions: []httpapi.Action{
-		httpapi.Query(httpapi.Action{
-			Name: "widget.get", Method: http.MethodGet, Path: "/api/widget", Permission: "dashboard:read", ReadOnly: true,
-			Summary:   "Usage summary of the caller's organization for the dashboard grid: calls and failures today, month-to-date spend, degraded providers",
-			ReadModel: gatewayview.Name, OutputSchema: widgetOut,
-		}, d.widget),
 		httpapi.Query(httpapi.Action{
 			Name: "organization.get", Method: http.MethodGet, Path: "/api/organization", Permission: "organizations:read", ReadOnly: true,
 			Summary: "The caller's organization as the gateway knows it (provisioned by the identity service)", ReadModel: gatewayview.Name,
@@ -119,20 +107,29 @@ func readArea(d Deps) Area {
 	}}
 }
 
-func (d Deps) widget(ctx context.Context, p principal.Principal, _ Empty) (Widget, error) {
+// Widget is the gateway's dashboard tile (seed 001: widget.get,
+// dashboard:read): the caller's organization's calls and failures today,
+// month-to-date spend, degraded providers.
+func Widget(d Deps) *httpapi.Widget {
+	return httpapi.NewWidget(httpapi.Widget{Title: "Usage", Permission: "dashboard:read", ReadModel: gatewayview.Name,
+		Summary: "Usage summary of the caller's organization for the dashboard grid: calls and failures today, month-to-date spend, degraded providers"},
+		d.widget)
+}
+
+func (d Deps) widget(ctx context.Context, p principal.Principal) (WidgetFigures, error) {
 	days, err := d.Queries.Daily(ctx, p.OrganizationID, 1, d.now())
 	if err != nil {
-		return Widget{}, err
+		return WidgetFigures{}, err
 	}
 	overview, err := d.Queries.Overview(ctx, p.OrganizationID, d.now())
 	if err != nil {
-		return Widget{}, err
+		return WidgetFigures{}, err
 	}
 	keys, err := d.Queries.KeyHealth(ctx, p.OrganizationID)
 	if err != nil {
-		return Widget{}, err
+		return WidgetFigures{}, err
 	}
-	w := WidgetEntry{AppID: AppID, Title: "Usage", SpendMonthCents: overview.ChargedCents}
+	w := WidgetFigures{SpendMonthCents: overview.ChargedCents}
 	if len(days) > 0 {
 		w.CallsToday, w.FailuresToday = days[0].Calls, days[0].Failures
 	}
@@ -143,7 +140,7 @@ func (d Deps) widget(ctx context.Context, p principal.Principal, _ Empty) (Widge
 		}
 	}
 	w.DegradedProviders = len(degraded)
-	return Widget{Success: true, Widgets: []WidgetEntry{w}}, nil
+	return w, nil
 }
 
 func defaultTo(v, def int) int {

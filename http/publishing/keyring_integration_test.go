@@ -7,38 +7,40 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/platform/backend/commands/gateway/vault"
 	pubcmd "github.com/platform/backend/commands/publishing"
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/module"
-	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	pubmod "github.com/platform/backend/internal/modules/publishing"
 )
 
-// TestTokensSealedWithTheGatewayKeyRing: a connection's tokens are sealed
-// under the gateway's active key (never in clear in the row or the log); a
-// token sealed by publishing's own key before the ring still opens, and is
-// re-sealed under the ring by the next refresh and by the sweep; a second
-// platform whose ring makes another key active re-seals when its leader
-// starts, and publishing goes on. Each post reaches the network once.
-func TestTokensSealedWithTheGatewayKeyRing(t *testing.T) {
+// TestTokensSealedWithThePlatformKeyRing: a connection's tokens are sealed
+// under the platform key ring's active key (never in clear in the row or
+// the log); a token sealed by publishing's own key before the ring still
+// opens, and is re-sealed under the ring by the next refresh and by the
+// sweep; a second platform whose ring makes another key active re-seals
+// when its leader starts, and publishing goes on. Each post reaches the
+// network once. The gateway's credentials share the ring: one
+// configuration seals both, and the one rotation moves both.
+func TestTokensSealedWithThePlatformKeyRing(t *testing.T) {
 	f := newFake(t)
 	legacy := bytes.Repeat([]byte{7}, 32)
 	k1, k2 := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
-	ring1, err := vault.FromKeys("k1", map[string][]byte{"k1": k1})
+	ring1, err := keyring.FromKeys("k1", map[string][]byte{"k1": k1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &apptest.LogSink{}
-	withRing := func(r vault.Ring) func(*app.Config) {
+	withRing := func(r keyring.Ring) func(*app.Config) {
 		return func(cfg *app.Config) {
-			module.SectionOf[*gatewaymod.Config](cfg.Modules).Edge.Ring = r
+			cfg.KeyRing.Ring = r
 			pub := module.SectionOf[*pubmod.Config](cfg.Modules)
 			pub.LegacyTokenKey = legacy
 			pub.Publisher.RefreshBefore = 3 * time.Hour // the fake's tokens live 2h: every use refreshes
@@ -73,6 +75,20 @@ func TestTokensSealedWithTheGatewayKeyRing(t *testing.T) {
 	if key, sealed := keyOf(h); key != "k1" || bytes.Contains(sealed, []byte(conn.Token.AccessToken)) {
 		t.Fatalf("sealed under %s, clear: %v", key, bytes.Contains(sealed, []byte(conn.Token.AccessToken)))
 	}
+	// A gateway credential of the same organization, under the same ring.
+	res := h.Do(t, "gateway", http.MethodPost, "/api/connections", "", map[string]any{"provider": "payments_provider_a", "name": "stripe",
+		"credentials": map[string]any{"secret_key": "sk_test_sandbox_not_a_secret"}})
+	apptest.Must(t, res, http.StatusCreated, "gateway connection")
+	gatewayKey := func(h *apptest.Harness) string {
+		var key string
+		if err := h.App.Pool.QueryRow(t.Context(), `SELECT key_id FROM gateway_credentials WHERE organization_id=$1`, h.OrgID).Scan(&key); err != nil {
+			t.Fatal(err)
+		}
+		return key
+	}
+	if key := gatewayKey(h); key != "k1" {
+		t.Fatalf("the gateway's credential is under %s, want k1", key)
+	}
 	toLegacy := func() {
 		c, err := creds.Load(t.Context(), connID)
 		if err != nil {
@@ -102,12 +118,17 @@ func TestTokensSealedWithTheGatewayKeyRing(t *testing.T) {
 	h.Stop()
 
 	// Rotation: the ring keeps k1 and makes k2 active.
-	ring2, err := vault.FromKeys("k2", map[string][]byte{"k1": k1, "k2": k2})
+	ring2, err := keyring.FromKeys("k2", map[string][]byte{"k1": k1, "k2": k2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h2 := apptest.Start(t, withFake(f, withRing(ring2), func(cfg *app.Config) { cfg.DatabaseURL, cfg.Kafka = h.Config.DatabaseURL, h.Config.Kafka }))
 	apptest.Eventually(t, 30*time.Second, "re-sealed under k2", func() bool { key, _ := keyOf(h2); return key == "k2" })
+	apptest.Eventually(t, 30*time.Second, "the gateway's re-sealed under k2", func() bool {
+		var key string
+		err := h2.App.Pool.QueryRow(t.Context(), `SELECT key_id FROM gateway_credentials WHERE organization_id=$1`, h.OrgID).Scan(&key)
+		return err == nil && key == "k2"
+	})
 	p2 := createPost(t, h2, h.APIKey, post(b.BrandID, "Sealed under the new key", time.Now()))
 	waitPost(t, h2, p2.PostID, 15*time.Second, "published", allTargets(domain.StatePublished))
 	if n := f.PostCount(); n != 2 {

@@ -65,11 +65,6 @@ var (
 	incidentListOut  = httpapi.ObjectOf(map[string]json.RawMessage{"incidents": httpapi.ArrayOf(httpapi.OutputOf(statusview.Incident{},
 		httpapi.EnumOf("severity", severityOut...), httpapi.EnumOf("status", incidentStatuses...),
 		httpapi.EnumOf("updates[].severity", severityOut...), httpapi.EnumOf("updates[].status", incidentStatuses...)))})
-	// widgetOut: seed 000's widget summary allows extra members.
-	widgetOut = httpapi.Raw(`{"type":"object","required":["success","status","open_incidents","degraded_components","upcoming_maintenances"],
-		"properties":{"success":{"type":"boolean"},"status":{"type":"string","enum":["operational","degraded","major_outage","maintenance"]},
-		"open_incidents":{"type":"integer","minimum":0},"degraded_components":{"type":"integer","minimum":0},
-		"upcoming_maintenances":{"type":"integer","minimum":0}}}`)
 )
 
 // Bounded string members of the status service (limits: domain/text).
@@ -78,31 +73,13 @@ var (
 	messageSchema = httpapi.TextSchema(1, text.MaxMessage)
 )
 
-// Service is seed 002's status service: 9 actions and its health route.
+// Service is seed 002's status service: 8 actions and its health route;
+// the ninth, widget.get, is the kernel's, bound from Widget.
 func Service(d Deps) httpapi.Service {
 	return httpapi.Service{
 		AppID: "status",
 		Name:  "status",
 		Actions: []httpapi.Action{
-			{
-				Name: "widget.get", Method: http.MethodGet, Path: "/api/widget", Permission: "status:read", ReadOnly: true,
-				Summary: "Status summary of the caller's organization for the dashboard grid", ReadModel: statusview.Name,
-				OutputSchema: widgetOut,
-				Handle: func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
-					page, err := d.Queries.Page(ctx, c.Principal.OrganizationID)
-					if err != nil {
-						return httpapi.Reply{}, err
-					}
-					degraded := 0
-					for _, comp := range page.Components {
-						if comp.Status == "degraded" {
-							degraded++
-						}
-					}
-					return httpapi.OK(map[string]any{"success": true, "status": page.Status, "open_incidents": len(page.Incidents),
-						"degraded_components": degraded, "upcoming_maintenances": len(page.Maintenances)}), nil
-				},
-			},
 			{
 				Name: "status.get", Method: http.MethodGet, Path: "/api/status", ReadOnly: true,
 				Summary: "Public status page: overall state, components (name, group, state, last check), open incidents, " +
@@ -228,4 +205,34 @@ func requireOneOf(schema json.RawMessage, members ...string) json.RawMessage {
 		return schema
 	}
 	return out
+}
+
+// WidgetFigures are the status tile's figures: the organization's overall
+// state and what makes it so.
+type WidgetFigures struct {
+	Status               string `json:"status"` // operational, degraded, major_outage, maintenance
+	OpenIncidents        int    `json:"open_incidents"`
+	DegradedComponents   int    `json:"degraded_components"`
+	UpcomingMaintenances int    `json:"upcoming_maintenances"` // scheduled or in progress
+}
+
+// Widget is the status service's dashboard tile (seed 002: widget.get,
+// status:read), for the caller's organization.
+func Widget(d Deps) *httpapi.Widget {
+	return httpapi.NewWidget(httpapi.Widget{Title: "Status", Permission: "status:read", ReadModel: statusview.Name,
+		Summary: "Status summary of the caller's organization for the dashboard grid: overall state, open incidents, " +
+			"degraded components, upcoming and running maintenance"},
+		func(ctx context.Context, p principal.Principal) (WidgetFigures, error) {
+			page, err := d.Queries.Page(ctx, p.OrganizationID)
+			if err != nil {
+				return WidgetFigures{}, err
+			}
+			f := WidgetFigures{Status: page.Status, OpenIncidents: len(page.Incidents), UpcomingMaintenances: len(page.Maintenances)}
+			for _, comp := range page.Components {
+				if comp.Status == "degraded" {
+					f.DegradedComponents++
+				}
+			}
+			return f, nil
+		}, httpapi.EnumOf("status", "operational", "degraded", "major_outage", "maintenance"))
 }

@@ -64,6 +64,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 		}
 	}()
 	mods := Modules()
+	if err := declareLocks(mods); err != nil {
+		return nil, err
+	}
 	var err error
 	if a.Pool, err = OpenPool(ctx, cfg.DatabaseURL); err != nil {
 		return nil, err
@@ -80,7 +83,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	a.Reader = projections.NewReader(a.Pool, nil)
 	p := &module.Platform{Log: log, Pool: a.Pool, Store: a.Store, Reader: a.Reader, Topics: cfg.Kafka.Topics, Kafka: cfg.Kafka,
-		AuthBaseURL: cfg.AuthBaseURL, Addrs: cfg.Addrs, Sections: cfg.Modules, Modules: mods}
+		AuthBaseURL: cfg.AuthBaseURL, Addrs: cfg.Addrs, Sections: cfg.Modules, Modules: mods, KeyRing: cfg.KeyRing.Ring}
+	if cfg.KeyRing.SandboxKey() {
+		log.Warn("secrets are sealed with the sandbox's fixed key (no PLATFORM_KEYRING): not for real secrets")
+	}
 	a.Platform = p // from here on, Close releases what p holds
 	if p.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {
 		return nil, err
@@ -97,6 +103,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	}
 	if p.Validator == nil {
 		return nil, errors.New("no module provides the credential validator (is the identity module listed?)")
+	}
+	if p.Widgets, err = widgets(mods, parts); err != nil {
+		return nil, err
 	}
 	if err := a.buildReadSide(ctx, mods, parts); err != nil {
 		return nil, err
@@ -225,6 +234,11 @@ func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 			return fmt.Errorf("module %s: service: %w", m.Name, err)
 		}
 		svc.Name = m.Service.Name
+		if parts[i].Widget != nil {
+			if svc, err = withWidget(svc, m, parts[i].Widget); err != nil {
+				return err
+			}
+		}
 		if svc.HealthPath == "" {
 			svc.HealthPath = m.Service.HealthPath
 		}
@@ -242,6 +256,42 @@ func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 		a.Services[m.Service.Name] = svc
 	}
 	return nil
+}
+
+// widgets are the modules' tiles. A tile is served by its module's service
+// and checked in its module's app, so a module declaring one needs both.
+func widgets(mods []module.Module, parts []module.Parts) ([]module.AppWidget, error) {
+	var out []module.AppWidget
+	for i, m := range mods {
+		w := parts[i].Widget
+		if w == nil {
+			continue
+		}
+		if m.Service == nil || m.App == nil || parts[i].Service == nil {
+			return nil, fmt.Errorf("module %s: a widget is served by the module's service and checked in its app: declare both", m.Name)
+		}
+		if err := w.Check(); err != nil {
+			return nil, fmt.Errorf("module %s: %w", m.Name, err)
+		}
+		out = append(out, module.AppWidget{Module: m.Name, AppID: m.App.AppID, Service: m.Service.Name, Widget: w})
+	}
+	return out, nil
+}
+
+// withWidget binds the module's widget as the service's widget.get: the
+// kernel's, so every service answers one shape under one permission
+// convention. A service declaring its own is refused (two widget.get).
+func withWidget(svc httpapi.Service, m module.Module, w *httpapi.Widget) (httpapi.Service, error) {
+	if svc.AppID != m.App.AppID {
+		return svc, fmt.Errorf("module %s: service %s checks permissions as app %q, its widget as %q", m.Name, svc.Name, svc.AppID, m.App.AppID)
+	}
+	for _, a := range svc.Actions {
+		if a.Name == httpapi.WidgetAction || a.Path == httpapi.WidgetPath {
+			return svc, fmt.Errorf("module %s: service %s declares %s %s itself: declare it as the module's Widget", m.Name, svc.Name, a.Name, a.Path)
+		}
+	}
+	svc.Actions = append([]httpapi.Action{w.Action(m.App.AppID)}, svc.Actions...)
+	return svc, nil
 }
 
 // withObjects serves the object store's signed URLs (uploads and downloads

@@ -20,6 +20,7 @@ import (
 	"github.com/platform/backend/commands/timers"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/modules"
 	"github.com/platform/backend/internal/objectstore"
@@ -65,6 +66,10 @@ type Config struct {
 	// service's listener + /objects, served by every service),
 	// OBJECTSTORE_MAX_OBJECT_BYTES, PLATFORM_DATA_DIR, PLATFORM_ENV).
 	Objects objectstore.Config
+	// KeyRing seals every context's secrets at rest (PLATFORM_KEYRING,
+	// PLATFORM_KEYRING_ACTIVE, PLATFORM_KEYRING_SANDBOX; the gateway's
+	// former GATEWAY_KEYRING names are still read: internal/keyring).
+	KeyRing keyring.Config
 	// Timers fire durable timers (TIMERS_POLL_INTERVAL, TIMERS_LEASE);
 	// Reactors run the process managers (consumer groups of their own).
 	Timers   timers.Config
@@ -133,7 +138,8 @@ func FromEnv() (Config, error) {
 	}
 	objects, objErr := objectstore.FromEnv()
 	c.Objects = objects
-	if err := errors.Join(env.Err(), objErr, c.Modules.FromEnv(os.Getenv)); err != nil {
+	ringErr := c.KeyRing.FromEnv(os.Getenv)
+	if err := errors.Join(env.Err(), objErr, ringErr, c.Modules.FromEnv(os.Getenv)); err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
 	c = c.WithDefaults()
@@ -174,6 +180,7 @@ func (c Config) WithDefaults() Config {
 	}
 	c.Objects = c.Objects.WithDefaults()
 	c.Outbound = c.Outbound.WithDefaults()
+	c.KeyRing = c.KeyRing.WithDefaults()
 	c.Timers = c.Timers.WithDefaults()
 	c.Reactors.Kafka = c.Kafka
 	c.Reactors = c.Reactors.WithDefaults()
@@ -191,7 +198,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("database: DATABASE_URL is required"))
 	}
 	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate(), c.HTTP.Validate())
-	errs = append(errs, c.Objects.Validate(), c.Outbound.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate())
+	errs = append(errs, c.Objects.Validate(), c.Outbound.Validate(), c.KeyRing.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate())
 	if strings.HasPrefix(c.Objects.URL, "file:") && c.Objects.PublicURL != "" {
 		if u, err := url.Parse(c.Objects.PublicURL); err == nil && strings.Trim(u.Path, "/") == "" {
 			errs = append(errs, fmt.Errorf("objectstore: OBJECTSTORE_PUBLIC_URL %q needs a path (such as /objects): the local store's signed URLs are served beside every service's routes", c.Objects.PublicURL))

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -13,7 +14,8 @@ import (
 func platformEnv(t *testing.T, env map[string]string) {
 	t.Helper()
 	for _, k := range []string{"KAFKA_PARTITIONS", "PLATFORM_ENV", "OBJECTSTORE_URL", "OBJECTSTORE_PUBLIC_URL",
-		"OBJECTSTORE_SIGNING_KEY", "PLATFORM_DATA_DIR", "PLATFORM_SERVICES", "PLATFORM_LISTEN_HOST"} {
+		"OBJECTSTORE_SIGNING_KEY", "PLATFORM_DATA_DIR", "PLATFORM_SERVICES", "PLATFORM_LISTEN_HOST", "PLATFORM_KEYRING",
+		"PLATFORM_KEYRING_ACTIVE", "PLATFORM_KEYRING_SANDBOX", "GATEWAY_KEYRING", "GATEWAY_KEYRING_ACTIVE", "GATEWAY_SANDBOX"} {
 		t.Setenv(k, "")
 	}
 	t.Setenv("DATABASE_URL", "postgres://localhost/test")
@@ -37,6 +39,25 @@ func TestKafkaPartitionsIsAWholeNumber(t *testing.T) {
 	c, err := FromEnv()
 	if err != nil || c.Kafka.Partitions != 6 {
 		t.Fatalf("KAFKA_PARTITIONS=6: %d, %v", c.Kafka.Partitions, err)
+	}
+}
+
+// TestKeyRingIsThePlatformsConfiguration: platformd reads one key ring for
+// every module, under the platform's name or the gateway's former one (a
+// deployment that set GATEWAY_KEYRING starts unchanged), and a malformed
+// one stops the start naming the variable.
+func TestKeyRingIsThePlatformsConfiguration(t *testing.T) {
+	key := "k1:" + base64.StdEncoding.EncodeToString(make([]byte, 32))
+	for _, name := range []string{"PLATFORM_KEYRING", "GATEWAY_KEYRING"} {
+		platformEnv(t, map[string]string{name: key, "GATEWAY_RELAY_SIGNING_KEY": base64.StdEncoding.EncodeToString(make([]byte, 32))})
+		c, err := FromEnv()
+		if err != nil || c.KeyRing.Ring.Active() != "k1" {
+			t.Fatalf("%s: active %q, %v", name, c.KeyRing.Ring.Active(), err)
+		}
+	}
+	platformEnv(t, map[string]string{"PLATFORM_KEYRING": "k1:short"})
+	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), "PLATFORM_KEYRING") {
+		t.Fatalf("a malformed ring: %v", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/leader"
@@ -60,7 +61,7 @@ func TestScheduledMaintenanceRunsBesideDispatcher(t *testing.T) {
 	})
 
 	// Each leader holds its own lock, on a connection of its own.
-	for _, l := range []leader.Lock{leader.Relay, leader.Dispatcher, leader.PrivacyMaintenance} {
+	for _, l := range []leader.Lock{leader.Relay, leader.Dispatcher, identitycmd.PrivacyMaintenanceLock} {
 		var holders int
 		if err := pool.QueryRow(ctx, `SELECT count(DISTINCT pid) FROM pg_locks WHERE locktype = 'advisory'
 			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())

@@ -23,9 +23,6 @@ import (
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/module"
-	gatewaymod "github.com/platform/backend/internal/modules/gateway"
-	pubmod "github.com/platform/backend/internal/modules/publishing"
-	statusmod "github.com/platform/backend/internal/modules/status"
 	"github.com/platform/backend/internal/testenv"
 )
 
@@ -68,17 +65,16 @@ func Start(t testing.TB, opts Options) *Harness {
 	cfg.Projections.PollInterval = 200 * time.Millisecond
 	cfg.RateLimit.PerSecond = 100000
 	cfg.RateLimit.AttemptsPerMinute = 6_000_000 // tests sign in often; TestCredentialAttemptLimit sets its own
-	status := module.SectionOf[*statusmod.Config](cfg.Modules)
-	status.PollInterval = -1 // tests poll explicitly
 	// Check targets of tests are loopback fakes: allowed here, explicitly
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
-	// Publishing talks to local fakes of the networks.
-	pub := module.SectionOf[*pubmod.Config](cfg.Modules)
-	pub.Sandbox = true
-	status.Checks.ManualPollInterval = -1 // tests poll back to back; the rate-limit test sets its own
-	// AI calls go to the gateway's sandbox fakes (tests script their faults).
-	module.SectionOf[*gatewaymod.Config](cfg.Modules).Sandbox = true
+	// Each module's test settings (its sandbox, loops tests drive
+	// themselves): Module.TestEnv, the same the e2e harness uses.
+	if err := cfg.Modules.ApplyTestEnv(app.Modules()); err != nil {
+		t.Fatal(err)
+	}
+	// Secrets are sealed with the sandbox's key unless a test sets a ring.
+	cfg.KeyRing.Sandbox = true
 	// Every success answer the tests see is checked against its action's
 	// output schema (a mismatch is a 500 output_schema_violation).
 	cfg.HTTP.CheckOutput = true

@@ -91,8 +91,8 @@ func Run(ctx context.Context, pool *pgxpool.Pool, lock Lock, cfg Config, log *sl
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	if !locks.registered(lock) {
-		return fmt.Errorf("leader: lock %q is not in the registry (internal/leader/locks.go)", lock.name)
+	if !locks.registered(lock) && !isDeclared(lock) {
+		return fmt.Errorf("leader: lock %q is neither the platform's (internal/leader/locks.go) nor declared by a module (module.Module.Locks)", lock.name)
 	}
 	if pool == nil || log == nil || work == nil {
 		return errors.New("leader: a pool, a logger and work are required")

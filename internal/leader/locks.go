@@ -1,10 +1,12 @@
 // Package leader runs work in exactly one process of a deployment: the one
 // that holds a named PostgreSQL session advisory lock.
 //
-// Every lock name is declared here, in one registry, so that two jobs can
-// never share a lock by accident: before the registry, the notification
-// dispatcher and privacy maintenance used the same hand-picked number, the
-// dispatcher held it for good, and scheduled maintenance never ran.
+// Every lock name is in one registry, so that two jobs can never share a
+// lock by accident: before the registry, the notification dispatcher and
+// privacy maintenance used the same hand-picked number, the dispatcher held
+// it for good, and scheduled maintenance never ran. The platform's own
+// locks are declared here; a context's by its module (declared.go), and
+// the app checks them all against each other at start.
 package leader
 
 import (
@@ -22,20 +24,13 @@ import (
 // name's hash can never meet one of those.
 const Namespace int32 = 7310
 
-// The platform's leader locks. A name is part of the deployment contract:
-// renaming one (or changing the hash) gives old and new processes different
-// locks during a rolling upgrade, so both would lead for a while.
+// The platform's leader locks (the contexts' are their modules'). A name is
+// part of the deployment contract: renaming one (or changing the hash)
+// gives old and new processes different locks during a rolling upgrade, so
+// both would lead for a while.
 var (
-	Relay              = mustRegister("eventstore.relay")
-	Dispatcher         = mustRegister("notifications.dispatcher")
-	StatusPoller       = mustRegister("status.poller")
-	PrivacyMaintenance = mustRegister("identity.privacy_maintenance")
-	GatewaySweeper     = mustRegister("gateway.reservation_sweeper")
-	GatewayCanary      = mustRegister("gateway.credential_canary")
-	// PublishingReconciler settles publishing attempts without a recorded
-	// outcome from the networks; PublishingRefresher renews expiring tokens.
-	PublishingReconciler = mustRegister("publishing.reconciler")
-	PublishingRefresher  = mustRegister("publishing.token_refresher")
+	Relay      = mustRegister("eventstore.relay")
+	Dispatcher = mustRegister("notifications.dispatcher")
 )
 
 // Lock is a registered lock name and its advisory lock key. The zero Lock is
@@ -113,8 +108,7 @@ var locks = newRegistry()
 
 // Register adds a lock name to the registry; a name (or a key) that is taken
 // already is an error, never a shared lock. Declare platform locks in the
-// var block above rather than calling this from elsewhere, so that every name
-// is visible in one place.
+// var block above, and a context's in its module (Named, Declare).
 func Register(name string) (Lock, error) { return locks.add(name) }
 
 // mustRegister stops the binary at initialisation when a declared name is

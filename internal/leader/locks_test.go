@@ -16,7 +16,7 @@ import (
 // own key, and the key is its name's hash.
 func TestRegisteredLocksAreUnique(t *testing.T) {
 	all := Registered()
-	for _, want := range []Lock{Relay, Dispatcher, StatusPoller, PrivacyMaintenance} {
+	for _, want := range []Lock{Relay, Dispatcher} {
 		found := false
 		for _, l := range all {
 			found = found || l == want
@@ -43,10 +43,10 @@ func TestRegisteredLocksAreUnique(t *testing.T) {
 
 // TestKeysAreStable: a lock's key is part of the deployment contract (old
 // and new processes of a rolling upgrade must take the same lock), so the
-// keys of the platform's locks are pinned.
+// keys of the platform's locks are pinned (the modules' are pinned in
+// internal/modules).
 func TestKeysAreStable(t *testing.T) {
-	for l, want := range map[Lock]int32{Relay: 2040579459, Dispatcher: 1825329122, StatusPoller: 1380907973,
-		PrivacyMaintenance: 248440501, GatewaySweeper: 1452595817, GatewayCanary: 252436649, PublishingReconciler: 1501445452, PublishingRefresher: 940099688} {
+	for l, want := range map[Lock]int32{Relay: 2040579459, Dispatcher: 1825329122} {
 		if l.Key() != want {
 			t.Errorf("%s: key %d, pinned %d", l.Name(), l.Key(), want)
 		}
@@ -68,7 +68,7 @@ func TestDuplicateRegistrationFails(t *testing.T) {
 				t.Fatal("mustRegister of a taken name did not stop initialisation")
 			}
 		}()
-		mustRegister(PrivacyMaintenance.Name())
+		mustRegister(Relay.Name())
 	}()
 }
 
@@ -90,6 +90,51 @@ func TestKeyCollisionFails(t *testing.T) {
 	}
 	if _, err := r.add(b); err == nil || !strings.Contains(err.Error(), "already taken") {
 		t.Fatalf("%q collides with %q: %v, want an error", b, a, err)
+	}
+}
+
+// TestDeclareRefusesCollisions: the locks modules declare are checked
+// together at start: a name two modules declare, a module's name the
+// platform has, two names of one key, a lock not made by Named, each an
+// error naming the owners; a refused set is not admitted (Run refuses its
+// locks), an accepted one is, and declaring it again (a second platform in
+// one process) is fine.
+func TestDeclareRefusesCollisions(t *testing.T) {
+	seen := map[int32]string{}
+	var a, b string
+	for i := 0; a == ""; i++ {
+		name := fmt.Sprintf("module.job.%d", i)
+		if other, ok := seen[KeyOf(name)]; ok {
+			a, b = other, name
+		}
+		seen[KeyOf(name)] = name
+	}
+	poller := Named("things.poller")
+	for want, decls := range map[string][]Declaration{
+		"which module alpha declares too": {{"alpha", poller}, {"beta", poller}},
+		"which the platform":              {{"alpha", Named(Relay.Name())}},
+		"already taken by":                {{"alpha", Named(a)}, {"beta", Named(b)}},
+		"not made by leader.Named":        {{"alpha", Lock{name: "rogue", key: 1}}},
+	} {
+		err := Declare(decls)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want an error with %q", decls, err, want)
+		}
+	}
+	work := func(context.Context) error { return nil }
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if err := Run(context.Background(), nil, poller, Config{}, log, work); err == nil || !strings.Contains(err.Error(), "declared") {
+		t.Fatalf("a lock of a refused declaration ran: %v", err)
+	}
+	ok := []Declaration{{"alpha", poller}, {"beta", Named("things.sweeper")}}
+	if err := Declare(ok); err != nil {
+		t.Fatal(err)
+	}
+	if err := Declare(ok); err != nil {
+		t.Fatalf("the same locks declared again: %v", err)
+	}
+	if err := Run(context.Background(), nil, poller, Config{}, log, work); err == nil || strings.Contains(err.Error(), "declared") {
+		t.Fatalf("a declared lock: %v, want only the missing pool refused", err)
 	}
 }
 

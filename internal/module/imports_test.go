@@ -14,7 +14,7 @@ import (
 // the shared mechanisms every context builds on, never a context's own
 // package (its domain, commands, read models, mapping or service).
 var kernels = []string{"commands/reactor", "commands/timers", "eventstore", "http", "notifications", "projections",
-	"internal/objectstore", "internal/outbound"}
+	"internal/keyring", "internal/leader", "internal/objectstore", "internal/outbound"}
 
 // TestModuleKernelImportsNoContext: internal/module declares what a context
 // is; the contexts import it, not the other way round (it had imported the

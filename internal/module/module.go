@@ -18,6 +18,7 @@ import (
 	"github.com/platform/backend/commands/reactor"
 	"github.com/platform/backend/commands/timers"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/projections"
 )
@@ -56,6 +57,15 @@ type Module struct {
 	// AuditRedacted names, per event type, the payload members the audit
 	// view never shows (secret hashes).
 	AuditRedacted map[string][]string
+	// TestEnv are the variables of the context's section that integration
+	// and end-to-end platforms run it with: its sandbox, loops the tests
+	// drive themselves. apptest reads them through the section's FromEnv,
+	// the e2e harness gives them to platformd (testing.go).
+	TestEnv map[string]string
+	// Locks are the leader locks of the context's singletons (leader.Named:
+	// a poller, a sweeper): the app declares every module's at start and
+	// refuses a name or key taken twice; leader.Run takes no other.
+	Locks []leader.Lock
 	// Build makes the context's parts against the platform. Modules are
 	// built in list order, so a module may use what an earlier one provided
 	// (Provide, Lookup): every service authenticates through identity's.
@@ -120,6 +130,12 @@ type Parts struct {
 	// Service builds the HTTP service once every module is built (the
 	// router's dependencies, the projection engine, are complete then).
 	Service func(httpapi.Deps) (httpapi.Service, error)
+	// Widget is the context's tile on the dashboard (httpapi.NewWidget):
+	// the kernel serves it as widget.get (GET /api/widget) on the service,
+	// and the dashboard reads every module's through Platform.Widgets. A
+	// context with a service declares one, or is listed as having none in
+	// internal/invariants (TestEveryServiceDeclaresAWidget).
+	Widget  *httpapi.Widget
 	Workers []Worker
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/projections"
@@ -32,6 +33,11 @@ type Platform struct {
 	Outbound *outbound.Client
 	// Objects is the object store (exports, media, attachments, assets).
 	Objects objectstore.Store
+	// KeyRing seals every context's secrets at rest (provider credentials,
+	// network tokens), one configuration and one rotation for all
+	// (PLATFORM_KEYRING). A context seals with Sealer(its purpose); the
+	// zero ring seals nothing (503).
+	KeyRing keyring.Ring
 	Topics  eventstore.Topics
 	// Kafka is the brokers' configuration (health checks).
 	Kafka eventstore.KafkaConfig
@@ -50,8 +56,28 @@ type Platform struct {
 	Validator httpapi.Validator
 	// Now is the clock of timed work (nil: time.Now).
 	Now func() time.Time
+	// Widgets are the tiles of every module that declares one, in module
+	// order: the dashboard fans out over them (Widget.Load with the
+	// caller's principal, or GET /api/widget of the service with the
+	// caller's credential). Set once every module is built: read it in
+	// Service or a worker, never in Build.
+	Widgets []AppWidget
 
 	provided map[reflect.Type]any
+}
+
+// AppWidget is one module's tile with the app and service it belongs to.
+type AppWidget struct {
+	Module  string
+	AppID   string // its permission is checked in this app
+	Service string // the service that serves it as GET /api/widget
+	Widget  *httpapi.Widget
+}
+
+// Sealer is the key ring for one purpose (the context's name): a value
+// sealed for one context never opens as another's.
+func (p *Platform) Sealer(purpose string) *keyring.Sealer {
+	return keyring.NewSealer(p.KeyRing, purpose)
 }
 
 // Provide makes v available to later modules under its static type T

@@ -5,8 +5,11 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/platform/backend/internal/leader"
+	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/modules"
 )
 
@@ -54,6 +57,46 @@ func TestModulesAreDistinctAndPublished(t *testing.T) {
 		ports[port] = s.Name
 		if n, _ := strconv.Atoi(port); n < low || n > high {
 			t.Errorf("module %s: default port %s is outside the compose file's published range %d-%d", mod.Name, port, low, high)
+		}
+	}
+}
+
+// TestModuleLocksAreStable: a lock's name and key are part of the deployment
+// contract (old and new processes of a rolling upgrade must take the same
+// lock), so the modules' locks are pinned like the platform's
+// (internal/leader); a new lock needs no entry, a renamed one fails here.
+// And the modules' locks pass the start's check together.
+func TestModuleLocksAreStable(t *testing.T) {
+	pinned := map[string]int32{"status.poller": 1380907973, "identity.privacy_maintenance": 248440501,
+		"gateway.reservation_sweeper": 1452595817, "gateway.credential_canary": 252436649,
+		"publishing.reconciler": 1501445452, "publishing.token_refresher": 940099688}
+	declared := map[string]int32{}
+	var all []leader.Declaration
+	for _, m := range modules.All() {
+		for _, l := range m.Locks {
+			declared[l.Name()] = l.Key()
+			all = append(all, leader.Declaration{Module: m.Name, Lock: l})
+		}
+	}
+	for name, key := range pinned {
+		if got, ok := declared[name]; !ok || got != key {
+			t.Errorf("lock %q: declared %v with key %d, pinned %d: a deployed lock was renamed or rehashed", name, ok, got, key)
+		}
+	}
+	if err := leader.Declare(all); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTestEnvIsTheModulesOwn: a module's test settings are variables of its
+// own section (STATUS_ of status), which apptest reads into that section
+// only and the e2e harness keeps apart from the developer's environment.
+func TestTestEnvIsTheModulesOwn(t *testing.T) {
+	for _, m := range modules.All() {
+		for k := range m.TestEnv {
+			if !strings.HasPrefix(k, module.EnvPrefix(m)) || m.NewConfig == nil {
+				t.Errorf("module %s: test setting %s is not a variable of its section (%s...)", m.Name, k, module.EnvPrefix(m))
+			}
 		}
 	}
 }

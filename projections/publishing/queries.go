@@ -166,3 +166,27 @@ func (q *Queries) Stuck(ctx context.Context, before time.Time, limit int) ([]str
 	}
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ PostID, TargetID string }])
 }
+
+// PostCounts are what the publishing tile of the dashboard shows: posts
+// waiting for their time, posts with a target the network refused or that
+// failed (the ones a person should look at), and suggestions waiting for
+// review.
+type PostCounts struct {
+	Scheduled      int `json:"scheduled"`
+	Failed         int `json:"failed"`
+	AwaitingReview int `json:"awaiting_review"`
+}
+
+// PostCounts counts the organization's live posts.
+func (q *Queries) PostCounts(ctx context.Context, org string) (PostCounts, error) {
+	s, err := q.sql(ctx, `SELECT count(*) FILTER (WHERE p.status = $2)::int,
+		count(*) FILTER (WHERE EXISTS (SELECT 1 FROM {{publishing_targets}} t WHERE t.post_id = p.post_id AND t.state = $3))::int,
+		count(*) FILTER (WHERE p.approval = $4)::int`+ownPosts)
+	if err != nil {
+		return PostCounts{}, err
+	}
+	var c PostCounts
+	err = q.pool.QueryRow(ctx, s, org, domain.StateScheduled, domain.StateFailed, domain.ApprovalPending).
+		Scan(&c.Scheduled, &c.Failed, &c.AwaitingReview)
+	return c, err
+}

@@ -41,11 +41,10 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	queries := contactsview.NewQueries(p.Pool, p.Reader, p.Now)
 	module.Provide(p, commands)
 	module.Provide(p, queries)
+	deps := contactshttp.Deps{Commands: commands, Queries: queries, Objects: objects, Config: commands.Config()}
 	return module.Parts{
 		Projections: []projections.Projection{contactsview.Projection{}},
-		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return contactshttp.Service(contactshttp.Deps{Commands: commands, Queries: queries, Objects: objects,
-				Config: commands.Config()}), nil
-		},
+		Service:     func(httpapi.Deps) (httpapi.Service, error) { return contactshttp.Service(deps), nil },
+		Widget:      contactshttp.Widget(deps),
 	}, nil
 }

@@ -33,7 +33,7 @@ type Config struct {
 	// GATEWAY_AI_PROVIDER_<N>_ACCOUNT for Workers AI): a provider with a key
 	// is served by the platform's connection.
 	Providers map[ai.ProviderID]ProviderConfig
-	// Edge is the gateway's edge: credentials' key ring, sends, relays,
+	// Edge is the gateway's edge: sends, relays,
 	// the expiry scan, the canary, the platform's keys (edge_config.go).
 	Edge EdgeSection
 }
@@ -73,7 +73,7 @@ func (c *Config) Defaults() {
 }
 
 func (c *Config) Validate() error {
-	problems := []error{c.Metering.Validate(), c.Edge.validate(c.Sandbox)}
+	problems := []error{c.Metering.Validate(), c.Edge.validate()}
 	if c.DashboardURL != "" {
 		if u, err := url.Parse(c.DashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			problems = append(problems, errors.New("gateway: GATEWAY_DASHBOARD_URL must be an absolute http(s) URL"))

@@ -2,13 +2,17 @@ package gateway
 
 import (
 	"encoding/base64"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/platform/backend/internal/keyring"
 )
 
 // TestRelaySigningKeyFromEnv: the relay signing key is base64 of at least
-// 32 bytes; outside the sandbox a key ring needs one (its connections'
-// relays are signed); the sandbox has a fixed one; errors never quote it.
+// 32 bytes; outside the sandbox a key ring (the platform's, under its name
+// or the gateway's former one) needs one (its connections' relays are
+// signed); the sandbox has a fixed one; errors never quote it.
 func TestRelaySigningKeyFromEnv(t *testing.T) {
 	ring := "k1:" + base64.StdEncoding.EncodeToString(make([]byte, 32))
 	key := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("r", 32)))
@@ -18,8 +22,10 @@ func TestRelaySigningKeyFromEnv(t *testing.T) {
 		wantErr string
 		signed  bool
 	}{
-		{"ring and key", map[string]string{"GATEWAY_KEYRING": ring, "GATEWAY_RELAY_SIGNING_KEY": key}, "", true},
-		{"ring without key", map[string]string{"GATEWAY_KEYRING": ring}, "GATEWAY_RELAY_SIGNING_KEY", false},
+		{"ring and key", map[string]string{"PLATFORM_KEYRING": ring, "GATEWAY_RELAY_SIGNING_KEY": key}, "", true},
+		{"ring without key", map[string]string{"PLATFORM_KEYRING": ring}, "GATEWAY_RELAY_SIGNING_KEY", false},
+		{"former ring without key", map[string]string{"GATEWAY_KEYRING": ring}, "GATEWAY_RELAY_SIGNING_KEY", false},
+		{"the sandbox's ring without key", map[string]string{"PLATFORM_KEYRING_SANDBOX": "true"}, "", false},
 		{"neither (no connections can be stored)", map[string]string{}, "", false},
 		{"sandbox", map[string]string{"GATEWAY_SANDBOX": "true"}, "", true},
 		{"not base64", map[string]string{"GATEWAY_RELAY_SIGNING_KEY": "sec ret!"}, "not base64", false},
@@ -27,10 +33,13 @@ func TestRelaySigningKeyFromEnv(t *testing.T) {
 	}
 	for _, c := range cases {
 		var cfg Config
-		err := cfg.FromEnv(func(k string) string { return c.env[k] })
+		var rc keyring.Config
+		getenv := func(k string) string { return c.env[k] }
+		err := errors.Join(cfg.FromEnv(getenv), rc.FromEnv(getenv))
 		if err == nil {
 			cfg.Defaults()
-			err = cfg.Validate()
+			rc = rc.WithDefaults()
+			err = errors.Join(cfg.Validate(), rc.Validate(), cfg.Edge.checkRing(rc.Ring, cfg.Sandbox))
 		}
 		switch {
 		case c.wantErr == "" && err != nil:

@@ -69,8 +69,8 @@ func buildEdge(p *module.Platform, cfg *Config, h *gatewaycmd.Handlers, platform
 	if e.BaseURLs == nil {
 		e.BaseURLs = map[string]string{}
 	}
-	if e.sandboxRing {
-		p.Log.Warn("gateway: credentials are sealed with the sandbox's fixed key (no GATEWAY_KEYRING): not for real secrets")
+	if err := e.checkRing(p.KeyRing, cfg.Sandbox); err != nil {
+		return nil, nil, err
 	}
 	if e.sandboxRelayKey {
 		p.Log.Warn("gateway: relays are signed with the sandbox's fixed key (no GATEWAY_RELAY_SIGNING_KEY): not for real apps")
@@ -110,7 +110,7 @@ func buildEdge(p *module.Platform, cfg *Config, h *gatewaycmd.Handlers, platform
 		sandbox.Close()
 		return nil, nil, err
 	}
-	edge := gatewaycmd.NewEdge(h, e.EdgeConfig, links, platformAI, ownAI(cfg, aiSandbox, p.Log), p.Outbound)
+	edge := gatewaycmd.NewEdge(h, e.EdgeConfig, p.KeyRing, links, platformAI, ownAI(cfg, aiSandbox, p.Log), p.Outbound)
 	return edge, sandbox, nil
 }
 

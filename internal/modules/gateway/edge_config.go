@@ -9,14 +9,16 @@ import (
 	"strings"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
-	"github.com/platform/backend/commands/gateway/vault"
 	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/module"
 )
 
-// EdgeSection is the configuration of the gateway's edge: the credential
-// key ring, the send, relay, scan and canary bounds, and the platform's
-// own keys of the email, instant-message and payments providers.
+// EdgeSection is the configuration of the gateway's edge: the send, relay,
+// scan and canary bounds, and the platform's own keys of the email,
+// instant-message and payments providers. Credentials are sealed with the
+// platform's key ring (module.Platform.KeyRing, PLATFORM_KEYRING; the
+// gateway's GATEWAY_KEYRING is its former name, internal/keyring).
 type EdgeSection struct {
 	gatewaycmd.EdgeConfig
 	// Platform are the platform's own keys per provider
@@ -25,10 +27,9 @@ type EdgeSection struct {
 	// with a key is served by the platform's connection to organizations
 	// without their own.
 	Platform map[string]PlatformKey
-	// sandboxRing: no GATEWAY_KEYRING and the sandbox on: a fixed key,
-	// clearly named, so make run stores credentials without setup; the same
-	// for sandboxRelayKey (no GATEWAY_RELAY_SIGNING_KEY).
-	sandboxRing, sandboxRelayKey bool
+	// sandboxRelayKey: no GATEWAY_RELAY_SIGNING_KEY and the sandbox on: a
+	// fixed key, clearly named, so make run relays without setup.
+	sandboxRelayKey bool
 }
 
 // PlatformKey is the platform's key of one provider.
@@ -43,16 +44,9 @@ var edgeProviders = []string{domain.ProviderEmailA, domain.ProviderEmailB, domai
 // envName is a provider's environment prefix: GATEWAY_EMAIL_PROVIDER_A.
 func envName(provider string) string { return "GATEWAY_" + strings.ToUpper(provider) }
 
-// fromEnv reads the section. A malformed key ring fails here, naming the
-// problem and never a key (module.Env's errors quote the value, so the
-// ring is parsed apart).
+// fromEnv reads the section. A malformed relay key fails here, never
+// quoting it (module.Env's errors quote the value, so it is read apart).
 func (s *EdgeSection) fromEnv(env *module.Env, getenv func(string) string) error {
-	var ringErr error
-	if ring, active := getenv("GATEWAY_KEYRING"), getenv("GATEWAY_KEYRING_ACTIVE"); ring != "" || active != "" {
-		if s.Ring, ringErr = vault.Parse(ring, active); ringErr != nil {
-			ringErr = fmt.Errorf("GATEWAY_KEYRING: %w", ringErr)
-		}
-	}
 	var relayErr error
 	if raw := getenv("GATEWAY_RELAY_SIGNING_KEY"); raw != "" {
 		if s.RelaySigningKey, relayErr = base64.StdEncoding.DecodeString(raw); relayErr != nil {
@@ -87,40 +81,35 @@ func (s *EdgeSection) fromEnv(env *module.Env, getenv func(string) string) error
 			s.BaseURLs[p] = base
 		}
 	}
-	return errors.Join(ringErr, relayErr)
+	return relayErr
 }
 
-// defaults: the sandbox's key ring when the sandbox runs without one.
+// defaults: the sandbox's relay signing key when the sandbox runs without one.
 func (s *EdgeSection) defaults(sandbox bool) {
 	s.EdgeConfig = s.EdgeConfig.WithDefaults()
-	if s.Ring.Active() == "" && sandbox {
-		key := sha256.Sum256([]byte("platform gateway sandbox credential key: not a secret"))
-		s.Ring, _ = vault.FromKeys(SandboxKeyID, map[string][]byte{SandboxKeyID: key[:]}) // a fixed 32-byte key: cannot fail
-		s.sandboxRing = true
-	}
 	if len(s.RelaySigningKey) == 0 && sandbox {
 		key := sha256.Sum256([]byte("platform gateway sandbox relay signing key: not a secret"))
 		s.RelaySigningKey, s.sandboxRelayKey = key[:], true
 	}
 }
 
-// SandboxKeyID names the sandbox's fixed credential key.
-const SandboxKeyID = "sandbox-not-secret"
-
-func (s *EdgeSection) validate(sandbox bool) error {
+func (s *EdgeSection) validate() error {
 	problems := []error{s.EdgeConfig.Validate()}
-	if !sandbox && s.Ring.Has(SandboxKeyID) {
-		problems = append(problems, errors.New("gateway: the sandbox credential key is for GATEWAY_SANDBOX only"))
-	}
-	if !sandbox && s.Ring.Active() != "" && len(s.RelaySigningKey) == 0 {
-		// With a ring, connections with a webhook URL can be made, and
-		// their relays must be signed.
-		problems = append(problems, errors.New("gateway: GATEWAY_RELAY_SIGNING_KEY (base64 of at least 32 bytes) is required with a key ring: relays to apps are signed"))
-	}
 	for p, base := range s.BaseURLs {
 		if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 			problems = append(problems, fmt.Errorf("gateway: the base URL of %s must be an absolute http(s) URL without credentials", p))
 		}
 	}
 	return errors.Join(problems...)
+}
+
+// checkRing: with a key ring (the platform's), connections with a webhook
+// URL can be made, and their relays must be signed, unless the gateway or
+// the ring is a sandbox's. Checked when the module is built, since the ring
+// is the platform's configuration, not the section's.
+func (s *EdgeSection) checkRing(ring keyring.Ring, sandbox bool) error {
+	if !sandbox && ring.Active() != "" && !ring.Has(keyring.SandboxKeyID) && len(s.RelaySigningKey) == 0 {
+		return errors.New("gateway: GATEWAY_RELAY_SIGNING_KEY (base64 of at least 32 bytes) is required with a key ring: relays to apps are signed")
+	}
+	return nil
 }

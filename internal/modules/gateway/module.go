@@ -13,6 +13,7 @@ import (
 	domain "github.com/platform/backend/domain/gateway"
 	httpapi "github.com/platform/backend/http"
 	gatewayhttp "github.com/platform/backend/http/gateway"
+	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/internal/module"
 	gatewaymap "github.com/platform/backend/notifications/gateway"
 	"github.com/platform/backend/projections"
@@ -40,7 +41,10 @@ var Module = module.Module{
 	// (organization.provision, instant_message.send).
 	TenantKeyScopes: []string{"dashboard:read", "organizations:read", "audit:read", "usage:read", "ai:invoke", "ai:translate",
 		"email:write", "email:send", "payments:invoke", "billing:read", "billing:write", "connections:read", "connections:write", "email:read"},
-	Build: build,
+	Locks: []leader.Lock{gatewaycmd.SweeperLock, gatewaycmd.CanaryLock},
+	// AI, email, message and payments calls go to the in-process fakes.
+	TestEnv: map[string]string{"GATEWAY_SANDBOX": "true"},
+	Build:   build,
 }
 
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
@@ -63,14 +67,14 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, sandbox)
 	module.Provide(p, edge)
 	module.Provide(p, edgeSandbox)
-	// The key ring seals other contexts' secrets too (publishing's tokens).
-	sealer := gatewaycmd.NewSealer(cfg.Edge.Ring, "gateway")
-	module.Provide(p, sealer)
-	answers := gatewaycmd.NewAnswers(handlers, sealer)
+	// Answers of calls with an Idempotency-Key are sealed with the
+	// platform's key ring, for the gateway.
+	answers := gatewaycmd.NewAnswers(handlers, p.Sealer("gateway"))
 	dashboard := cfg.DashboardURL
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]
 	}
+	deps := gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Answers: answers, Now: p.Now}
 	parts := module.Parts{
 		Projections:   []projections.Projection{gatewayview.Projection{}},
 		Notifications: gatewaymap.Mapping(dashboard),
@@ -78,9 +82,9 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner(), edge.Relay()},
 		Timers:        edge.RegisterTimers,
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return gatewayhttp.Service(gatewayhttp.Deps{Commands: handlers, Client: client, Queries: queries, Answers: answers, Now: p.Now},
-				gatewayhttp.EdgeArea(edge, queries)), nil
+			return gatewayhttp.Service(deps, gatewayhttp.EdgeArea(edge, queries)), nil
 		},
+		Widget: gatewayhttp.Widget(deps),
 	}
 	parts.Workers = append(parts.Workers, edgeWorkers(p, edge, edgeSandbox)...)
 	parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-landings", Run: handlers.RunLandings})

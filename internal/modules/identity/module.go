@@ -12,6 +12,7 @@ import (
 	domain "github.com/platform/backend/domain/identity"
 	httpapi "github.com/platform/backend/http"
 	identityhttp "github.com/platform/backend/http/identity"
+	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/projections"
 	accessview "github.com/platform/backend/projections/access"
@@ -31,6 +32,7 @@ var Module = module.Module{
 	TenantKeyScopes:   []string{"api_keys:write"},
 	OperatorKeyScopes: []string{"privacy:maintain", "service_tokens:issue"},
 	AuditRedacted:     domain.AuditRedacted,
+	Locks:             []leader.Lock{identitycmd.PrivacyMaintenanceLock},
 	Build:             build,
 }
 

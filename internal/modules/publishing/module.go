@@ -41,8 +41,18 @@ var Module = module.Module{
 	App: &module.App{AppID: "publishing", Name: "Publishing", SurfaceKind: "app", SurfaceGroup: "publish", Launchable: true,
 		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"brand", "workspace"}},
 	TenantKeyScopes: Scopes,
-	Build:           build,
+	Locks:           []leader.Lock{reconcilerLock, refresherLock},
+	// Local fakes of the networks, unless a test points one elsewhere.
+	TestEnv: map[string]string{"PUBLISHING_SANDBOX": "true"},
+	Build:   build,
 }
+
+// reconcilerLock settles publishing attempts without a recorded outcome
+// from the networks; refresherLock renews expiring tokens (and re-seals).
+var (
+	reconcilerLock = leader.Named("publishing.reconciler")
+	refresherLock  = leader.Named("publishing.token_refresher")
+)
 
 func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	cfg := module.SectionOf[*Config](p.Sections)
@@ -100,14 +110,14 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 		}
 		return out, err
 	}
+	deps := pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
+		Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log}
 	parts := module.Parts{
 		Projections: []projections.Projection{view.Projection{}},
 		Reactors:    []reactor.Reactor{publisher.Threads()},
 		Timers:      publisher.RegisterTimers,
-		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return pubhttp.Service(pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
-				Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log}), nil
-		},
+		Service:     func(httpapi.Deps) (httpapi.Service, error) { return pubhttp.Service(deps), nil },
+		Widget:      pubhttp.Widget(deps),
 		Workers: []module.Worker{{Name: "publishing-fakes", Run: func(ctx context.Context) error {
 			<-ctx.Done()
 			stopFakes()
@@ -116,13 +126,13 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	}
 	if cfg.ReconcileInterval > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "publishing-reconciler", Run: func(ctx context.Context) error {
-			return leader.Run(ctx, p.Pool, leader.PublishingReconciler, leader.Config{}, p.Log, leader.Every(cfg.ReconcileInterval,
+			return leader.Run(ctx, p.Pool, reconcilerLock, leader.Config{}, p.Log, leader.Every(cfg.ReconcileInterval,
 				func(ctx context.Context) { publisher.ReconcileStuck(ctx, stuck) }))
 		}})
 	}
 	if cfg.RefreshInterval > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "publishing-refresher", Run: func(ctx context.Context) error {
-			return leader.Run(ctx, p.Pool, leader.PublishingRefresher, leader.Config{}, p.Log, func(ctx context.Context) error {
+			return leader.Run(ctx, p.Pool, refresherLock, leader.Config{}, p.Log, func(ctx context.Context) error {
 				// The ring changes only with a restart: the sweep runs when a
 				// term starts, and on the ticks after until one completes.
 				swept := sweep(ctx, creds, p.Log)

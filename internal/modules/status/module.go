@@ -11,6 +11,7 @@ import (
 	domain "github.com/platform/backend/domain/status"
 	httpapi "github.com/platform/backend/http"
 	statushttp "github.com/platform/backend/http/status"
+	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/internal/module"
 	statusmap "github.com/platform/backend/notifications/status"
 	"github.com/platform/backend/projections"
@@ -29,7 +30,12 @@ var Module = module.Module{
 		DefaultAccess: true, Scopes: []string{"status:read", "status:write", "status:poll"},
 		ResourceTypes: []string{"workspace", "status_page"}},
 	TenantKeyScopes: []string{"status:read", "status:write", "status:poll"},
-	Build:           build,
+	Locks:           []leader.Lock{statuscmd.PollerLock},
+	// Tests poll explicitly, back to back; an end-to-end platform's status
+	// page is its bootstrap organization's.
+	TestEnv: map[string]string{"STATUS_POLL_INTERVAL": "-1s", "STATUS_MANUAL_POLL_INTERVAL": "-1s",
+		"STATUS_PUBLIC_ORGANIZATION_ID": module.TestOrganization},
+	Build: build,
 }
 
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
@@ -41,15 +47,14 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	queries := statusview.NewQueries(p.Pool, p.Reader)
 	module.Provide(p, commands)
 	module.Provide(p, queries)
+	deps := statushttp.Deps{Commands: commands, Queries: queries, Checker: checker, PublicOrganizationID: cfg.PublicOrganizationID}
 	parts := module.Parts{
 		Projections:   []projections.Projection{statusview.Projection{}},
 		Notifications: statusmap.Mapping,
 		Reactors:      []reactor.Reactor{commands.AutoIncidents()},
 		Timers:        commands.RegisterTimers,
-		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return statushttp.Service(statushttp.Deps{Commands: commands, Queries: queries, Checker: checker,
-				PublicOrganizationID: cfg.PublicOrganizationID}), nil
-		},
+		Service:       func(httpapi.Deps) (httpapi.Service, error) { return statushttp.Service(deps), nil },
+		Widget:        statushttp.Widget(deps),
 	}
 	if cfg.PollInterval > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "status-poller", Run: func(ctx context.Context) error {

@@ -1,11 +1,17 @@
-// Package vault seals provider credentials for the gateway's write-side
-// credential table: AES-256-GCM under a key ring of named 32-byte keys, one
+// Package keyring is the platform's one key ring for secrets at rest
+// (provider credentials of the gateway, network tokens of publishing, the
+// studio's provider tokens next): AES-256-GCM under named 32-byte keys, one
 // of them active. Sealing uses the active key; opening uses the key the
 // sealed value names, so a ring that keeps an old key reads what it sealed
 // until a rotation re-seals it under the active one. The ring never leaves
-// the process: it is read from the configuration, and no error or String
-// of this package shows key material.
-package vault
+// the process: it is read from the configuration (PLATFORM_KEYRING,
+// config.go) and lent to every module as module.Platform.KeyRing, and no
+// error or String of this package shows key material.
+//
+// It was the gateway's (commands/gateway/vault, GATEWAY_KEYRING) until a
+// second and a third context needed it: the format of sealed values, the
+// key ids and the sandbox key are unchanged, so what was sealed before opens.
+package keyring
 
 import (
 	"crypto/aes"
@@ -41,14 +47,14 @@ type Sealed struct {
 
 // ErrNoKey: the ring has no key of that id (a key removed from the ring
 // before the credentials it sealed were rotated).
-var ErrNoKey = errors.New("vault: the key ring has no key of this id")
+var ErrNoKey = errors.New("keyring: the key ring has no key of this id")
 
 // ErrOpen: the value does not open under its key (another key of the same
 // id, tampered bytes, or another credential's additional data).
-var ErrOpen = errors.New("vault: the sealed value does not open")
+var ErrOpen = errors.New("keyring: the sealed value does not open")
 
 // ErrEmpty: the ring has no active key.
-var ErrEmpty = errors.New("vault: the key ring has no active key")
+var ErrEmpty = errors.New("keyring: the key ring has no active key")
 
 // Parse reads a ring: "<kid>:<base64 of 32 bytes>" entries separated by
 // commas, and the id of the active key ("" when the ring holds exactly
@@ -63,21 +69,21 @@ func Parse(ring, active string) (Ring, error) {
 		}
 		id, encoded, ok := strings.Cut(entry, ":")
 		if !ok || !keyIDPattern.MatchString(id) {
-			problems = append(problems, fmt.Errorf("vault: entry %d of the key ring is not <key id>:<base64 key> with a key id of 1..64 letters, digits, '.', '_' or '-'", i+1))
+			problems = append(problems, fmt.Errorf("keyring: entry %d of the key ring is not <key id>:<base64 key> with a key id of 1..64 letters, digits, '.', '_' or '-'", i+1))
 			continue
 		}
 		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(encoded))
 		if err != nil || len(raw) != KeySize {
-			problems = append(problems, fmt.Errorf("vault: key %q of the key ring is not the standard base64 of %d bytes", id, KeySize))
+			problems = append(problems, fmt.Errorf("keyring: key %q of the key ring is not the standard base64 of %d bytes", id, KeySize))
 			continue
 		}
 		if _, dup := r.keys[id]; dup {
-			problems = append(problems, fmt.Errorf("vault: key %q appears twice in the key ring", id))
+			problems = append(problems, fmt.Errorf("keyring: key %q appears twice in the key ring", id))
 			continue
 		}
 		aead, err := newAEAD(raw)
 		if err != nil {
-			problems = append(problems, fmt.Errorf("vault: key %q: %w", id, err))
+			problems = append(problems, fmt.Errorf("keyring: key %q: %w", id, err))
 			continue
 		}
 		r.keys[id] = aead
@@ -88,10 +94,10 @@ func Parse(ring, active string) (Ring, error) {
 			r.active = id
 		}
 	case active == "" && len(r.keys) > 1:
-		problems = append(problems, errors.New("vault: a key ring of several keys needs the active key's id"))
+		problems = append(problems, errors.New("keyring: a key ring of several keys needs the active key's id"))
 	case active != "":
 		if _, ok := r.keys[active]; !ok {
-			problems = append(problems, fmt.Errorf("vault: the active key %q is not in the key ring", active))
+			problems = append(problems, fmt.Errorf("keyring: the active key %q is not in the key ring", active))
 		}
 		r.active = active
 	}
@@ -145,7 +151,7 @@ func (r Ring) Seal(plaintext, additional []byte) (Sealed, error) {
 	}
 	nonce := make([]byte, aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
-		return Sealed{}, fmt.Errorf("vault: nonce: %w", err)
+		return Sealed{}, fmt.Errorf("keyring: nonce: %w", err)
 	}
 	return Sealed{KeyID: r.active, Nonce: nonce, Ciphertext: aead.Seal(nil, nonce, plaintext, additional)}, nil
 }

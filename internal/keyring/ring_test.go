@@ -1,4 +1,4 @@
-package vault_test
+package keyring_test
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/platform/backend/commands/gateway/vault"
+	"github.com/platform/backend/internal/keyring"
 )
 
-func key(b byte) []byte { return bytes.Repeat([]byte{b}, vault.KeySize) }
+func key(b byte) []byte { return bytes.Repeat([]byte{b}, keyring.KeySize) }
 
 func b64(b byte) string { return base64.StdEncoding.EncodeToString(key(b)) }
 
@@ -26,7 +26,7 @@ func TestParseRefusesMalformedRingsWithoutShowingKeys(t *testing.T) {
 		"unknown active":     {"k1:" + b64(1), "k9"},
 		"empty with active":  {"", "k1"},
 	} {
-		_, err := vault.Parse(c.ring, c.active)
+		_, err := keyring.Parse(c.ring, c.active)
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 			continue
@@ -37,25 +37,25 @@ func TestParseRefusesMalformedRingsWithoutShowingKeys(t *testing.T) {
 			}
 		}
 	}
-	r, err := vault.Parse(" k1:"+b64(1)+" , k2:"+b64(2), "k2")
+	r, err := keyring.Parse(" k1:"+b64(1)+" , k2:"+b64(2), "k2")
 	if err != nil || r.Active() != "k2" || !r.Has("k1") || strings.Contains(r.String(), b64(1)) {
 		t.Fatalf("%v %v", r, err)
 	}
-	one, err := vault.Parse("only:"+b64(3), "")
+	one, err := keyring.Parse("only:"+b64(3), "")
 	if err != nil || one.Active() != "only" {
 		t.Fatalf("a ring of one key makes it active: %v %v", one, err)
 	}
-	empty, err := vault.Parse("", "")
+	empty, err := keyring.Parse("", "")
 	if err != nil || empty.Active() != "" {
 		t.Fatalf("an empty ring parses to no key: %v", err)
 	}
-	if _, err := empty.Seal([]byte("x"), nil); !errors.Is(err, vault.ErrEmpty) {
+	if _, err := empty.Seal([]byte("x"), nil); !errors.Is(err, keyring.ErrEmpty) {
 		t.Fatalf("an empty ring seals: %v", err)
 	}
 }
 
 func TestSealOpenRotate(t *testing.T) {
-	old, _ := vault.FromKeys("k1", map[string][]byte{"k1": key(1)})
+	old, _ := keyring.FromKeys("k1", map[string][]byte{"k1": key(1)})
 	sealed, err := old.Seal([]byte("sk_live_secret"), []byte("cred-1"))
 	if err != nil || sealed.KeyID != "k1" || bytes.Contains(sealed.Ciphertext, []byte("sk_live_secret")) {
 		t.Fatalf("%+v %v", sealed, err)
@@ -64,11 +64,11 @@ func TestSealOpenRotate(t *testing.T) {
 	if bytes.Equal(again.Nonce, sealed.Nonce) || bytes.Equal(again.Ciphertext, sealed.Ciphertext) {
 		t.Fatal("two seals share a nonce")
 	}
-	if _, err := old.Open(sealed, []byte("cred-2")); !errors.Is(err, vault.ErrOpen) {
+	if _, err := old.Open(sealed, []byte("cred-2")); !errors.Is(err, keyring.ErrOpen) {
 		t.Fatalf("opened under another row's additional data: %v", err)
 	}
 	// The new ring keeps k1 and seals with k2: old values open, new ones use k2.
-	next, _ := vault.FromKeys("k2", map[string][]byte{"k1": key(1), "k2": key(2)})
+	next, _ := keyring.FromKeys("k2", map[string][]byte{"k1": key(1), "k2": key(2)})
 	plain, err := next.Open(sealed, []byte("cred-1"))
 	if err != nil || string(plain) != "sk_live_secret" {
 		t.Fatalf("%q %v", plain, err)
@@ -78,18 +78,18 @@ func TestSealOpenRotate(t *testing.T) {
 		t.Fatalf("sealed with %s", resealed.KeyID)
 	}
 	// A ring without k1 cannot open it; a ring whose k1 is another key neither.
-	gone, _ := vault.FromKeys("k2", map[string][]byte{"k2": key(2)})
-	if _, err := gone.Open(sealed, []byte("cred-1")); !errors.Is(err, vault.ErrNoKey) {
+	gone, _ := keyring.FromKeys("k2", map[string][]byte{"k2": key(2)})
+	if _, err := gone.Open(sealed, []byte("cred-1")); !errors.Is(err, keyring.ErrNoKey) {
 		t.Fatalf("%v", err)
 	}
-	wrong, _ := vault.FromKeys("k1", map[string][]byte{"k1": key(9)})
-	if _, err := wrong.Open(sealed, []byte("cred-1")); !errors.Is(err, vault.ErrOpen) {
+	wrong, _ := keyring.FromKeys("k1", map[string][]byte{"k1": key(9)})
+	if _, err := wrong.Open(sealed, []byte("cred-1")); !errors.Is(err, keyring.ErrOpen) {
 		t.Fatalf("%v", err)
 	}
 	tampered := sealed
 	tampered.Ciphertext = append([]byte(nil), sealed.Ciphertext...)
 	tampered.Ciphertext[0] ^= 1
-	if _, err := old.Open(tampered, []byte("cred-1")); !errors.Is(err, vault.ErrOpen) {
+	if _, err := old.Open(tampered, []byte("cred-1")); !errors.Is(err, keyring.ErrOpen) {
 		t.Fatalf("%v", err)
 	}
 }
