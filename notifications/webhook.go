@@ -13,6 +13,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -24,6 +25,25 @@ type WebhookConfig struct {
 	URL        string        // PLATFORM_NOTIFY_URL; empty disables HTTP delivery
 	Timeout    time.Duration // per attempt; default 5s
 	MaxRetries int           // default 5, then the poison topic
+	// Lease is how long a claim on a key keeps other handlers from POSTing
+	// it; a claim its holder never recorded (a crash mid-POST) is taken
+	// over after it. Default 3 x Timeout: longer than one attempt and its
+	// record.
+	Lease time.Duration
+}
+
+// WithDefaults fills what is unset.
+func (c WebhookConfig) WithDefaults() WebhookConfig {
+	if c.Timeout <= 0 {
+		c.Timeout = 5 * time.Second
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 5
+	}
+	if c.Lease <= 0 {
+		c.Lease = 3 * c.Timeout
+	}
+	return c
 }
 
 // Webhook POSTs each published notification to PLATFORM_NOTIFY_URL with its
@@ -36,34 +56,87 @@ type Webhook struct {
 	Log DeliveryLog
 }
 
-// DeliveryLog is what the webhook reads and records per notification.
-type DeliveryLog interface {
-	Delivered(ctx context.Context, key string) (bool, error)
-	MarkDelivered(ctx context.Context, key string) error
-	RecordAttempt(ctx context.Context, key, reason string) error
+// Claim is what a handler learnt when it tried to claim a key.
+type Claim struct {
+	State ClaimState
+	// Held is how long another handler's claim still runs (ClaimHeld).
+	Held time.Duration
 }
 
-// Handle is the watermill handler of the notifications topic. A POST that
-// succeeded is recorded before the message is acknowledged, and a database
-// outage is waited out in here: an error returned to the router means a new
-// POST (and, after the retries, the poison topic), so only a failed POST may
-// return one.
+// ClaimState is the outcome of a claim.
+type ClaimState int
+
+const (
+	// ClaimTaken: the key is this handler's to POST until the lease ends.
+	ClaimTaken ClaimState = iota
+	// ClaimDelivered: a POST of the key was recorded; nothing to do.
+	ClaimDelivered
+	// ClaimHeld: another handler holds a live claim (it is POSTing).
+	ClaimHeld
+	// ClaimUnlogged: the key is not in the delivery log (it was published
+	// by hand or the log was restored from before it): POSTed unclaimed,
+	// as there is nothing to record.
+	ClaimUnlogged
+)
+
+// DeliveryLog is what the webhook reads and records per notification.
+type DeliveryLog interface {
+	// Claim takes key for holder for lease, atomically: of two handlers
+	// claiming one key at once, one gets ClaimTaken. A holder may renew its
+	// own claim; an expired claim may be taken by anyone.
+	Claim(ctx context.Context, key string, holder uuid.UUID, lease time.Duration) (Claim, error)
+	// MarkDelivered records the POST and ends the claim.
+	MarkDelivered(ctx context.Context, key string) error
+	// Release records a failed attempt and gives up holder's claim, so the
+	// retry (or another handler) claims it at once.
+	Release(ctx context.Context, key string, holder uuid.UUID, reason string) error
+}
+
+// heldPoll bounds how long a handler waits before it looks again at a key
+// another handler holds: the holder may record it delivered well before its
+// lease ends.
+const heldPoll = 500 * time.Millisecond
+
+// Handle is the watermill handler of the notifications topic. It claims the
+// key before the POST, so two copies of a message (a dispatcher's re-publish,
+// a redelivery, another process) are POSTed once: a copy whose key is held
+// waits until the holder records it (then acknowledges) or its lease ends
+// (then takes it over: the holder crashed). A POST that succeeded is
+// recorded before the message is acknowledged, and a database outage is
+// waited out in here: an error returned to the router means a new POST (and,
+// after the retries, the poison topic), so only a failed POST may return one.
 func (w *Webhook) Handle(msg *message.Message) error {
 	key := msg.Metadata.Get(MetaIdempotencyKey)
 	ctx := msg.Context()
 	log := w.log()
-	var delivered bool
-	if err := w.untilRecorded(ctx, func() (err error) {
-		delivered, err = log.Delivered(ctx, key)
-		return err
-	}); err != nil {
-		return err
+	holder := uuid.New()
+	cfg := w.Config.WithDefaults()
+	for {
+		var c Claim
+		if err := w.untilRecorded(ctx, func() (err error) {
+			c, err = log.Claim(ctx, key, holder, cfg.Lease)
+			return err
+		}); err != nil {
+			return err
+		}
+		if c.State == ClaimDelivered {
+			return nil // a copy, or redelivered by Kafka after a crash: already done
+		}
+		if c.State != ClaimHeld {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(max(c.Held, 10*time.Millisecond), heldPoll)):
+		}
 	}
-	if delivered {
-		return nil // redelivered by Kafka after a crash: already done
-	}
-	if err := w.post(ctx, key, msg); err != nil {
-		_ = log.RecordAttempt(ctx, key, err.Error()) // bookkeeping only: the retry does not depend on it
+	if err := w.post(ctx, cfg.Timeout, key, msg); err != nil {
+		// The retry claims the key again at once; an outage is waited out
+		// (else the retry would wait for the lease), a shutdown is not.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Timeout)
+		defer cancel()
+		_ = w.untilRecorded(rctx, func() error { return log.Release(rctx, key, holder, err.Error()) })
 		return err
 	}
 	return w.untilRecorded(ctx, func() error { return log.MarkDelivered(ctx, key) })
@@ -100,28 +173,52 @@ type pgDeliveryLog struct{ pool *pgxpool.Pool }
 
 var _ DeliveryLog = pgDeliveryLog{}
 
-func (l pgDeliveryLog) Delivered(ctx context.Context, key string) (bool, error) {
-	var delivered bool
-	err := l.pool.QueryRow(ctx, `SELECT delivered_at IS NOT NULL FROM notification_deliveries WHERE idempotency_key=$1`, key).Scan(&delivered)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
+// Claim is one UPDATE: the row lock serializes two claimers, and the loser
+// re-reads the winner's claim (READ COMMITTED re-checks the WHERE on the
+// updated row) and updates nothing. Only then is the row read to tell why.
+func (l pgDeliveryLog) Claim(ctx context.Context, key string, holder uuid.UUID, lease time.Duration) (Claim, error) {
+	tag, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET claimed_by=$2, claimed_until=now() + $3::bigint * interval '1 microsecond'
+		WHERE idempotency_key=$1 AND delivered_at IS NULL
+		AND (claimed_until IS NULL OR claimed_until <= now() OR claimed_by=$2)`, key, holder, lease.Microseconds())
+	if err != nil {
+		return Claim{}, err
 	}
-	return delivered, err
+	if tag.RowsAffected() == 1 {
+		return Claim{State: ClaimTaken}, nil
+	}
+	var delivered bool
+	var heldSeconds float64
+	err = l.pool.QueryRow(ctx, `SELECT delivered_at IS NOT NULL, COALESCE(extract(epoch FROM claimed_until - now()), 0)::float8
+		FROM notification_deliveries WHERE idempotency_key=$1`, key).Scan(&delivered, &heldSeconds)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return Claim{State: ClaimUnlogged}, nil
+	case err != nil:
+		return Claim{}, err
+	case delivered:
+		return Claim{State: ClaimDelivered}, nil
+	}
+	// Held, or expired between the two statements: either way, look again.
+	return Claim{State: ClaimHeld, Held: time.Duration(max(heldSeconds, 0) * float64(time.Second))}, nil
 }
 
 func (l pgDeliveryLog) MarkDelivered(ctx context.Context, key string) error {
-	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET state='delivered', delivered_at=now(), delivery_attempts = delivery_attempts + 1, last_error=''
+	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET state='delivered', delivered_at=now(), delivery_attempts = delivery_attempts + 1, last_error='',
+		claimed_by=NULL, claimed_until=NULL
 		WHERE idempotency_key=$1 AND delivered_at IS NULL`, key)
 	return err
 }
 
-func (l pgDeliveryLog) RecordAttempt(ctx context.Context, key, reason string) error {
-	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET delivery_attempts = delivery_attempts + 1, last_error=$2 WHERE idempotency_key=$1`, key, reason)
+func (l pgDeliveryLog) Release(ctx context.Context, key string, holder uuid.UUID, reason string) error {
+	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET delivery_attempts = delivery_attempts + 1, last_error=$3,
+		claimed_by = CASE WHEN claimed_by=$2 THEN NULL ELSE claimed_by END,
+		claimed_until = CASE WHEN claimed_by=$2 THEN NULL ELSE claimed_until END
+		WHERE idempotency_key=$1`, key, holder, reason)
 	return err
 }
 
-func (w *Webhook) post(ctx context.Context, key string, msg *message.Message) error {
-	ctx, cancel := context.WithTimeout(ctx, w.Config.Timeout)
+func (w *Webhook) post(ctx context.Context, timeout time.Duration, key string, msg *message.Message) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.Config.URL, bytes.NewReader(msg.Payload))
 	if err != nil {
@@ -145,12 +242,7 @@ func (w *Webhook) post(ctx context.Context, key string, msg *message.Message) er
 // NewDeliveryRouter is the shared watermill router setup: recoverer, retry
 // with backoff, a per-attempt timeout and a poison queue.
 func NewDeliveryRouter(w *Webhook, sub message.Subscriber, poison message.Publisher, topic, poisonTopic string, log *slog.Logger) (*message.Router, error) {
-	if w.Config.Timeout == 0 {
-		w.Config.Timeout = 5 * time.Second
-	}
-	if w.Config.MaxRetries == 0 {
-		w.Config.MaxRetries = 5
-	}
+	w.Config = w.Config.WithDefaults()
 	if w.Client == nil {
 		w.Client = &http.Client{}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/platform/backend/notifications"
@@ -21,10 +22,13 @@ type flakyLog struct {
 	delivered atomic.Bool
 }
 
-func (l *flakyLog) Delivered(context.Context, string) (bool, error) { return l.delivered.Load(), nil }
-func (l *flakyLog) RecordAttempt(context.Context, string, string) error {
-	return nil
+func (l *flakyLog) Claim(context.Context, string, uuid.UUID, time.Duration) (notifications.Claim, error) {
+	if l.delivered.Load() {
+		return notifications.Claim{State: notifications.ClaimDelivered}, nil
+	}
+	return notifications.Claim{State: notifications.ClaimTaken}, nil
 }
+func (l *flakyLog) Release(context.Context, string, uuid.UUID, string) error { return nil }
 func (l *flakyLog) MarkDelivered(context.Context, string) error {
 	if int(l.marks.Add(1)) <= l.downMarks {
 		return &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}

@@ -154,9 +154,7 @@ func (a *App) connectKafka(mods []module.Module) error {
 	if a.logWriter, err = eventstore.NewKafkaLogWriter(a.Cfg.Kafka); err != nil {
 		return err
 	}
-	if a.publisher, err = kafka.NewPublisher(kafka.PublisherConfig{
-		Brokers: a.Cfg.Kafka.Brokers, Marshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: a.Cfg.Kafka.ProducerConfig(),
-	}, watermill.NewSlogLogger(a.Log)); err != nil {
+	if a.publisher, err = notifications.NewPublisher(a.Cfg.Kafka, watermill.NewSlogLogger(a.Log)); err != nil {
 		return fmt.Errorf("kafka publisher: %w", err)
 	}
 	return nil
