@@ -105,9 +105,9 @@ func onceTopics(kc eventstore.KafkaConfig) []string {
 // TestNotificationCopiesOnTwoPartitionsPostedOnce (issue 18): the same
 // notification on two partitions of the topic, as an unkeyed re-publish
 // after a broker restart put it, is handled by two consumers at once (the
-// delivery router runs each partition on its own); the receiver holds each
-// POST, so both handlers are past their "delivered?" read before either
-// records. The key is POSTed once, and both messages are acknowledged.
+// delivery runs each partition on its own); the receiver holds each POST,
+// so both handlers are past their "delivered?" read before either records.
+// The key is POSTed once, and both messages are acknowledged.
 func TestNotificationCopiesOnTwoPartitionsPostedOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -135,29 +135,20 @@ func TestNotificationCopiesOnTwoPartitionsPostedOnce(t *testing.T) {
 		}
 	}
 
-	logger := watermill.NewSlogLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	group := kc.Topics.Group("notify-webhook")
-	sub, err := kafka.NewSubscriber(kafka.SubscriberConfig{Brokers: kc.Brokers, Unmarshaler: kafka.DefaultMarshaler{},
-		OverwriteSaramaConfig: kc.ConsumerGroupConfig(), ConsumerGroup: group}, logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	poison, err := notifications.NewPublisher(kc, logger)
+	poison, err := notifications.NewPublisher(kc, watermill.NopLogger{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer poison.Close()
-	wh := &notifications.Webhook{Pool: pool, Config: notifications.WebhookConfig{URL: receiver.URL}}
-	router, err := notifications.NewDeliveryRouter(wh, sub, poison, topic, kc.Topics.NotificationsPoison(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	delivery := &notifications.Delivery{Webhook: &notifications.Webhook{Pool: pool, Config: notifications.WebhookConfig{URL: receiver.URL}},
+		Kafka: kc, Poison: poison, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	done := make(chan error, 1)
-	go func() { done <- router.Run(ctx) }()
+	go func() { done <- delivery.Run(ctx) }()
 	defer func() {
-		_ = router.Close()
+		cancel()
 		<-done
 	}()
+	group := kc.Topics.Group("notify-webhook")
 
 	// Both copies handled: the group's committed offsets cover both.
 	admin, err := sarama.NewClusterAdmin(kc.Brokers, kc.SaramaConfig())
@@ -303,4 +294,68 @@ func TestDispatcherKeysCopiesOntoOnePartition(t *testing.T) {
 			t.Errorf("%s: copies on partitions %v, want one", key, on)
 		}
 	}
+}
+
+// TestConcurrentDeliveryPostsEachKeyOnce: the delivery POSTs several
+// notifications of a partition at once; three copies of every key (keyed,
+// so on one partition, and often in one batch) still make one POST each,
+// every key is recorded delivered, and the group's offsets move past all.
+func TestConcurrentDeliveryPostsEachKeyOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	pool, kc := apptest.Infra(t, "once5", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
+	keys := onceLogIncidents(t, pool, 60)
+	receiver := newOnceReceiver(t, 20*time.Millisecond)
+	publisher, err := notifications.NewPublisher(kc, watermill.NopLogger{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer publisher.Close()
+	for range 3 {
+		var msgs []*message.Message
+		for _, key := range keys {
+			msgs = append(msgs, onceMessage(t, pool, key))
+		}
+		if err := publisher.Publish(kc.Topics.Notifications(), msgs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	delivery := &notifications.Delivery{Webhook: &notifications.Webhook{Pool: pool, Config: notifications.WebhookConfig{URL: receiver.URL, Concurrency: 8}},
+		Kafka: kc, Poison: publisher, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- delivery.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	apptest.Eventually(t, 60*time.Second, "every key delivered", func() bool {
+		return nitCount(t, pool, `SELECT count(*) FROM notification_deliveries WHERE state='delivered'`) == int64(len(keys))
+	})
+	took := time.Since(start)
+	admin, err := sarama.NewClusterAdmin(kc.Brokers, kc.SaramaConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	topic := kc.Topics.Notifications()
+	apptest.Eventually(t, 30*time.Second, "every copy acknowledged", func() bool {
+		offsets, err := admin.ListConsumerGroupOffsets(kc.Topics.Group("notify-webhook"), map[string][]int32{topic: {0, 1, 2}})
+		if err != nil {
+			return false
+		}
+		var committed int64
+		for p := range int32(3) {
+			if b := offsets.GetBlock(topic, p); b != nil && b.Offset > 0 {
+				committed += b.Offset
+			}
+		}
+		return committed == int64(3*len(keys))
+	})
+	for _, key := range keys {
+		if n := receiver.Posts(key); n != 1 {
+			t.Errorf("%s POSTed %d times, want 1", key, n)
+		}
+	}
+	t.Logf("60 keys in 3 copies delivered in %s", took.Round(time.Millisecond))
 }

@@ -6,18 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/retry"
 )
 
 // WebhookConfig is the delivery section of the configuration.
@@ -30,6 +29,9 @@ type WebhookConfig struct {
 	// over after it. Default 3 x Timeout: longer than one attempt and its
 	// record.
 	Lease time.Duration
+	// Concurrency is how many notifications of one partition are POSTed at
+	// once (PLATFORM_NOTIFY_CONCURRENCY); default 16.
+	Concurrency int
 }
 
 // WithDefaults fills what is unset.
@@ -43,7 +45,22 @@ func (c WebhookConfig) WithDefaults() WebhookConfig {
 	if c.Lease <= 0 {
 		c.Lease = 3 * c.Timeout
 	}
+	if c.Concurrency == 0 {
+		c.Concurrency = 16
+	}
 	return c
+}
+
+// Validate fails on what the defaults do not fill.
+func (c WebhookConfig) Validate() error {
+	var errs []error
+	if c.Concurrency < 0 || c.Concurrency > 256 {
+		errs = append(errs, fmt.Errorf("notify: PLATFORM_NOTIFY_CONCURRENCY %d: want 1..256", c.Concurrency))
+	}
+	if d := c.WithDefaults(); d.Lease <= d.Timeout {
+		errs = append(errs, fmt.Errorf("notify: a claim's lease (%s) must outlast a POST (%s)", d.Lease, d.Timeout))
+	}
+	return errors.Join(errs...)
 }
 
 // Webhook POSTs each published notification to PLATFORM_NOTIFY_URL with its
@@ -85,11 +102,15 @@ type DeliveryLog interface {
 	// claiming one key at once, one gets ClaimTaken. A holder may renew its
 	// own claim; an expired claim may be taken by anyone.
 	Claim(ctx context.Context, key string, holder uuid.UUID, lease time.Duration) (Claim, error)
-	// MarkDelivered records the POST and ends the claim.
-	MarkDelivered(ctx context.Context, key string) error
-	// Release records a failed attempt and gives up holder's claim, so the
-	// retry (or another handler) claims it at once.
-	Release(ctx context.Context, key string, holder uuid.UUID, reason string) error
+	// ClaimAll claims for holder, at once, every key of keys Claim would
+	// give it, and returns those; why the others were not is Claim's to say.
+	ClaimAll(ctx context.Context, keys []string, holder uuid.UUID, lease time.Duration) ([]string, error)
+	// MarkDelivered records the POSTs of keys and ends their claims.
+	MarkDelivered(ctx context.Context, keys ...string) error
+	// Release records failed attempts (the reason by key) and gives up
+	// holder's claims on them, so a retry (or another handler) claims them
+	// at once.
+	Release(ctx context.Context, holder uuid.UUID, reasons map[string]string) error
 }
 
 // heldPoll bounds how long a handler waits before it looks again at a key
@@ -136,10 +157,91 @@ func (w *Webhook) Handle(msg *message.Message) error {
 		// (else the retry would wait for the lease), a shutdown is not.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Timeout)
 		defer cancel()
-		_ = w.untilRecorded(rctx, func() error { return log.Release(rctx, key, holder, err.Error()) })
+		_ = w.untilRecorded(rctx, func() error { return log.Release(rctx, holder, map[string]string{key: err.Error()}) })
 		return err
 	}
 	return w.untilRecorded(ctx, func() error { return log.MarkDelivered(ctx, key) })
+}
+
+// DeliverBatch POSTs a batch of notifications (Concurrency at a time) with
+// one claim and one record for all of them: two statements per notification
+// made the database the delivery's bottleneck. What it did not deliver it
+// returns, for Handle (through the retries): a key it could not claim (held
+// by another handler, not in the log, a second copy in the batch), a failed
+// POST (recorded, its claim released), a delivery it could not record.
+func (w *Webhook) DeliverBatch(ctx context.Context, msgs []*message.Message) []*message.Message {
+	cfg := w.Config.WithDefaults()
+	log := w.log()
+	byKey := make(map[string]*message.Message, len(msgs))
+	var keys []string
+	var rest []*message.Message
+	for _, m := range msgs {
+		key := m.Metadata.Get(MetaIdempotencyKey)
+		if _, seen := byKey[key]; seen || key == "" {
+			rest = append(rest, m)
+			continue
+		}
+		byKey[key] = m
+		keys = append(keys, key)
+	}
+	holder := uuid.New()
+	// The claims must outlast every round of POSTs of the batch.
+	lease := cfg.Lease * time.Duration((len(keys)+cfg.Concurrency-1)/cfg.Concurrency)
+	var claimed []string
+	if err := w.untilRecorded(ctx, func() (err error) {
+		claimed, err = log.ClaimAll(ctx, keys, holder, lease)
+		return err
+	}); err != nil {
+		return msgs
+	}
+	mine := make(map[string]bool, len(claimed))
+	for _, key := range claimed {
+		mine[key] = true
+	}
+	for _, key := range keys {
+		if !mine[key] {
+			rest = append(rest, byKey[key])
+		}
+	}
+	var (
+		mu        sync.Mutex
+		delivered []string
+		failed    = map[string]string{}
+		wg        sync.WaitGroup
+	)
+	slots := make(chan struct{}, cfg.Concurrency)
+	for _, key := range claimed {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			err := w.post(ctx, cfg.Timeout, key, byKey[key])
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed[key] = err.Error()
+			} else {
+				delivered = append(delivered, key)
+			}
+		})
+	}
+	wg.Wait()
+	if len(delivered) > 0 {
+		if err := w.untilRecorded(ctx, func() error { return log.MarkDelivered(ctx, delivered...) }); err != nil {
+			for _, key := range delivered {
+				rest = append(rest, byKey[key])
+			}
+		}
+	}
+	if len(failed) > 0 {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.Timeout)
+		defer cancel()
+		_ = w.untilRecorded(rctx, func() error { return log.Release(rctx, holder, failed) })
+		for key := range failed {
+			rest = append(rest, byKey[key])
+		}
+		retry.Sleep(ctx, 100*time.Millisecond) // the retries' first pause
+	}
+	return rest
 }
 
 // untilRecorded runs a delivery-log statement until it succeeds, waiting out
@@ -202,18 +304,34 @@ func (l pgDeliveryLog) Claim(ctx context.Context, key string, holder uuid.UUID, 
 	return Claim{State: ClaimHeld, Held: time.Duration(max(heldSeconds, 0) * float64(time.Second))}, nil
 }
 
-func (l pgDeliveryLog) MarkDelivered(ctx context.Context, key string) error {
+func (l pgDeliveryLog) ClaimAll(ctx context.Context, keys []string, holder uuid.UUID, lease time.Duration) ([]string, error) {
+	rows, err := l.pool.Query(ctx, `UPDATE notification_deliveries SET claimed_by=$2, claimed_until=now() + $3::bigint * interval '1 microsecond'
+		WHERE idempotency_key = ANY($1) AND delivered_at IS NULL
+		AND (claimed_until IS NULL OR claimed_until <= now() OR claimed_by=$2)
+		RETURNING idempotency_key`, keys, holder, lease.Microseconds())
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+func (l pgDeliveryLog) MarkDelivered(ctx context.Context, keys ...string) error {
 	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET state='delivered', delivered_at=now(), delivery_attempts = delivery_attempts + 1, last_error='',
 		claimed_by=NULL, claimed_until=NULL
-		WHERE idempotency_key=$1 AND delivered_at IS NULL`, key)
+		WHERE idempotency_key = ANY($1) AND delivered_at IS NULL`, keys)
 	return err
 }
 
-func (l pgDeliveryLog) Release(ctx context.Context, key string, holder uuid.UUID, reason string) error {
-	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries SET delivery_attempts = delivery_attempts + 1, last_error=$3,
-		claimed_by = CASE WHEN claimed_by=$2 THEN NULL ELSE claimed_by END,
-		claimed_until = CASE WHEN claimed_by=$2 THEN NULL ELSE claimed_until END
-		WHERE idempotency_key=$1`, key, holder, reason)
+func (l pgDeliveryLog) Release(ctx context.Context, holder uuid.UUID, reasons map[string]string) error {
+	keys := make([]string, 0, len(reasons))
+	why := make([]string, 0, len(reasons))
+	for key, reason := range reasons {
+		keys, why = append(keys, key), append(why, reason)
+	}
+	_, err := l.pool.Exec(ctx, `UPDATE notification_deliveries d SET delivery_attempts = delivery_attempts + 1, last_error=f.reason,
+		claimed_by = CASE WHEN claimed_by=$3 THEN NULL ELSE claimed_by END,
+		claimed_until = CASE WHEN claimed_by=$3 THEN NULL ELSE claimed_until END
+		FROM unnest($1::text[], $2::text[]) AS f(key, reason) WHERE d.idempotency_key=f.key`, keys, why, holder)
 	return err
 }
 
@@ -237,30 +355,4 @@ func (w *Webhook) post(ctx context.Context, timeout time.Duration, key string, m
 		return fmt.Errorf("notify endpoint answered %d", resp.StatusCode)
 	}
 	return nil
-}
-
-// NewDeliveryRouter is the shared watermill router setup: recoverer, retry
-// with backoff, a per-attempt timeout and a poison queue.
-func NewDeliveryRouter(w *Webhook, sub message.Subscriber, poison message.Publisher, topic, poisonTopic string, log *slog.Logger) (*message.Router, error) {
-	w.Config = w.Config.WithDefaults()
-	if w.Client == nil {
-		w.Client = &http.Client{}
-	}
-	logger := watermill.NewSlogLogger(log)
-	r, err := message.NewRouter(message.RouterConfig{}, logger)
-	if err != nil {
-		return nil, err
-	}
-	poisonMW, err := middleware.PoisonQueue(poison, poisonTopic)
-	if err != nil {
-		return nil, err
-	}
-	r.AddMiddleware(
-		middleware.Recoverer,
-		poisonMW,
-		middleware.Retry{MaxRetries: w.Config.MaxRetries, InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second,
-			Multiplier: 2, Logger: logger}.Middleware,
-	)
-	r.AddConsumerHandler("notify-webhook", topic, sub, w.Handle)
-	return r, nil
 }

@@ -444,20 +444,9 @@ func supervise(ctx context.Context, tasks []task) error {
 }
 
 func (a *App) runWebhook(ctx context.Context) error {
-	cfg := a.Cfg.Kafka.ConsumerGroupConfig()
-	sub, err := kafka.NewSubscriber(kafka.SubscriberConfig{
-		Brokers: a.Cfg.Kafka.Brokers, Unmarshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: cfg,
-		ConsumerGroup: a.Cfg.Kafka.Topics.Group("notify-webhook"),
-	}, watermill.NewSlogLogger(a.Log))
-	if err != nil {
-		return err
-	}
-	router, err := notifications.NewDeliveryRouter(&notifications.Webhook{Pool: a.Pool, Config: a.Cfg.Notify}, sub, a.publisher,
-		a.Cfg.Kafka.Topics.Notifications(), a.Cfg.Kafka.Topics.NotificationsPoison(), a.Log)
-	if err != nil {
-		return err
-	}
-	return router.Run(ctx)
+	d := &notifications.Delivery{Webhook: &notifications.Webhook{Pool: a.Pool, Config: a.Cfg.Notify}, Kafka: a.Cfg.Kafka,
+		Poison: a.publisher, Log: a.Log}
+	return d.Run(ctx)
 }
 
 // Close releases connections and the object store; it may be called again.
