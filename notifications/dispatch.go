@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jackc/pgx/v5"
@@ -55,12 +54,42 @@ func (m Marshaler) Marshal(topic string, msg *message.Message) (*sarama.Producer
 	return pm, nil
 }
 
-// NewPublisher is the one Kafka publisher of notifications, their dead
-// letters and poison messages: keyed by Marshaler.
-func NewPublisher(kc eventstore.KafkaConfig, log watermill.LoggerAdapter) (*kafka.Publisher, error) {
-	return kafka.NewPublisher(kafka.PublisherConfig{Brokers: kc.Brokers, Marshaler: Marshaler{},
-		OverwriteSaramaConfig: kc.ProducerConfig()}, log)
+// Publisher is the one Kafka publisher of notifications, their dead letters
+// and poison messages: keyed by Marshaler, and a call's messages sent in one
+// SendMessages (the broker takes them in a few produce requests), where
+// watermill-kafka's publisher waits for each message in turn: the
+// dispatcher published ~1k notifications/s with it. A call that fails may
+// have written some of its messages: the caller publishes them again
+// (copies the key's claim delivers once).
+type Publisher struct {
+	producer  sarama.SyncProducer
+	marshaler Marshaler
 }
+
+var _ message.Publisher = (*Publisher)(nil)
+
+// NewPublisher connects the publisher (idempotent, acks=all).
+func NewPublisher(kc eventstore.KafkaConfig) (*Publisher, error) {
+	p, err := sarama.NewSyncProducer(kc.Brokers, kc.ProducerConfig())
+	if err != nil {
+		return nil, err
+	}
+	return &Publisher{producer: p}, nil
+}
+
+func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
+	batch := make([]*sarama.ProducerMessage, len(msgs))
+	for i, m := range msgs {
+		pm, err := p.marshaler.Marshal(topic, m)
+		if err != nil {
+			return err
+		}
+		batch[i] = pm
+	}
+	return p.producer.SendMessages(batch)
+}
+
+func (p *Publisher) Close() error { return p.producer.Close() }
 
 // Dispatcher moves the delivery log to Kafka: pending rows to the
 // notifications topic, invalid rows to the dead-letter topic. A crash between
@@ -69,7 +98,7 @@ func NewPublisher(kc eventstore.KafkaConfig, log watermill.LoggerAdapter) (*kafk
 // (Marshaler), and the webhook's claim POSTs the key once.
 type Dispatcher struct {
 	Pool *pgxpool.Pool
-	// Publisher must key messages by their idempotency key (NewPublisher).
+	// Publisher must key messages by their idempotency key (Publisher).
 	Publisher message.Publisher
 	Topics    eventstore.Topics
 	Log       *slog.Logger

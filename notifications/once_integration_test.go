@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
@@ -135,7 +134,7 @@ func TestNotificationCopiesOnTwoPartitionsPostedOnce(t *testing.T) {
 		}
 	}
 
-	poison, err := notifications.NewPublisher(kc, watermill.NopLogger{})
+	poison, err := notifications.NewPublisher(kc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +260,7 @@ func TestDispatcherKeysCopiesOntoOnePartition(t *testing.T) {
 	defer cancel()
 	pool, kc := apptest.Infra(t, "once4", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
 	keys := onceLogIncidents(t, pool, 12)
-	publisher, err := notifications.NewPublisher(kc, watermill.NopLogger{})
+	publisher, err := notifications.NewPublisher(kc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +305,7 @@ func TestConcurrentDeliveryPostsEachKeyOnce(t *testing.T) {
 	pool, kc := apptest.Infra(t, "once5", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
 	keys := onceLogIncidents(t, pool, 60)
 	receiver := newOnceReceiver(t, 20*time.Millisecond)
-	publisher, err := notifications.NewPublisher(kc, watermill.NopLogger{})
+	publisher, err := notifications.NewPublisher(kc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands/reactor"
@@ -48,7 +46,7 @@ type App struct {
 	Services map[string]httpapi.Service
 
 	logWriter *eventstore.KafkaLogWriter
-	publisher *kafka.Publisher
+	publisher *notifications.Publisher
 	handlers  map[string]http.Handler
 	workers   []module.Worker
 }
@@ -154,7 +152,7 @@ func (a *App) connectKafka(mods []module.Module) error {
 	if a.logWriter, err = eventstore.NewKafkaLogWriter(a.Cfg.Kafka); err != nil {
 		return err
 	}
-	if a.publisher, err = notifications.NewPublisher(a.Cfg.Kafka, watermill.NewSlogLogger(a.Log)); err != nil {
+	if a.publisher, err = notifications.NewPublisher(a.Cfg.Kafka); err != nil {
 		return fmt.Errorf("kafka publisher: %w", err)
 	}
 	return nil
