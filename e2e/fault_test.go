@@ -175,6 +175,9 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 	}
 }
 
+// faultTableHeader heads the suite's table of faultResult rows.
+const faultTableHeader = "| scenario | requests | 2xx | 5xx by code | transport errors | lost | doubled | revision gaps | recovery (probe in read model) | webhook delivering again | probe notified (behind the backlog) | views converged after | relay partial sends |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+
 // faultResult is one row of the suite's table.
 type faultResult struct {
 	scenario                string
@@ -186,6 +189,11 @@ type faultResult struct {
 	delivering              time.Duration
 	converged               time.Duration
 	relayPartialSends       string
+	// posts is the webhook receiver's count of POSTs per idempotency key,
+	// published the partitions of each key's records on the notifications
+	// topic (one per copy).
+	posts     map[string]int
+	published map[string][]int32
 }
 
 func (r faultResult) String() string {
@@ -264,6 +272,7 @@ func scenario(t *testing.T, name string, firstTimeout time.Duration, fault func(
 	res.lost, res.gaps, res.commands = checkFiveViews(t, s, hook, load.incidents, map[string]bool{probe: true})
 	res.converged = time.Since(healed) - res.converged
 	res.relayPartialSends = metricValue(srv, "platform_relay_send_failures_total")
+	res.posts, res.published = hook.Keys(), publishedNotifications(t, s)
 	return res
 }
 

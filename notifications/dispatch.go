@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/IBM/sarama"
+	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,11 +35,70 @@ const (
 	MetaReason         = "reason"
 )
 
+// Marshaler keys each notification message by its idempotency key (sarama's
+// hash partitioner), so every copy of a key lands on one partition and is
+// handled in order by one consumer: a publish the broker wrote but did not
+// acknowledge (a broker restart) is published again, and unkeyed, the copy
+// went to another partition and was POSTed beside the first (issue 18).
+// A message without a key (a projection's dead letter) stays unkeyed.
+type Marshaler struct{ kafka.DefaultMarshaler }
+
+func (m Marshaler) Marshal(topic string, msg *message.Message) (*sarama.ProducerMessage, error) {
+	pm, err := m.DefaultMarshaler.Marshal(topic, msg)
+	if err != nil {
+		return nil, err
+	}
+	if key := msg.Metadata.Get(MetaIdempotencyKey); key != "" {
+		pm.Key = sarama.StringEncoder(key)
+	}
+	return pm, nil
+}
+
+// Publisher is the one Kafka publisher of notifications, their dead letters
+// and poison messages: keyed by Marshaler, and a call's messages sent in one
+// SendMessages (the broker takes them in a few produce requests), where
+// watermill-kafka's publisher waits for each message in turn: the
+// dispatcher published ~1k notifications/s with it. A call that fails may
+// have written some of its messages: the caller publishes them again
+// (copies the key's claim delivers once).
+type Publisher struct {
+	producer  sarama.SyncProducer
+	marshaler Marshaler
+}
+
+var _ message.Publisher = (*Publisher)(nil)
+
+// NewPublisher connects the publisher (idempotent, acks=all).
+func NewPublisher(kc eventstore.KafkaConfig) (*Publisher, error) {
+	p, err := sarama.NewSyncProducer(kc.Brokers, kc.ProducerConfig())
+	if err != nil {
+		return nil, err
+	}
+	return &Publisher{producer: p}, nil
+}
+
+func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
+	batch := make([]*sarama.ProducerMessage, len(msgs))
+	for i, m := range msgs {
+		pm, err := p.marshaler.Marshal(topic, m)
+		if err != nil {
+			return err
+		}
+		batch[i] = pm
+	}
+	return p.producer.SendMessages(batch)
+}
+
+func (p *Publisher) Close() error { return p.producer.Close() }
+
 // Dispatcher moves the delivery log to Kafka: pending rows to the
 // notifications topic, invalid rows to the dead-letter topic. A crash between
-// publish and mark publishes again with the same idempotency key.
+// publish and mark, or a publish the broker wrote without acknowledging,
+// publishes again with the same idempotency key: onto the same partition
+// (Marshaler), and the webhook's claim POSTs the key once.
 type Dispatcher struct {
-	Pool      *pgxpool.Pool
+	Pool *pgxpool.Pool
+	// Publisher must key messages by their idempotency key (Publisher).
 	Publisher message.Publisher
 	Topics    eventstore.Topics
 	Log       *slog.Logger

@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
-	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -382,8 +380,7 @@ func TestInvalidNotificationIsDeadLettered(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	pool, kc := apptest.Infra(t, "notif", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, notificationTopics)
-	publisher, err := kafka.NewPublisher(kafka.PublisherConfig{Brokers: kc.Brokers, Marshaler: kafka.DefaultMarshaler{},
-		OverwriteSaramaConfig: kc.ProducerConfig()}, watermill.NopLogger{})
+	publisher, err := notifications.NewPublisher(kc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,8 +506,7 @@ func TestDeliveredStateSurvivesDispatcherMark(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	pool, kc := apptest.Infra(t, "race", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, notificationTopics)
-	kp, err := kafka.NewPublisher(kafka.PublisherConfig{Brokers: kc.Brokers, Marshaler: kafka.DefaultMarshaler{},
-		OverwriteSaramaConfig: kc.ProducerConfig()}, watermill.NopLogger{})
+	kp, err := notifications.NewPublisher(kc)
 	if err != nil {
 		t.Fatal(err)
 	}

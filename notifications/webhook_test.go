@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/platform/backend/notifications"
@@ -21,11 +22,20 @@ type flakyLog struct {
 	delivered atomic.Bool
 }
 
-func (l *flakyLog) Delivered(context.Context, string) (bool, error) { return l.delivered.Load(), nil }
-func (l *flakyLog) RecordAttempt(context.Context, string, string) error {
-	return nil
+func (l *flakyLog) Claim(context.Context, string, uuid.UUID, time.Duration) (notifications.Claim, error) {
+	if l.delivered.Load() {
+		return notifications.Claim{State: notifications.ClaimDelivered}, nil
+	}
+	return notifications.Claim{State: notifications.ClaimTaken}, nil
 }
-func (l *flakyLog) MarkDelivered(context.Context, string) error {
+func (l *flakyLog) ClaimAll(_ context.Context, keys []string, _ uuid.UUID, _ time.Duration) ([]string, error) {
+	if l.delivered.Load() {
+		return nil, nil
+	}
+	return keys, nil
+}
+func (l *flakyLog) Release(context.Context, uuid.UUID, map[string]string) error { return nil }
+func (l *flakyLog) MarkDelivered(context.Context, ...string) error {
 	if int(l.marks.Add(1)) <= l.downMarks {
 		return &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}
 	}
@@ -64,5 +74,38 @@ func TestWebhookRecordsDeliveryThroughDatabaseOutage(t *testing.T) {
 	}
 	if err := wh.Handle(msg); err != nil || posts.Load() != 1 {
 		t.Fatalf("redelivery: err %v, %d POSTs; want nil and still 1", err, posts.Load())
+	}
+}
+
+// TestWebhookBatchRecordsDeliveryThroughDatabaseOutage: the same for a
+// batch: its POSTs succeed while PostgreSQL is down, the batch waits until
+// they are recorded and returns nothing left to deliver.
+func TestWebhookBatchRecordsDeliveryThroughDatabaseOutage(t *testing.T) {
+	var posts atomic.Int32
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer receiver.Close()
+	log := &flakyLog{downMarks: 3}
+	wh := &notifications.Webhook{Client: receiver.Client(), Log: log,
+		Config: notifications.WebhookConfig{URL: receiver.URL, Timeout: 2 * time.Second}}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var msgs []*message.Message
+	for _, key := range []string{"status:incident:x:rev:1", "status:incident:x:rev:2", "status:incident:x:rev:3"} {
+		msg := message.NewMessage(key, []byte(`{}`))
+		msg.Metadata.Set(notifications.MetaIdempotencyKey, key)
+		msg.SetContext(ctx)
+		msgs = append(msgs, msg)
+	}
+	if rest := wh.DeliverBatch(ctx, msgs); len(rest) != 0 {
+		t.Fatalf("%d notifications left after successful POSTs: they would be POSTed again", len(rest))
+	}
+	if got := posts.Load(); got != 3 {
+		t.Fatalf("%d POSTs, want 3", got)
+	}
+	if got := log.marks.Load(); got != 4 {
+		t.Fatalf("%d marks, want 4 (three while the database was down, then the one that stuck)", got)
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands/reactor"
@@ -48,7 +46,7 @@ type App struct {
 	Services map[string]httpapi.Service
 
 	logWriter *eventstore.KafkaLogWriter
-	publisher *kafka.Publisher
+	publisher *notifications.Publisher
 	handlers  map[string]http.Handler
 	workers   []module.Worker
 }
@@ -154,9 +152,7 @@ func (a *App) connectKafka(mods []module.Module) error {
 	if a.logWriter, err = eventstore.NewKafkaLogWriter(a.Cfg.Kafka); err != nil {
 		return err
 	}
-	if a.publisher, err = kafka.NewPublisher(kafka.PublisherConfig{
-		Brokers: a.Cfg.Kafka.Brokers, Marshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: a.Cfg.Kafka.ProducerConfig(),
-	}, watermill.NewSlogLogger(a.Log)); err != nil {
+	if a.publisher, err = notifications.NewPublisher(a.Cfg.Kafka); err != nil {
 		return fmt.Errorf("kafka publisher: %w", err)
 	}
 	return nil
@@ -446,20 +442,9 @@ func supervise(ctx context.Context, tasks []task) error {
 }
 
 func (a *App) runWebhook(ctx context.Context) error {
-	cfg := a.Cfg.Kafka.ConsumerGroupConfig()
-	sub, err := kafka.NewSubscriber(kafka.SubscriberConfig{
-		Brokers: a.Cfg.Kafka.Brokers, Unmarshaler: kafka.DefaultMarshaler{}, OverwriteSaramaConfig: cfg,
-		ConsumerGroup: a.Cfg.Kafka.Topics.Group("notify-webhook"),
-	}, watermill.NewSlogLogger(a.Log))
-	if err != nil {
-		return err
-	}
-	router, err := notifications.NewDeliveryRouter(&notifications.Webhook{Pool: a.Pool, Config: a.Cfg.Notify}, sub, a.publisher,
-		a.Cfg.Kafka.Topics.Notifications(), a.Cfg.Kafka.Topics.NotificationsPoison(), a.Log)
-	if err != nil {
-		return err
-	}
-	return router.Run(ctx)
+	d := &notifications.Delivery{Webhook: &notifications.Webhook{Pool: a.Pool, Config: a.Cfg.Notify}, Kafka: a.Cfg.Kafka,
+		Poison: a.publisher, Log: a.Log}
+	return d.Run(ctx)
 }
 
 // Close releases connections and the object store; it may be called again.

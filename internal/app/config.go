@@ -112,6 +112,7 @@ func FromEnv() (Config, error) {
 		c.Kafka.Partitions = int32(n)
 		return err
 	})
+	env.Int("PLATFORM_NOTIFY_CONCURRENCY", &c.Notify.Concurrency)
 	env.List("PLATFORM_SERVICES", &c.Services)
 	env.String("PLATFORM_LISTEN_HOST", &c.ListenHost)
 	env.List("PLATFORM_FIRST_PARTY_ORIGINS", &c.FirstPartyOrigins)
@@ -198,7 +199,8 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("database: DATABASE_URL is required"))
 	}
 	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate(), c.HTTP.Validate())
-	errs = append(errs, c.Objects.Validate(), c.Outbound.Validate(), c.KeyRing.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate())
+	errs = append(errs, c.Objects.Validate(), c.Outbound.Validate(), c.KeyRing.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate(),
+		c.Notify.Validate())
 	if strings.HasPrefix(c.Objects.URL, "file:") && c.Objects.PublicURL != "" {
 		if u, err := url.Parse(c.Objects.PublicURL); err == nil && strings.Trim(u.Path, "/") == "" {
 			errs = append(errs, fmt.Errorf("objectstore: OBJECTSTORE_PUBLIC_URL %q needs a path (such as /objects): the local store's signed URLs are served beside every service's routes", c.Objects.PublicURL))
