@@ -171,13 +171,19 @@ type outboxRow struct {
 	msg    *sarama.ProducerMessage
 }
 
+// pendingSQL reads up to $1 committed rows past the cursor, in commit order.
+// The cursor is read by subqueries, so the row comparison is the commit-order
+// index's start key: joining the cursor row instead made it a join filter,
+// and each batch scanned the index from the first event ever written.
+var pendingSQL = `SELECT e.tx_id::text, e.global_seq, e.topic, ` + prefixed("e.", eventColumns) + `
+	FROM es_events e
+	WHERE (e.tx_id, e.global_seq) > ((SELECT tx_id FROM es_relay_cursor), (SELECT global_seq FROM es_relay_cursor))
+	  AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+	ORDER BY e.tx_id, e.global_seq LIMIT $1`
+
 // pending reads up to BatchSize committed rows past the cursor, in commit order.
 func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
-	rows, err := r.pool.Query(ctx, `SELECT e.tx_id::text, e.global_seq, e.topic, `+prefixed("e.", eventColumns)+`
-		FROM es_events e, es_relay_cursor c
-		WHERE (e.tx_id, e.global_seq) > (c.tx_id, c.global_seq)
-		  AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
-		ORDER BY e.tx_id, e.global_seq LIMIT $1`, r.cfg.BatchSize)
+	rows, err := r.pool.Query(ctx, pendingSQL, r.cfg.BatchSize)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +213,8 @@ func Pending(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }) (int64, error) {
 	var n int64
-	err := q.QueryRow(ctx, `SELECT count(*) FROM es_events e, es_relay_cursor c
-		WHERE (e.tx_id, e.global_seq) > (c.tx_id, c.global_seq)`).Scan(&n)
+	err := q.QueryRow(ctx, `SELECT count(*) FROM es_events e
+		WHERE (e.tx_id, e.global_seq) > ((SELECT tx_id FROM es_relay_cursor), (SELECT global_seq FROM es_relay_cursor))`).Scan(&n)
 	return n, err
 }
 

@@ -1,0 +1,95 @@
+package eventstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/apptest"
+)
+
+// TestRelayReadsOnlyPastItsCursor: the relay's read of pending rows starts
+// at its cursor in the commit-order index, however many rows lie behind it.
+// It joined the cursor row, so the index scan began at the first event ever
+// written and filtered every published row out again: each batch cost as
+// much as the whole outbox behind it (40,000 rows: 27 ms a batch at the
+// start, 62 ms at the end).
+func TestRelayReadsOnlyPastItsCursor(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	pool, kc := apptest.Infra(t, "relayscan", []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate},
+		func(eventstore.KafkaConfig) []string { return nil })
+	topic := kc.Topics.ForContext("status")
+	const rows, batch = 3000, 100
+	_, err := pool.Exec(ctx, `INSERT INTO es_events (event_id, stream_type, stream_id, stream_version, event_type, schema_version,
+		organization_id, actor_id, actor_type, occurred_at, recorded_at, payload, topic)
+		SELECT gen_random_uuid(), 'status.incident', 's-' || (g % 100), g / 100 + 1, 'status.incident.updated', 1,
+			'org-relay', 'tester', 'system', now(), now(), '{}', $1 FROM generate_series(0, $2 - 1) g`, topic, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `ANALYZE es_events`); err != nil {
+		t.Fatal(err)
+	}
+	relay, err := eventstore.NewRelay(pool, &flakyBroker{fail: func(int32, int) bool { return false }},
+		eventstore.RelayConfig{BatchSize: batch}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := 0
+	for deadline := time.Now().Add(30 * time.Second); published < rows-5*batch; {
+		n, err := relay.PublishBatch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("published %d of %d rows", published, rows)
+			}
+			time.Sleep(20 * time.Millisecond) // the cluster-wide horizon: another test's transaction
+		}
+		published += n
+	}
+	var plan []struct {
+		Plan planNode `json:"Plan"`
+	}
+	var raw []byte
+	if err := pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+eventstore.PendingSQL, batch).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &plan); err != nil || len(plan) != 1 {
+		t.Fatalf("plan %s: %v", raw, err)
+	}
+	if read := plan[0].Plan.rowsOf("es_events"); read > batch {
+		t.Fatalf("the read of %d rows past the cursor (%d rows behind it) went through %.0f rows of es_events:\n%s",
+			batch, published, read, raw)
+	}
+}
+
+// planNode is a node of EXPLAIN's JSON plan.
+type planNode struct {
+	Relation    string     `json:"Relation Name"`
+	ActualRows  float64    `json:"Actual Rows"`
+	ActualLoops float64    `json:"Actual Loops"`
+	RowsRemoved float64    `json:"Rows Removed by Filter"`
+	Plans       []planNode `json:"Plans"`
+}
+
+// rowsOf is how many rows the plan's scans of a table went through:
+// those they returned and those their filters removed.
+func (n planNode) rowsOf(table string) float64 {
+	total := 0.0
+	if n.Relation == table {
+		total += (n.ActualRows + n.RowsRemoved) * max(n.ActualLoops, 1)
+	}
+	for _, c := range n.Plans {
+		total += c.rowsOf(table)
+	}
+	return total
+}
