@@ -114,3 +114,41 @@ func TestEnvelopeSplicesThePayload(t *testing.T) {
 		t.Fatalf("no payload: %s", got)
 	}
 }
+
+// TestEnvelopeEncodesAsJSONMarshal: the relay's hand-written encoding of the
+// envelope is byte for byte json.Marshal's, whatever the strings hold
+// (escapes, HTML characters, non-ASCII, invalid UTF-8, line separators),
+// with or without the optional members, for times in any zone.
+func TestEnvelopeEncodesAsJSONMarshal(t *testing.T) {
+	odd := []string{"", "plain", `quote " and \ backslash`, "<script>&amp;</script>", "tab\tnew\nline\r\b\f\x01\x1f\x7f",
+		"été – 日本", "fish & chips", "a>b", "\u2028\u2029", "bad \xff\xfe utf-8", "org_01HZX"}
+	zone := time.FixedZone("x", -(3*3600 + 30*60))
+	times := []time.Time{time.Unix(10, 0).UTC(), time.Date(2026, 11, 27, 1, 2, 3, 123456789, zone), time.Date(2026, 1, 1, 0, 0, 0, 1000, time.Local), {}}
+	for i, s := range odd {
+		e := eventstore.Event{ID: uuid.Must(uuid.NewV7()), Type: s, SchemaVersion: i, StreamType: "t." + s, StreamID: s + "-id",
+			StreamVersion: int64(i*1000 + 1), OrganizationID: s, Actor: eventstore.Actor{ID: s, Type: "user" + s},
+			OccurredAt: times[i%len(times)], RecordedAt: times[(i+1)%len(times)], Payload: json.RawMessage(`{"a":[1,2],"b":"x"}`)}
+		if i%2 == 0 {
+			e.IdempotencyKey, e.CorrelationID, e.CausationID = s, "c"+s, s+"c"
+		}
+		want, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := e.ToMessage("t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := m.Value.Encode()
+		if string(got) != string(want) {
+			t.Fatalf("event %d:\nencoded      %s\njson.Marshal %s", i, got, want)
+		}
+	}
+	bad := eventstore.Event{ID: uuid.New(), Type: "x", StreamID: "s", StreamVersion: 1, OccurredAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if _, err := json.Marshal(bad); err == nil {
+		t.Fatal("json.Marshal took a year past 9999")
+	}
+	if _, err := bad.ToMessage("t"); err == nil {
+		t.Fatal("a year json.Marshal refuses was encoded")
+	}
+}

@@ -60,7 +60,12 @@ func TestRelayReadsOnlyPastItsCursor(t *testing.T) {
 		Plan planNode `json:"Plan"`
 	}
 	var raw []byte
-	if err := pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+eventstore.PendingSQL, batch).Scan(&raw); err != nil {
+	var txID string
+	var seq int64
+	if err := pool.QueryRow(ctx, `SELECT tx_id::text, global_seq FROM es_relay_cursor`).Scan(&txID, &seq); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+eventstore.PendingSQL, txID, seq, batch).Scan(&raw); err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(raw, &plan); err != nil || len(plan) != 1 {
