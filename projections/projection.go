@@ -43,6 +43,25 @@ func Insert(table string, columns []string, conflict string, values ...any) Stat
 	}
 }
 
+// Append is one row of an append-only table to which every event writes
+// its own rows, once (an audit record keyed by the event id, a timeline
+// entry keyed by the stream's position): the runner COPYs a batch's rows
+// of the same table and columns (in one multi-row INSERT when they are
+// few). There is no conflict clause: the runner applies each event once
+// per generation (stream versions, one-event streams' event ids), so a row
+// that is there already fails the batch, which is tried again on what the
+// database holds then. Written apart from the batch's other statements:
+// use it only for tables the projection writes with Append alone. Values
+// are encoded by the column types in PostgreSQL's binary format (pass
+// json.RawMessage for jsonb). SQL and Args hold the same row as a
+// single-row INSERT.
+func Append(table string, columns []string, values ...any) Statement {
+	st := Insert(table, columns, "", values...)
+	st.SQL = strings.TrimSuffix(st.SQL, " ")
+	st.row.appended = true
+	return st
+}
+
 // Projection is declarative: it names its tables and turns events into
 // statements. The runner owns consuming, batching, transactions, checkpoints,
 // redelivery and failures.

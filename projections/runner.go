@@ -271,8 +271,9 @@ const streamVersionsSQL = `SELECT s.id, COALESCE((SELECT v.version FROM proj_str
 // applyOnce is one transaction in two round trips: BEGIN with the read of
 // the batch's stream versions, then (after the events are put in stream
 // order and reduced) the writes, the failures, the versions, the
-// checkpoint and COMMIT. A hole or an event at or below its stream's
-// version adds the event store's reads in between. Dead letters are
+// checkpoint and COMMIT. A COPY of many Append rows of a table adds its
+// round trip before the writes; a hole or an event at or below its
+// stream's version adds the event store's reads. Dead letters are
 // published after the commit: the failure is recorded in PostgreSQL first.
 func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage) error {
 	events, failed, streamIDs := r.decode(batch)
@@ -376,8 +377,14 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 		}
 		touched[d.ev.StreamID] = d.ev.StreamVersion
 	}
-	if err := inserts.queue(b, r.names); err != nil {
+	copies, err := inserts.queue(b, r.names)
+	if err != nil {
 		return 0, nil, err
+	}
+	for _, c := range copies { // rows of events: BEGIN went with the versions read
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
+			return 0, nil, fmt.Errorf("copy %d rows into %s: %w", len(c.rows), c.table, err)
+		}
 	}
 	if err := counters.queue(b, r.names); err != nil {
 		return 0, nil, err

@@ -68,7 +68,8 @@ func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) 
 	if err != nil {
 		return nil, err
 	}
-	return []projections.Statement{projections.Insert("{{history_events}}", columns, "ON CONFLICT (event_id) DO NOTHING",
+	// One row an event, keyed by its id: the runner COPYs a batch's rows.
+	return []projections.Statement{projections.Append("{{history_events}}", columns,
 		e.ID, e.OrganizationID, e.StreamType, e.StreamID, e.StreamVersion, e.Type, e.SchemaVersion, e.Actor.ID, e.Actor.Type,
 		e.OccurredAt, e.RecordedAt, e.CorrelationID, e.CausationID, e.IdempotencyKey, payload)}, nil
 }
