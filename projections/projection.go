@@ -91,6 +91,23 @@ type StreamSkipper interface {
 	SkipsStreams() []string
 }
 
+// A OneEventStreams projection applies events of stream types whose
+// streams hold one event each (a provider call's usage) without a stream
+// version row: one row a call in proj_stream_versions, for ever, would be
+// most of what the projection writes for it. Every event of such a type that
+// the projection applies writes a row keyed by its event id into a table
+// the projection names (column event_id, unique): the runner drops an event
+// whose row is there already or earlier in its batch (a relay's re-send),
+// and reports one that is not the event the event store holds at its
+// position (an impostor), in the batch's first round trip. An event of
+// such a type at a version other than 1 is parked: the declaration is
+// wrong. Read-your-writes positions of those streams are never reached by
+// the projection (no command answers with one).
+type OneEventStreams interface {
+	// OneEventStreams maps each such stream type to that table ({{base}}).
+	OneEventStreams() map[string]string
+}
+
 // TableName is the physical name of a base table in a generation.
 func TableName(base string, generation int) string { return fmt.Sprintf("%s_g%d", base, generation) }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -76,6 +77,9 @@ type runner struct {
 	names      *strings.Replacer
 	applied    func()   // called after each committed batch (read-your-writes wake-up)
 	skips      []string // stream types passed over (StreamSkipper)
+	// singles are the one-event stream types (OneEventStreams), each with
+	// its table (resolved) keyed by event id.
+	singles map[string]string
 }
 
 // skipped reports a record of a stream type the projection passes over.
@@ -179,8 +183,9 @@ func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) err
 }
 
 type decoded struct {
-	msg *sarama.ConsumerMessage
-	ev  eventstore.Event
+	msg    *sarama.ConsumerMessage
+	ev     eventstore.Event
+	single bool // of a one-event stream: no stream version tracked
 }
 
 // streamGapError is a hole in a stream that the event store cannot fill: the
@@ -206,56 +211,86 @@ type failure struct {
 // one is a hole, filled from the event store (every event is there) before
 // the version itself is applied; a version at or below the applied one is
 // dropped when it is the same event again, and reported when it is not.
-func (r *runner) sequence(ctx context.Context, tx eventstore.Querier, events []decoded, versions map[string]int64) ([]decoded, []failure, error) {
+//
+// An event of a one-event stream has no version to check: it is dropped
+// when its row is in the projection already (applied) or earlier in the
+// batch, and reported when the event store holds another event at its
+// position (held).
+func (r *runner) sequence(ctx context.Context, conn *pgx.Conn, events []decoded, versions map[string]int64,
+	applied map[uuid.UUID]bool, held map[eventstore.Position]uuid.UUID) ([]decoded, []failure, error) {
 	out := make([]decoded, 0, len(events))
 	var seen []decoded
+	var defects []failure
 	for _, d := range events {
+		if d.single {
+			pos := eventstore.Position{StreamID: d.ev.StreamID, Version: d.ev.StreamVersion}
+			if id, ok := held[pos]; ok && id != d.ev.ID {
+				defects = append(defects, r.impostor(d, pos, "of a one-event stream and not the event the store holds there"))
+				continue
+			}
+			if applied[d.ev.ID] {
+				duplicatesDropped.WithLabelValues(r.p.Name()).Inc()
+				continue
+			}
+			applied[d.ev.ID] = true
+			out = append(out, d)
+			continue
+		}
 		s, v := d.ev.StreamID, d.ev.StreamVersion
-		applied := versions[s]
+		known := versions[s]
 		switch {
-		case v <= applied:
+		case v <= known:
 			seen = append(seen, d)
 			continue
-		case v > applied+1:
-			missing, err := eventstore.LoadRange(ctx, tx, s, applied+1, v-1)
+		case v > known+1:
+			missing, err := eventstore.LoadRange(ctx, conn, s, known+1, v-1)
 			if err != nil {
 				return nil, nil, err
 			}
-			if int64(len(missing)) != v-1-applied {
+			if int64(len(missing)) != v-1-known {
 				streamGaps.WithLabelValues(r.p.Name()).Inc()
-				return nil, nil, &streamGapError{stream: s, applied: applied, got: v}
+				return nil, nil, &streamGapError{stream: s, applied: known, got: v}
 			}
 			gapsFilled.WithLabelValues(r.p.Name()).Add(float64(len(missing)))
 			for _, e := range missing {
-				out = append(out, decoded{d.msg, e})
+				out = append(out, decoded{msg: d.msg, ev: e})
 			}
 		}
 		out = append(out, d)
 		versions[s] = v
 	}
 	if len(seen) == 0 {
-		return out, nil, nil
+		return out, defects, nil
 	}
 	positions := make([]eventstore.Position, len(seen))
 	for i, d := range seen {
 		positions[i] = eventstore.Position{StreamID: d.ev.StreamID, Version: d.ev.StreamVersion}
 	}
-	ids, err := eventstore.EventIDs(ctx, tx, positions)
-	if err != nil {
+	b := &pgx.Batch{}
+	read := eventstore.QueueEventIDs(b, positions)
+	br := conn.SendBatch(ctx, b)
+	ids, err := read(br)
+	if err = errors.Join(err, br.Close()); err != nil {
 		return nil, nil, err
 	}
-	var defects []failure
 	for i, d := range seen {
 		if id, ok := ids[positions[i]]; ok && id == d.ev.ID {
 			duplicatesDropped.WithLabelValues(r.p.Name()).Inc()
 			continue
 		}
-		reason := fmt.Sprintf("out of order: %s is at or below the applied version %d and is not the event the store holds there", positions[i], versions[d.ev.StreamID])
-		r.log.Error("projection: event out of stream order", "projection", r.p.Name(), "event_id", d.ev.ID, "position", positions[i].String(), "topic", d.msg.Topic, "partition", d.msg.Partition, "offset", d.msg.Offset)
-		outOfOrder.WithLabelValues(r.p.Name()).Inc()
-		defects = append(defects, failure{d.msg, reason})
+		defects = append(defects, r.impostor(d, positions[i],
+			fmt.Sprintf("at or below the applied version %d and is not the event the store holds there", versions[d.ev.StreamID])))
 	}
 	return out, defects, nil
+}
+
+// impostor reports an event that is not the event the store holds at its
+// position (what says why it was checked).
+func (r *runner) impostor(d decoded, pos eventstore.Position, what string) failure {
+	reason := fmt.Sprintf("out of order: %s is %s", pos, what)
+	r.log.Error("projection: event out of stream order", "projection", r.p.Name(), "event_id", d.ev.ID, "position", pos.String(), "topic", d.msg.Topic, "partition", d.msg.Partition, "offset", d.msg.Offset)
+	outOfOrder.WithLabelValues(r.p.Name()).Inc()
+	return failure{d.msg, reason}
 }
 
 // streamVersionsSQL reads the applied version of each stream of $3 (0 for
@@ -269,7 +304,8 @@ const streamVersionsSQL = `SELECT s.id, COALESCE((SELECT v.version FROM proj_str
 	WHERE v.projection = $1 AND v.generation = $2 AND v.stream_id = s.id), 0) FROM unnest($3::text[]) AS s(id)`
 
 // applyOnce is one transaction in two round trips: BEGIN with the read of
-// the batch's stream versions, then (after the events are put in stream
+// the batch's stream versions (and of its one-event streams' rows and
+// event ids), then (after the events are put in stream
 // order and reduced) the writes, the failures, the versions, the
 // checkpoint and COMMIT. A COPY of many Append rows of a table adds its
 // round trip before the writes; a hole or an event at or below its
@@ -299,7 +335,7 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 
 // decode reads the batch's envelopes, passing over skipped stream types; a
 // record that does not decode is a failure. streamIDs are the streams of
-// the decoded events, each once.
+// the decoded events whose versions are tracked, each once.
 func (r *runner) decode(batch []*sarama.ConsumerMessage) (events []decoded, failed []failure, streamIDs []string) {
 	events = make([]decoded, 0, len(batch))
 	seen := make(map[string]bool, len(batch))
@@ -315,7 +351,16 @@ func (r *runner) decode(batch []*sarama.ConsumerMessage) (events []decoded, fail
 		if len(r.skips) > 0 && slices.Contains(r.skips, ev.StreamType) {
 			continue
 		}
-		events = append(events, decoded{msg, ev})
+		if _, ok := r.singles[ev.StreamType]; ok {
+			if ev.StreamVersion != 1 {
+				failed = append(failed, failure{msg, fmt.Sprintf("stream type %s is declared to hold one event a stream (OneEventStreams), and %s@%d came",
+					ev.StreamType, ev.StreamID, ev.StreamVersion)})
+				continue
+			}
+			events = append(events, decoded{msg: msg, ev: ev, single: true})
+			continue
+		}
+		events = append(events, decoded{msg: msg, ev: ev})
 		if !seen[ev.StreamID] {
 			seen[ev.StreamID] = true
 			streamIDs = append(streamIDs, ev.StreamID)
@@ -330,21 +375,24 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 	streamIDs []string) (int, []failure, error) {
 	name := r.p.Name()
 	versions := make(map[string]int64, len(streamIDs))
+	applied := map[uuid.UUID]bool{}
+	var held map[eventstore.Position]uuid.UUID
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
-	if len(streamIDs) > 0 {
+	if len(events) > 0 {
 		b.Queue(streamVersionsSQL, name, r.generation, streamIDs)
+		readSingles := r.queueSingles(b, events)
 		br := conn.SendBatch(ctx, b)
-		if err := readVersions(br, versions); err != nil {
-			br.Close()
-			return 0, nil, err
+		err := readVersions(br, versions)
+		if err == nil {
+			held, err = readSingles(br, applied)
 		}
-		if err := br.Close(); err != nil {
+		if err = errors.Join(err, br.Close()); err != nil {
 			return 0, nil, err
 		}
 		b = &pgx.Batch{}
 	}
-	ordered, defects, err := r.sequence(ctx, conn, events, versions)
+	ordered, defects, err := r.sequence(ctx, conn, events, versions, applied, held)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -352,14 +400,14 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 	var inserts rowGroups
 	var counters counterGroups
 	touched := map[string]int64{}
-	applied := 0
+	count := 0
 	for _, d := range ordered {
 		stmts, err := r.p.Reduce(d.ev)
 		if err != nil {
 			failed = append(failed, failure{d.msg, err.Error()})
 			continue
 		}
-		applied++
+		count++
 		for _, s := range stmts {
 			if s.row != nil {
 				if err := inserts.add(s.row); err != nil {
@@ -375,7 +423,9 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 			}
 			b.Queue(r.names.Replace(s.SQL), s.Args...)
 		}
-		touched[d.ev.StreamID] = d.ev.StreamVersion
+		if !d.single {
+			touched[d.ev.StreamID] = d.ev.StreamVersion
+		}
 	}
 	copies, err := inserts.queue(b, r.names)
 	if err != nil {
@@ -410,7 +460,56 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return 0, nil, err
 	}
-	return applied, failed, nil
+	return count, failed, nil
+}
+
+// queueSingles queues, for the batch's events of one-event streams, the
+// read of those whose rows are in the projection (one query per table) and
+// of the event ids the event store holds at their positions. read fills
+// applied and returns the held ids.
+func (r *runner) queueSingles(b *pgx.Batch, events []decoded) func(pgx.BatchResults, map[uuid.UUID]bool) (map[eventstore.Position]uuid.UUID, error) {
+	byTable := map[string][]uuid.UUID{}
+	var tables []string
+	var positions []eventstore.Position
+	for _, d := range events {
+		if !d.single {
+			continue
+		}
+		t := r.singles[d.ev.StreamType]
+		if _, ok := byTable[t]; !ok {
+			tables = append(tables, t)
+		}
+		byTable[t] = append(byTable[t], d.ev.ID)
+		positions = append(positions, eventstore.Position{StreamID: d.ev.StreamID, Version: d.ev.StreamVersion})
+	}
+	if len(positions) == 0 {
+		return func(pgx.BatchResults, map[uuid.UUID]bool) (map[eventstore.Position]uuid.UUID, error) { return nil, nil }
+	}
+	for _, t := range tables {
+		b.Queue(`SELECT e.id FROM unnest($1::uuid[]) AS e(id) WHERE EXISTS (SELECT 1 FROM `+t+` t WHERE t.event_id = e.id)`, byTable[t])
+	}
+	readHeld := eventstore.QueueEventIDs(b, positions)
+	return func(br pgx.BatchResults, applied map[uuid.UUID]bool) (map[eventstore.Position]uuid.UUID, error) {
+		for range tables {
+			rows, err := br.Query()
+			if err != nil {
+				return nil, err
+			}
+			for rows.Next() {
+				var id uuid.UUID
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				applied[id] = true
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+		}
+		return readHeld(br)
+	}
 }
 
 // readVersions reads BEGIN's answer and the stream versions.

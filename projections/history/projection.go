@@ -25,6 +25,21 @@ type Projection struct {
 	// Redact names the payload members never recorded, per event type
 	// (each context's declaration, merged by internal/app).
 	Redact Redactions
+	// OneEvent are the stream types whose streams hold one event each
+	// (each context's declaration): their events' rows, keyed by event id,
+	// are all the runner keeps of them.
+	OneEvent []string
+}
+
+var _ projections.OneEventStreams = Projection{}
+
+// OneEventStreams: every event's row is keyed by its event id.
+func (p Projection) OneEventStreams() map[string]string {
+	out := make(map[string]string, len(p.OneEvent))
+	for _, t := range p.OneEvent {
+		out[t] = "{{history_events}}"
+	}
+	return out
 }
 
 var _ projections.EveryType = Projection{}

@@ -28,12 +28,15 @@ var Module = module.Module{
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	// Every context's payload members the audit view never shows.
 	declared := make([]map[string][]string, 0, len(p.Modules))
+	var single []string
 	for _, m := range p.Modules {
 		declared = append(declared, m.AuditRedacted)
+		single = append(single, m.OneEventStreams...)
 	}
 	redact := history.MergeRedactions(declared...)
 	return module.Parts{
-		Projections: []projections.Projection{history.Projection{Sources: p.Contexts(), Retention: history.Retention, Redact: redact}},
+		Projections: []projections.Projection{history.Projection{Sources: p.Contexts(), Retention: history.Retention, Redact: redact,
+			OneEvent: single}},
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
 			return opshttp.Service(opshttp.Deps{Pool: p.Pool, Engine: p.Engine, History: history.NewQueries(p.Pool, p.Reader, redact)}), nil
 		},
