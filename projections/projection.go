@@ -6,6 +6,7 @@ package projections
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/platform/backend/eventstore"
 )
@@ -32,15 +33,27 @@ func Exec(sql string, args ...any) Statement { return Statement{SQL: sql, Args: 
 // typed by the table's columns: pass json.RawMessage for jsonb columns.
 // SQL and Args hold the same row as a single-row INSERT.
 func Insert(table string, columns []string, conflict string, values ...any) Statement {
-	params := make([]string, len(columns))
-	for i := range columns {
-		params[i] = fmt.Sprintf("$%d", i+1)
+	sql := statementSQL(table+"\x00"+strings.Join(columns, ",")+"\x00"+conflict, func() string {
+		params := make([]string, len(columns))
+		for i := range columns {
+			params[i] = fmt.Sprintf("$%d", i+1)
+		}
+		return strings.TrimSuffix("INSERT INTO "+table+" ("+strings.Join(columns, ", ")+") VALUES ("+strings.Join(params, ",")+") "+conflict, " ")
+	})
+	return Statement{SQL: sql, Args: values, row: &row{table: table, columns: columns, conflict: conflict, values: values}}
+}
+
+// statements caches the single-row SQL of Insert, Append and Add by their
+// table, columns and clauses: a reducer builds one per event.
+var statements sync.Map
+
+func statementSQL(key string, build func() string) string {
+	if sql, ok := statements.Load(key); ok {
+		return sql.(string)
 	}
-	return Statement{
-		SQL:  "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES (" + strings.Join(params, ",") + ") " + conflict,
-		Args: values,
-		row:  &row{table: table, columns: columns, conflict: conflict, values: values},
-	}
+	sql := build()
+	statements.Store(key, sql)
+	return sql
 }
 
 // Append is one row of an append-only table to which every event writes
@@ -57,7 +70,6 @@ func Insert(table string, columns []string, conflict string, values ...any) Stat
 // single-row INSERT.
 func Append(table string, columns []string, values ...any) Statement {
 	st := Insert(table, columns, "", values...)
-	st.SQL = strings.TrimSuffix(st.SQL, " ")
 	st.row.appended = true
 	return st
 }
