@@ -54,3 +54,21 @@ func (a *Access) workspaceCommand(ctx context.Context, m commands.Meta, act func
 	return commands.Execute(ctx, a.h.store, m, domain.StreamWorkspaces, domain.WorkspacesStreamID(m.OrganizationID),
 		domain.LoadWorkspaces(m.OrganizationID), act, (*domain.Workspaces).State, opts...)
 }
+
+// ActiveMember reports whether a user is an active member of an active
+// organization (write side): a studio reviewer must be one. An id that is
+// not a user's, or another organization's user, is simply not a member.
+func (a *Access) ActiveMember(ctx context.Context, organizationID, userID string) (bool, error) {
+	org, err := a.h.loadOrganization(ctx, organizationID)
+	if err != nil || !org.Active() {
+		return false, err
+	}
+	if _, ok := org.Member(userID); !ok {
+		return false, nil
+	}
+	u, err := a.h.loadUser(ctx, userID)
+	if err != nil {
+		return false, err
+	}
+	return u.Active(), nil
+}

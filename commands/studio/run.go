@@ -1,0 +1,35 @@
+package studio
+
+import (
+	"context"
+
+	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/eventstore"
+)
+
+// object is one command on one of a workspace's objects: its stream, its
+// write model, what the registry must say first (the guard), and what the
+// registry records after (writes, from the answer).
+type object[M, T any] struct {
+	streamType, id, what string
+	guard                *guard
+	load                 func([]event.Recorded) (M, error)
+	answer               func(M) T
+	writes               func(T) []eventstore.Write
+}
+
+// run decides with the write model once the guard has checked the registry
+// in the command's transaction (commands.Execute).
+func (o object[M, T]) run(ctx context.Context, h *Handlers, m commands.Meta, act func(M) ([]event.Change, error)) (commands.Result[T], error) {
+	opts := []commands.Option{commands.Prepared(o.guard.prepare)}
+	if o.writes != nil {
+		opts = append(opts, commands.Also(o.writes))
+	}
+	return commands.Execute(ctx, h.store, m, o.streamType, o.id, o.load, func(model M) ([]event.Change, error) {
+		if err := o.guard.check(o.what); err != nil {
+			return nil, err
+		}
+		return act(model)
+	}, o.answer, opts...)
+}
