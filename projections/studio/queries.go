@@ -279,17 +279,25 @@ func (q *Queries) Counts(ctx context.Context, s Scope, project string) (Counts, 
 }
 
 // OrganizationCounts are the organization's numbers across its workspaces
-// (the dashboard's widget).
-func (q *Queries) OrganizationCounts(ctx context.Context, org string) (projects, pending, rendering int, err error) {
+// (of the given ones only, unless nil): the dashboard's widget.
+func (q *Queries) OrganizationCounts(ctx context.Context, org string, workspaces []string) (projects, pending, rendering int, err error) {
 	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT
-		(SELECT count(*) FROM {{studio_projects}} WHERE organization_id = $1 AND NOT deleted),
-		(SELECT count(*) FROM {{studio_approvals}} WHERE organization_id = $1 AND status = 'requested'),
-		(SELECT count(*) FROM {{studio_render_jobs}} WHERE organization_id = $1 AND status IN ('queued', 'rendering'))`)
+		(SELECT count(*) FROM {{studio_projects}} WHERE organization_id = $1 AND NOT deleted AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
+		(SELECT count(*) FROM {{studio_approvals}} WHERE organization_id = $1 AND status = 'requested' AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
+		(SELECT count(*) FROM {{studio_render_jobs}} WHERE organization_id = $1 AND status IN ('queued', 'rendering')
+			AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`)
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	err = q.pool.QueryRow(ctx, sql, org).Scan(&projects, &pending, &rendering)
+	err = q.pool.QueryRow(ctx, sql, org, workspaces).Scan(&projects, &pending, &rendering)
 	return projects, pending, rendering, readErr(err)
+}
+
+// ProjectOf is a live project of the organization in any workspace (the
+// mobile routes name a project without its workspace).
+func (q *Queries) ProjectOf(ctx context.Context, org, id string) (domain.Project, error) {
+	return one[domain.Project](ctx, q, "project", `SELECT doc FROM {{studio_projects}} WHERE organization_id = $1 AND project_id = $2
+		AND NOT deleted`, org, id)
 }
 
 // Export is everything the studio holds of an organization, as its read
