@@ -7,8 +7,8 @@ import (
 
 	studiocmd "github.com/platform/backend/commands/studio"
 	"github.com/platform/backend/domain/principal"
-	httpapi "github.com/platform/backend/http"
 	domain "github.com/platform/backend/domain/studio"
+	httpapi "github.com/platform/backend/http"
 	studioview "github.com/platform/backend/projections/studio"
 )
 
@@ -472,4 +472,3 @@ func (d Deps) modelOptions(ctx context.Context, p principal.Principal, in Worksp
 func (d Deps) export(ctx context.Context, p principal.Principal, _ httpapi.NoInput) (studioview.Export, error) {
 	return d.Queries.Export(ctx, p.OrganizationID, d.Now().UTC())
 }
-
