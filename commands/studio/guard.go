@@ -106,8 +106,7 @@ func (g *guard) prepare(ctx context.Context, tx eventstore.Tx) error {
 }
 
 // check is the common part of the decision: the workspace stands, the
-// object (when named) and the project (when named) are live in it, and
-// what the input names exists.
+// object (when named) and the project (when named) are live in it.
 func (g *guard) check(objectWhat string) error {
 	if g.wsDeleted {
 		return errs.NotFound("workspace")
@@ -118,7 +117,7 @@ func (g *guard) check(objectWhat string) error {
 	if g.object != "" && !g.objectLive {
 		return errs.NotFound(objectWhat)
 	}
-	return g.missing()
+	return nil
 }
 
 // missing answers the named objects that are not live objects of their

@@ -30,6 +30,14 @@ func (o object[M, T]) run(ctx context.Context, h *Handlers, m commands.Meta, act
 		if err := o.guard.check(o.what); err != nil {
 			return nil, err
 		}
-		return act(model)
+		changes, err := act(model)
+		if err != nil {
+			return nil, err
+		}
+		// What the input names is checked once the input itself passed.
+		if err := o.guard.missing(); err != nil {
+			return nil, err
+		}
+		return changes, nil
 	}, o.answer, opts...)
 }

@@ -113,8 +113,11 @@ var projectFold = event.Fold[*ProjectModel]{
 
 func (m *ProjectModel) projectChanged(p ProjectV1) { m.project = p.Project }
 
+// sceneCountAfter keeps the count the event says and the scenes in
+// position order (an insert moves the ones after it in the same command).
 func (m *ProjectModel) sceneCountAfter(p SceneV1) {
 	m.project.SceneCount, m.project.UpdatedAt = p.SceneCount, p.At
+	slices.SortStableFunc(m.scenes, func(a, b Scene) int { return a.Position - b.Position })
 }
 
 func (m *ProjectModel) approvalChanged(p ApprovalV1) {
