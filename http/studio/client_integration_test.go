@@ -14,9 +14,14 @@ import (
 
 	"github.com/platform/backend/commands"
 	identitycmd "github.com/platform/backend/commands/identity"
+	studiocmd "github.com/platform/backend/commands/studio"
 	domain "github.com/platform/backend/domain/identity"
+	studiodomain "github.com/platform/backend/domain/studio"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/module"
+	studiomod "github.com/platform/backend/internal/modules/studio"
+	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/testenv"
 )
 
@@ -199,4 +204,72 @@ func member(t *testing.T, h *apptest.Harness, org, role string) (string, string)
 		return true
 	})
 	return u.Value.UserID, s.AccessToken
+}
+
+// notificationsOf waits for n notifications of a type of an organization
+// and answers their keys and payloads; none may be invalid.
+func notificationsOf(t *testing.T, h *apptest.Harness, org, typ string, n int) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	apptest.Eventually(t, 30*time.Second, "notifications "+typ, func() bool {
+		rows, err := h.App.Pool.Query(context.Background(), `SELECT idempotency_key, state, envelope FROM notification_deliveries
+			WHERE organization_id = $1 AND type = $2`, org, typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k, state string
+			var env []byte
+			if err := rows.Scan(&k, &state, &env); err != nil {
+				t.Fatal(err)
+			}
+			if state == "invalid" {
+				t.Fatalf("notification %s is invalid: %s", k, env)
+			}
+			var e struct {
+				Payload map[string]any `json:"payload"`
+			}
+			_ = json.Unmarshal(env, &e)
+			out[k] = e.Payload
+		}
+		return len(out) >= n
+	})
+	return out
+}
+
+// objectsOf counts the organization's studio objects in the object store.
+func objectsOf(t *testing.T, h *apptest.Harness, org string) int {
+	t.Helper()
+	n, token := 0, ""
+	for {
+		page, err := h.App.Platform.Objects.List(context.Background(), org+"/studio/", objectstore.ListOptions{PageToken: token, Limit: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(page.Objects)
+		if token = page.NextPageToken; token == "" {
+			return n
+		}
+	}
+}
+
+func objects(t *testing.T, h *apptest.Harness) int { return objectsOf(t, h, h.OrgID) }
+
+// studioToken signs a preview as the studio does.
+func studioToken(h *apptest.Harness, asset, workspace string, exp int64) string {
+	key := module.SectionOf[*studiomod.Config](h.Config.Modules).Commands.PreviewKey
+	return studiodomain.PreviewToken(key, asset, workspace, exp)
+}
+
+// persistPlan persists plan-1 of two scenes on a project of the default
+// workspace, as a planning job will.
+func persistPlan(t *testing.T, h *apptest.Harness, project string) {
+	t.Helper()
+	cmds := apptest.Provided[*studiocmd.Handlers](h)
+	_, err := cmds.PersistPlan(context.Background(), commands.Meta{OrganizationID: h.OrgID, Actor: eventstore.Actor{ID: "planner", Type: "system"}},
+		h.OrgID, project, "plan-1", nil, []studiocmd.PlannedScene{{Title: "Hook"}, {Title: "Call to action"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
