@@ -46,11 +46,16 @@ func (h *Handlers) CreateRenderJob(ctx context.Context, m commands.Meta, p princ
 	}
 	id := newID()
 	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: in.ProjectID, quota: h.quota(p.OrganizationID, ws.ID, domain.QuotaRenders)}
-	g.nameIn("/compositionVersionId", KindComposition, version, in.ProjectID)
+	if version != "" {
+		g.nameIn("/compositionVersionId", KindComposition, version, in.ProjectID)
+	}
 	var claim *domain.QuotaClaim
 	res, err := h.renderJob(id, g).withWrites(func(j domain.RenderJob) []eventstore.Write {
 		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindRenderJob, j.RenderJobID, j.ProjectID, ""), g.quota.count()}
 	}).run(ctx, h, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
+		if version == "" { // the project stands (the guard said so) but has no version
+			return nil, errs.InvalidField("/compositionVersionId", "the project has no composition version to render: create one or name it")
+		}
 		if claim, err = g.quota.claim(); err != nil {
 			return nil, err
 		}
@@ -72,8 +77,8 @@ func (h *Handlers) CreateRenderJob(ctx context.Context, m commands.Meta, p princ
 	return res, err
 }
 
-// latestComposition is the project's newest live composition version (422
-// at /compositionVersionId when it has none).
+// latestComposition is the project's newest live composition version (""
+// when it has none).
 func (h *Handlers) latestComposition(ctx context.Context, org, workspace, project string) (string, error) {
 	var id string
 	err := h.pool.QueryRow(ctx, `SELECT coalesce((SELECT object_id FROM studio_objects WHERE organization_id = $1 AND workspace_id = $2
@@ -81,9 +86,6 @@ func (h *Handlers) latestComposition(ctx context.Context, org, workspace, projec
 		org, workspace, project).Scan(&id)
 	if err != nil {
 		return "", errs.Unavailable("the studio's store is unavailable", err)
-	}
-	if id == "" {
-		return "", errs.InvalidField("/compositionVersionId", "the project has no composition version to render: create one or name it")
 	}
 	return id, nil
 }

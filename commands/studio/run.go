@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/eventstore"
 )
@@ -26,7 +27,7 @@ func (o object[M, T]) run(ctx context.Context, h *Handlers, m commands.Meta, act
 	if o.writes != nil {
 		opts = append(opts, commands.Also(o.writes))
 	}
-	return commands.Execute(ctx, h.store, m, o.streamType, o.id, o.load, func(model M) ([]event.Change, error) {
+	res, err := commands.Execute(ctx, h.store, m, o.streamType, o.id, o.load, func(model M) ([]event.Change, error) {
 		if err := o.guard.check(o.what); err != nil {
 			return nil, err
 		}
@@ -40,4 +41,19 @@ func (o object[M, T]) run(ctx context.Context, h *Handlers, m commands.Meta, act
 		}
 		return changes, nil
 	}, o.answer, opts...)
+	return res, o.missing(err)
+}
+
+// missing makes the event store's "not found" of another organization's
+// stream ("studio.project not found") the answer the guard gives an id that
+// exists nowhere (the project first when one is named), so no answer tells
+// another organization's id from a missing one.
+func (o object[M, T]) missing(err error) error {
+	if e, ok := errs.As(err); ok && e.Kind == errs.KindNotFound && e.Message == o.streamType+" not found" {
+		if o.guard.project != "" {
+			return errs.NotFound("project")
+		}
+		return errs.NotFound(o.what)
+	}
+	return err
 }

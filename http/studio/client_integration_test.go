@@ -273,3 +273,12 @@ func persistPlan(t *testing.T, h *apptest.Harness, project string) {
 		t.Fatal(err)
 	}
 }
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
