@@ -6,10 +6,11 @@
 //
 // Erasure: a row is written only while the write side's registry
 // (studio_objects) knows its object, and the erasure event deletes the
-// organization's rows. So a projection that lags behind an erasure skips
-// the erased objects' events, and a rebuild from offset zero (whatever order
-// the partitions deliver the erasure and the objects' events in) ends
-// without them; objects made after the erasure are registered and shown.
+// rows of the objects the registry forgot. So a projection that lags behind
+// an erasure skips the erased objects' events, and a rebuild from offset
+// zero (whatever order the partitions deliver the erasure and the objects'
+// events in) ends without them; objects made after the erasure are
+// registered and shown.
 package studio
 
 import (
@@ -39,6 +40,14 @@ var tables = []string{"studio_projects", "studio_scenes", "studio_approvals", "s
 	"studio_generations", "studio_assets", "studio_templates", "studio_presets", "studio_quota"}
 
 func (Projection) Tables() []string { return tables }
+
+// erasable are the tables an erasure empties of forgotten objects, with the
+// column naming the registered object each row belongs to.
+var erasable = []struct{ table, registered string }{
+	{"studio_projects", "project_id"}, {"studio_scenes", "project_id"}, {"studio_approvals", "project_id"},
+	{"studio_compositions", "composition_version_id"}, {"studio_render_jobs", "render_job_id"}, {"studio_generations", "generation_id"},
+	{"studio_assets", "asset_id"}, {"studio_templates", "template_id"}, {"studio_presets", "preset_id"},
+}
 
 func (Projection) Schema() []string {
 	return []string{
@@ -135,10 +144,15 @@ var reducers = projections.Reducers{
 			quota_limit = EXCLUDED.quota_limit, warning_id = EXCLUDED.warning_id, warning = EXCLUDED.warning, warned_at = EXCLUDED.warned_at`,
 			p.WorkspaceID, p.Action, p.PeriodKey, e.OrganizationID, p.Used, p.Limit, p.WarningID, p.Warning, p.At)}, nil
 	}),
+	// The erasure drops the rows of the objects the registry forgot, not
+	// every row of the organization: in a rebuild, objects made after the
+	// erasure may be applied before it (another partition). The month's
+	// counts go whole (the write side's counts went with the erasure).
 	domain.OrganizationDataErased: projections.On(func(e eventstore.Event, p domain.DataErasedV1) ([]projections.Statement, error) {
-		out := make([]projections.Statement, len(tables))
-		for i, t := range tables {
-			out[i] = projections.Exec(`DELETE FROM {{`+t+`}} WHERE organization_id = $1`, e.OrganizationID)
+		out := []projections.Statement{projections.Exec(`DELETE FROM {{studio_quota}} WHERE organization_id = $1`, e.OrganizationID)}
+		for _, t := range erasable {
+			out = append(out, projections.Exec(`DELETE FROM {{`+t.table+`}} t WHERE t.organization_id = $1
+				AND NOT EXISTS (SELECT 1 FROM studio_objects o WHERE o.object_id = t.`+t.registered+`)`, e.OrganizationID))
 		}
 		return out, nil
 	}),
