@@ -32,7 +32,9 @@ type client struct {
 	token string
 }
 
-func newClient(t *testing.T, h *apptest.Harness, token string) *client { return &client{t: t, h: h, token: token} }
+func newClient(t *testing.T, h *apptest.Harness, token string) *client {
+	return &client{t: t, h: h, token: token}
+}
 
 // pending are the positions of the commands a harness's clients sent that
 // a read has not waited for yet (the machine is loaded: a command's own
