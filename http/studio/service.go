@@ -174,7 +174,7 @@ func (d Deps) seedActions(c *studiocmd.Handlers, read string) []httpapi.Action {
 		}, c.UpdateBrief),
 		httpapi.Bytes(httpapi.Action{
 			Name: "assets.preview.get", Method: http.MethodGet, Path: ws + "/assets/{assetId}/preview", ReadOnly: true,
-			Produces: "*/*", OutputSchema: previewOut,
+			Produces: "*/*", OutputSchema: previewOut, Problems: []int{http.StatusForbidden}, // the one refusal of a bad link
 			Summary: "An asset's bytes through a signed link (token and expiresAt from assets.get); an altered, expired or foreign " +
 				"link is one refusal (403)",
 			InputSchema: httpapi.Object([]string{"workspaceSlug", "assetId", "token", "expiresAt"}, map[string]string{
