@@ -3,7 +3,6 @@ package studio
 import (
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/eventstore"
@@ -52,6 +51,10 @@ type guard struct {
 	live        map[string]string // id -> kind of the refs that are live in the workspace
 	parents     map[string]string // id -> project of the live refs ("" none)
 }
+
+// kindNames are the kinds as answers name them.
+var kindNames = map[string]string{KindProject: "project", KindComposition: "composition version", KindRenderJob: "render job",
+	KindGeneration: "generation request", KindAsset: "asset", KindTemplate: "project template", KindPreset: "preset", KindWarning: "quota warning"}
 
 // ref is an object an input names (of a project, when project is set).
 type ref struct{ kind, id, project string }
@@ -136,7 +139,9 @@ func (g *guard) missing() error {
 			if r.project != "" {
 				where = "project"
 			}
-			fields = append(fields, errs.Field{Pointer: p, Detail: "no " + strings.ReplaceAll(r.kind, "_", " ") + " " + r.id + " in this " + where})
+			// One sentence per kind (no id): clients and the fuzzing gate's
+			// rules match it.
+			fields = append(fields, errs.Field{Pointer: p, Detail: "no such " + kindNames[r.kind] + " in this " + where})
 		}
 	}
 	if len(fields) > 0 {

@@ -2,7 +2,6 @@ package identity
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -140,7 +139,7 @@ func checkWorkspaceFields(fields []errs.Field, slug, name *string) []errs.Field 
 		fields = append(fields, errs.Field{Pointer: "/slug", Detail: "lowercase letters and digits with internal hyphens, 3 to 48 characters"})
 	}
 	if name != nil {
-		if strings.TrimSpace(*name) == "" {
+		if text.Trim(*name) == "" {
 			fields = append(fields, errs.Field{Pointer: "/name", Detail: "must not be empty"})
 		} else {
 			fields = text.Line(fields, "/name", *name, text.MaxTitle)
@@ -168,7 +167,7 @@ func (w *Workspaces) Create(n NewWorkspace, now time.Time) ([]event.Change, erro
 		return nil, errs.Conflict("workspace_limit_reached", "an organization has at most 100 workspaces")
 	}
 	return []event.Change{event.New(WorkspaceCreated, WorkspaceV1{OrganizationID: w.organizationID, WorkspaceID: n.ID,
-		Slug: n.Slug, Name: strings.TrimSpace(n.Name), At: now})}, nil
+		Slug: n.Slug, Name: text.Trim(n.Name), At: now})}, nil
 }
 
 // Rename changes a workspace's name, slug or both (nil keeps a value).
@@ -185,7 +184,7 @@ func (w *Workspaces) Rename(id string, slug, name *string, now time.Time) ([]eve
 		next.Slug = *slug
 	}
 	if name != nil {
-		next.Name = strings.TrimSpace(*name)
+		next.Name = text.Trim(*name)
 	}
 	if next == ws {
 		return nil, nil

@@ -2,7 +2,6 @@ package studio
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -100,7 +99,7 @@ func checkNotes(f *fields, notes []string) {
 		return
 	}
 	for i, n := range notes {
-		if strings.TrimSpace(n) == "" {
+		if trim(n) == "" {
 			f.add("/notes/"+itoa(i), "must not be empty")
 			continue
 		}
@@ -146,7 +145,7 @@ func (m *CompositionModel) Create(n NewComposition, now time.Time) ([]event.Chan
 	if notes == nil {
 		notes = []string{}
 	}
-	c := Composition{CompositionVersionID: n.ID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, Title: strings.TrimSpace(n.Title),
+	c := Composition{CompositionVersionID: n.ID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, Title: trim(n.Title),
 		AspectRatio: n.AspectRatio, Snapshot: n.Snapshot, Notes: notes, SourceKind: n.SourceKind, GenerationStatus: n.GenerationStatus,
 		Revision: 1, CreatedBy: n.CreatedBy, CreatedAt: now, UpdatedAt: now}
 	return []event.Change{event.New(CompositionCreated, CompositionV1{Composition: c})}, nil
@@ -188,7 +187,7 @@ func (m *CompositionModel) Update(c CompositionChange, now time.Time) ([]event.C
 	}
 	next := m.c
 	if c.Title != nil {
-		next.Title = strings.TrimSpace(*c.Title)
+		next.Title = trim(*c.Title)
 	}
 	if c.AspectRatio != nil {
 		next.AspectRatio = *c.AspectRatio

@@ -57,9 +57,12 @@ func (f fields) err() error {
 	return errs.Invalid(f...)
 }
 
+// trim removes the blanks around a text (text.Trim).
+func trim(s string) string { return text.Trim(s) }
+
 // title checks a required one-line title or name (1..MaxTitle, not blank).
 func (f *fields) title(pointer, s string) {
-	if strings.TrimSpace(s) == "" {
+	if trim(s) == "" {
 		f.add(pointer, "must not be empty")
 		return
 	}
@@ -128,7 +131,7 @@ func clean(s *string) *string {
 	if s == nil {
 		return nil
 	}
-	t := strings.TrimSpace(*s)
+	t := trim(*s)
 	if t == "" {
 		return nil
 	}

@@ -2,7 +2,6 @@ package studio
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -144,7 +143,7 @@ func (m *GenerationModel) Request(n NewGeneration, now time.Time) ([]event.Chang
 		f.oneOf("/gatewayProviderOverride", *o, GatewayOverrides)
 	}
 	if o := g.GatewayModelOverride; o != nil {
-		if strings.TrimSpace(*o) == "" {
+		if trim(*o) == "" {
 			f.add("/gatewayModelOverride", "must be 1 to %d characters or null", MaxModelOverride)
 		}
 		f.line("/gatewayModelOverride", o, MaxModelOverride)
@@ -157,7 +156,7 @@ func (m *GenerationModel) Request(n NewGeneration, now time.Time) ([]event.Chang
 		}
 		for i, id := range g.SceneIDs {
 			if !slices.Contains(n.KnownScenes, id) {
-				f.add("/sceneIds/"+itoa(i), "scene %s is not a scene of the project", id)
+				f.add("/sceneIds/"+itoa(i), "is not a scene of the project")
 			}
 		}
 	}

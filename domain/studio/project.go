@@ -2,7 +2,6 @@ package studio
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -206,7 +205,7 @@ func (m *ProjectModel) Create(n NewProject, now time.Time) ([]event.Change, erro
 	if m.project.ProjectID != "" {
 		return nil, errs.Conflict("project_exists", "the project already exists")
 	}
-	p := Project{ProjectID: n.ID, WorkspaceID: n.WorkspaceID, Title: strings.TrimSpace(n.Title), Objective: clean(n.Objective),
+	p := Project{ProjectID: n.ID, WorkspaceID: n.WorkspaceID, Title: trim(n.Title), Objective: clean(n.Objective),
 		TemplateID: clean(n.TemplateID), BrandKitID: clean(n.BrandKitID), Brief: n.Brief, DuplicatedFrom: n.DuplicatedFrom,
 		CreatedBy: n.CreatedBy, CreatedAt: now, UpdatedAt: now}
 	changes := []event.Change{event.New(ProjectCreated, ProjectV1{Project: p})}
@@ -243,7 +242,7 @@ func (m *ProjectModel) Update(c ProjectChange, now time.Time) ([]event.Change, e
 	}
 	next := m.project
 	if c.Title != nil {
-		next.Title = strings.TrimSpace(*c.Title)
+		next.Title = trim(*c.Title)
 	}
 	setNullable(&next.Objective, c.Objective)
 	setNullable(&next.TemplateID, c.TemplateID)
@@ -358,7 +357,7 @@ func (m *ProjectModel) AddScene(id string, in SceneInput, now time.Time) ([]even
 	if m.sceneIndex(id) >= 0 {
 		return nil, errs.Conflict("scene_exists", "the scene already exists")
 	}
-	s := Scene{SceneID: id, Title: strings.TrimSpace(*in.Title), Description: clean(in.Description), Prompt: clean(in.Prompt),
+	s := Scene{SceneID: id, Title: trim(*in.Title), Description: clean(in.Description), Prompt: clean(in.Prompt),
 		DurationMs: DefaultSceneMs, Position: len(m.scenes) + 1}
 	if in.DurationMs != nil {
 		s.DurationMs = *in.DurationMs
@@ -396,7 +395,7 @@ func (m *ProjectModel) UpdateScene(id string, in SceneInput, now time.Time) ([]e
 	s := m.scenes[i]
 	next := s
 	if in.Title != nil {
-		next.Title = strings.TrimSpace(*in.Title)
+		next.Title = trim(*in.Title)
 	}
 	setNullable(&next.Description, in.Description)
 	setNullable(&next.Prompt, in.Prompt)
@@ -458,7 +457,7 @@ func (m *ProjectModel) PersistPlan(planID string, generationID *string, scenes [
 			}
 			continue
 		}
-		out[i] = Scene{SceneID: ids[i], Position: i + 1, Title: strings.TrimSpace(*in.Title), Description: clean(in.Description),
+		out[i] = Scene{SceneID: ids[i], Position: i + 1, Title: trim(*in.Title), Description: clean(in.Description),
 			Prompt: clean(in.Prompt), DurationMs: DefaultSceneMs}
 		if in.DurationMs != nil {
 			out[i].DurationMs = *in.DurationMs

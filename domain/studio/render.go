@@ -2,7 +2,6 @@ package studio
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -118,7 +117,7 @@ func (m *RenderJobModel) Create(n NewRenderJob, now time.Time) ([]event.Change, 
 		return nil, errs.Conflict("render_job_exists", "the render job already exists")
 	}
 	j := RenderJob{RenderJobID: n.ID, ProjectID: n.ProjectID, WorkspaceID: n.WorkspaceID, CompositionVersionID: n.CompositionVersionID,
-		Provider: strings.TrimSpace(n.Provider), OutputFormat: n.OutputFormat, Priority: n.Priority, RenderStatus: RenderQueued,
+		Provider: trim(n.Provider), OutputFormat: n.OutputFormat, Priority: n.Priority, RenderStatus: RenderQueued,
 		CreatedBy: n.CreatedBy, CreatedAt: now, UpdatedAt: now}
 	return []event.Change{event.New(RenderJobCreated, RenderJobV1{Job: j, Quota: n.Quota})}, nil
 }
@@ -156,7 +155,7 @@ func (m *RenderJobModel) Report(r RenderReport, now time.Time) ([]event.Change, 
 		f.add("/progress", "must be 0 to 100")
 	}
 	if r.FailureReason != nil {
-		*r.FailureReason = strings.TrimSpace(*r.FailureReason)
+		*r.FailureReason = trim(*r.FailureReason)
 		f.line("/failureReason", r.FailureReason, MaxReason)
 		if to != RenderFailed {
 			f.add("/failureReason", "only a failed render has a failure reason")

@@ -161,7 +161,7 @@ func (s Snapshot) Validate() []errs.Field {
 	fonts := map[string]bool{}
 	for i, font := range s.Fonts {
 		if fonts[font.FontID] {
-			f.add(fmt.Sprintf("/fonts/%d/fontId", i), "font %s is declared twice", font.FontID)
+			f.add(fmt.Sprintf("/fonts/%d/fontId", i), "is declared twice")
 		}
 		fonts[font.FontID] = true
 	}
@@ -169,33 +169,33 @@ func (s Snapshot) Validate() []errs.Field {
 	for i, sc := range s.Scenes {
 		at := fmt.Sprintf("/scenes/%d", i)
 		if scenes[sc.SceneID] {
-			f.add(at+"/sceneId", "scene %s appears twice", sc.SceneID)
+			f.add(at+"/sceneId", "appears twice")
 		}
 		scenes[sc.SceneID] = true
 		if sc.Transition != nil && sc.Transition.Type == TransitionFade && sc.Transition.DurationMs > sc.DurationMs {
-			f.add(at+"/transition/durationMs", "a fade must not outlast its scene (%d ms)", sc.DurationMs)
+			f.add(at+"/transition/durationMs", "a fade must not outlast its scene")
 		}
 		layers := map[string]bool{}
 		for j, l := range sc.Layers {
 			lat := fmt.Sprintf("%s/layers/%d", at, j)
 			if layers[l.LayerID] {
-				f.add(lat+"/layerId", "layer %s appears twice in the scene", l.LayerID)
+				f.add(lat+"/layerId", "appears twice in the scene")
 			}
 			layers[l.LayerID] = true
 			end := sc.DurationMs
 			if l.EndMs != nil {
 				end = *l.EndMs
 				if end > sc.DurationMs {
-					f.add(lat+"/endMs", "must be within the scene (at most %d)", sc.DurationMs)
+					f.add(lat+"/endMs", "must be within the scene")
 				}
 			}
 			if l.StartMs >= end {
-				f.add(lat+"/startMs", "must be before the layer's end (%d)", end)
+				f.add(lat+"/startMs", "must be before the layer's end")
 			}
 			if l.Type == LayerText && l.FontID != "" && !fonts[l.FontID] {
-				f.add(lat+"/fontId", "font %s is not declared in /fonts", l.FontID)
+				f.add(lat+"/fontId", "is not declared in /fonts")
 			}
-			if l.Type == LayerText && strings.TrimSpace(l.Text) == "" {
+			if l.Type == LayerText && trim(l.Text) == "" {
 				f.add(lat+"/text", "must not be blank")
 			}
 		}

@@ -2,7 +2,6 @@ package studio
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -98,7 +97,7 @@ func (m *TemplateModel) Create(id, workspaceID, ownerID string, in TemplateInput
 	if m.Exists() {
 		return nil, errs.Conflict("template_exists", "the template already exists")
 	}
-	t := Template{TemplateID: id, WorkspaceID: workspaceID, Name: strings.TrimSpace(*in.Name), Description: clean(in.Description),
+	t := Template{TemplateID: id, WorkspaceID: workspaceID, Name: trim(*in.Name), Description: clean(in.Description),
 		PromptDefaults: Values{}, Platforms: []string{}, OwnerID: ownerID, CreatedAt: now, UpdatedAt: now}
 	applyTemplate(&t, in)
 	return []event.Change{event.New(TemplateCreated, TemplateV1{Template: t})}, nil
@@ -106,7 +105,7 @@ func (m *TemplateModel) Create(id, workspaceID, ownerID string, in TemplateInput
 
 func applyTemplate(t *Template, in TemplateInput) {
 	if in.Name != nil {
-		t.Name = strings.TrimSpace(*in.Name)
+		t.Name = trim(*in.Name)
 	}
 	setNullable(&t.Description, in.Description)
 	if in.PromptDefaults != nil {
@@ -203,7 +202,7 @@ func (m *PresetModel) Create(id, workspaceID, ownerID string, in PresetInput, no
 	if m.Exists() {
 		return nil, errs.Conflict("preset_exists", "the preset already exists")
 	}
-	p := Preset{PresetID: id, WorkspaceID: workspaceID, Name: strings.TrimSpace(*in.Name), Description: clean(in.Description),
+	p := Preset{PresetID: id, WorkspaceID: workspaceID, Name: trim(*in.Name), Description: clean(in.Description),
 		Settings: Values{}, OwnerID: ownerID, CreatedAt: now, UpdatedAt: now}
 	if in.Settings != nil && *in.Settings != nil {
 		p.Settings = *in.Settings
@@ -221,7 +220,7 @@ func (m *PresetModel) Update(in PresetInput, now time.Time) ([]event.Change, err
 	}
 	next := m.p
 	if in.Name != nil {
-		next.Name = strings.TrimSpace(*in.Name)
+		next.Name = trim(*in.Name)
 	}
 	setNullable(&next.Description, in.Description)
 	if in.Settings != nil {

@@ -16,6 +16,9 @@ import (
 // unknown one is 404).
 var workspaceSlugSchema = httpapi.StringSchema(3, 48, `^[a-z0-9]+(-[a-z0-9]+)*$`, nil)
 
+// workspaceNameSchema is a workspace's name: one line, not blank (trimmed).
+var workspaceNameSchema = httpapi.StringSchema(1, text.MaxTitle, text.NonBlankLinePattern, nil)
+
 // WorkspacesPart is seed 000's app_platform_auth.workspaces.list, create,
 // rename and default.set: the caller's organization's workspaces, the
 // resources API keys bind (resource type workspace). Deleting one is the
@@ -33,13 +36,13 @@ func WorkspacesPart(a *identitycmd.Access) Part {
 			SuccessStatus: http.StatusCreated,
 			Summary:       "Add a workspace; its slug is unique in the organization (409 workspace_slug_taken), at most 100 workspaces",
 			InputSchema: httpapi.Object([]string{"slug", "name"}, map[string]string{
-				"slug": workspaceSlugSchema, "name": httpapi.LineSchema(1, text.MaxTitle)}),
+				"slug": workspaceSlugSchema, "name": workspaceNameSchema}),
 		}, a.CreateWorkspace),
 		httpapi.Command(httpapi.Action{
 			Name: "app_platform_auth.workspaces.rename", Method: http.MethodPatch, Path: "/api/workspaces/{workspaceSlug}",
 			Permission: "organizations:manage", Summary: "Rename a workspace: a new name, a new slug, or both",
 			InputSchema: httpapi.RequireAnyOf(httpapi.Object([]string{"workspaceSlug"}, map[string]string{
-				"workspaceSlug": httpapi.NonEmptyID, "slug": workspaceSlugSchema, "name": httpapi.LineSchema(1, text.MaxTitle)}), "slug", "name"),
+				"workspaceSlug": httpapi.NonEmptyID, "slug": workspaceSlugSchema, "name": workspaceNameSchema}), "slug", "name"),
 		}, a.RenameWorkspace),
 		httpapi.Command(httpapi.Action{
 			Name: "app_platform_auth.workspaces.default.set", Method: http.MethodPut, Path: "/api/workspaces/{workspaceSlug}/default",

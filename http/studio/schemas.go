@@ -12,10 +12,13 @@ import (
 
 // Input member schemas of the studio (bounds: domain/studio and domain/text).
 var (
-	slugSchema     = httpapi.LineSchema(1, text.MaxID) // a workspace slug in a path (an unknown one is 404)
+	// slugSchema is a workspace slug in a path (an unknown one is 404); its
+	// example is the slug every organization has, so clients and the fuzzing
+	// gate reach a workspace.
+	slugSchema     = httpapi.WithMember(httpapi.LineSchema(1, text.MaxID), "examples", []string{"default"})
 	idSchema       = httpapi.LineSchema(1, text.MaxID)
-	titleSchema    = httpapi.LineSchema(1, domain.MaxTitle)
-	optTitle       = httpapi.LineSchema(1, domain.MaxTitle)
+	titleSchema    = httpapi.StringSchema(1, domain.MaxTitle, text.NonBlankLinePattern, nil) // trimmed; not blank
+	optTitle       = titleSchema
 	longNullable   = httpapi.StringSchema(0, domain.MaxLongText, text.MultiLinePattern, []string{"string", "null"})
 	refNullable    = httpapi.NullableLine(domain.MaxRef)
 	promptNullable = httpapi.StringSchema(0, domain.MaxPrompt, text.MultiLinePattern, []string{"string", "null"})
@@ -24,7 +27,7 @@ var (
 	positionSchema = `{"type":"integer","minimum":1,"maximum":100}`
 	limitSchema    = `{"type":"integer","minimum":1,"maximum":200}`
 	cursorSchema   = httpapi.LineSchema(1, text.MaxID)
-	notesSchema    = `{"type":"array","maxItems":50,"items":` + httpapi.TextSchema(1, domain.MaxLongText) + `}`
+	notesSchema    = `{"type":"array","maxItems":50,"items":` + httpapi.StringSchema(1, domain.MaxLongText, text.NonBlankTextPattern, nil) + `}`
 	valuesSchema   = `{"type":"object","maxProperties":50,"propertyNames":{"maxLength":64,"pattern":"^[A-Za-z0-9_.-]+$"},` +
 		`"additionalProperties":{"type":["string","number","boolean","null"],"maxLength":2000,"pattern":"^[^\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f]*$"}}`
 	platformsSchema   = `{"type":"array","maxItems":6,"items":` + enum(domain.Networks...) + `}`
@@ -35,11 +38,11 @@ var (
 	outputFormatEnum  = enum(domain.OutputFormats...)
 	prioritySchema    = `{"type":"integer","minimum":0,"maximum":10}`
 	progressSchema    = `{"type":"integer","minimum":0,"maximum":100}`
-	providerSchema    = httpapi.LineSchema(1, domain.MaxProvider)
+	providerSchema    = httpapi.StringSchema(1, domain.MaxProvider, text.NonBlankLinePattern, nil)
 	genProviderEnum   = enum(domain.GenerationProviders...)
 	genProviderNull   = nullableEnum(domain.GenerationProviders...)
 	overrideNull      = nullableEnum(domain.GatewayOverrides...)
-	modelNull         = httpapi.StringSchema(1, domain.MaxModelOverride, text.LinePattern, []string{"string", "null"})
+	modelNull         = httpapi.StringSchema(1, domain.MaxModelOverride, text.NonBlankLinePattern, []string{"string", "null"})
 	candidateSchema   = `{"type":"integer","minimum":1,"maximum":4}`
 	videoSecondsNull  = `{"type":["integer","null"],"minimum":1,"maximum":15}`
 	outputKindSchema  = enum(domain.OutputKinds...)
