@@ -54,7 +54,11 @@ func TestWorkspacesRoutes(t *testing.T) {
 			http.StatusConflict, "workspace_slug_taken")
 		p := apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/workspaces", manager, map[string]any{"slug": "Not A Slug", "name": ""}),
 			http.StatusUnprocessableEntity, "invalid_input")
-		if len(p.Errors) != 2 {
+		named := map[string]bool{}
+		for _, e := range p.Errors {
+			named[e.Pointer] = true
+		}
+		if len(named) != 2 || !named["/slug"] || !named["/name"] {
 			t.Errorf("pointers %+v", p.Errors)
 		}
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/workspaces", reader, map[string]any{"slug": "brand-b", "name": "B"}),
