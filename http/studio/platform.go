@@ -9,11 +9,13 @@ import (
 	studiocmd "github.com/platform/backend/commands/studio"
 	"github.com/platform/backend/domain/principal"
 	httpapi "github.com/platform/backend/http"
+	studioview "github.com/platform/backend/projections/studio"
 )
 
 // platformActions are the routes every platform service serves in the
-// seeds' shape: who-am-I, seed 000's bootstrap and widget summary.
-func (d Deps) platformActions(read string) []httpapi.Action {
+// seeds' shape: who-am-I and seed 000's bootstrap (the widget is the
+// platform's contract: Widget).
+func (d Deps) platformActions() []httpapi.Action {
 	return []httpapi.Action{
 		httpapi.Query(httpapi.Action{
 			Name: "whoami.get", Method: http.MethodGet, Path: "/api/whoami", ReadOnly: true, AuthorizationMode: httpapi.AuthRuntime,
@@ -27,13 +29,6 @@ func (d Deps) platformActions(read string) []httpapi.Action {
 			Summary: "Seed 000's bootstrap: the user and the organization with its workspaces (valid only for this credential), " +
 				"and the identity actions that manage them",
 		}, d.bootstrap),
-		// Bound here as status binds its own, until the platform's widget
-		// contract (module.Parts.Widget) lands: seed 000's summary shape.
-		httpapi.Query(httpapi.Action{
-			Name: "widget.get", Method: http.MethodGet, Path: "/api/widget", Permission: "workspace:read", ReadOnly: true,
-			ReadModel: read, OutputSchema: widgetOut,
-			Summary: "The studio's summary for the dashboard grid: projects, approvals waiting, renders in progress",
-		}, d.widget),
 	}
 }
 
@@ -116,29 +111,27 @@ func (d Deps) bootstrap(ctx context.Context, p principal.Principal, _ httpapi.No
 	return out, nil
 }
 
-// Widget is seed 000's widget summary.
-type Widget struct {
-	Success bool         `json:"success"`
-	Widgets []WidgetItem `json:"widgets"`
+// WidgetFigures are the studio's tile: projects, approvals waiting for a
+// reviewer and renders queued or rendering, in the workspaces the caller may
+// enter.
+type WidgetFigures struct {
+	Projects         int `json:"projects"`
+	PendingApprovals int `json:"pendingApprovals"`
+	ActiveRenders    int `json:"activeRenders"`
 }
 
-// WidgetItem is the studio's tile.
-type WidgetItem struct {
-	AppID            string `json:"appId"`
-	Projects         int    `json:"projects"`
-	PendingApprovals int    `json:"pendingApprovals"`
-	ActiveRenders    int    `json:"activeRenders"`
-}
-
-func (d Deps) widget(ctx context.Context, p principal.Principal, _ httpapi.NoInput) (Widget, error) {
-	var bound []string // nil: every workspace
-	for _, b := range p.Workspaces {
-		bound = append(bound, b.WorkspaceID)
-	}
-	projects, pending, rendering, err := d.Queries.OrganizationCounts(ctx, p.OrganizationID, bound)
-	if err != nil {
-		return Widget{}, err
-	}
-	return Widget{Success: true, Widgets: []WidgetItem{{AppID: studiocmd.AppID, Projects: projects, PendingApprovals: pending,
-		ActiveRenders: rendering}}}, nil
+// Widget is the studio's dashboard tile (the platform's widget contract,
+// bound by the kernel as widget.get): workspace:read, seed 000's widget
+// permission of a workspace service.
+func Widget(d Deps) *httpapi.Widget {
+	return httpapi.NewWidget(httpapi.Widget{Title: "Studio", Permission: "workspace:read", ReadModel: studioview.Name,
+		Summary: "The studio's summary for the dashboard grid: projects, approvals waiting, renders in progress"},
+		func(ctx context.Context, p principal.Principal) (WidgetFigures, error) {
+			var bound []string // nil: every workspace
+			for _, b := range p.Workspaces {
+				bound = append(bound, b.WorkspaceID)
+			}
+			projects, pending, rendering, err := d.Queries.OrganizationCounts(ctx, p.OrganizationID, bound)
+			return WidgetFigures{Projects: projects, PendingApprovals: pending, ActiveRenders: rendering}, err
+		})
 }

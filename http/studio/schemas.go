@@ -112,9 +112,6 @@ var (
 	exportOut     = httpapi.OutputOf(studioview.Export{}, httpapi.WithSchema("compositions", string(compositionsArray)))
 	erasureOut    = httpapi.OutputOf(studiocmd.Erasure{})
 	whoamiOut     = httpapi.OutputOf(WhoAmI{})
-	// widgetOut: seed 000's widget summary allows extra members.
-	widgetOut = httpapi.Raw(`{"type":"object","required":["success","widgets"],"properties":{"success":{"type":"boolean"},
-		"widgets":{"type":"array","items":{"type":"object","required":["appId"],"properties":{"appId":{"type":"string","minLength":1}}}}}}`)
 	// bootstrapOut: seed 000's bootstrap answer, user and organization only.
 	bootstrapOut = httpapi.Raw(`{"type":"object","additionalProperties":false,"required":["user","organization"],
 		"properties":{"user":{},"organization":{}}}`)

@@ -42,7 +42,7 @@ func Service(d Deps) httpapi.Service {
 	read := studioview.Name
 	return httpapi.Service{
 		Name: "studio", AppID: studiocmd.AppID, HealthPath: HealthPath,
-		Actions: append(append(append(d.seedActions(c, read), d.oursActions(c, read)...), d.platformActions(read)...), d.mobileActions(read)...),
+		Actions: append(append(append(d.seedActions(c, read), d.oursActions(c, read)...), d.platformActions()...), d.mobileActions(read)...),
 		Routes: func(r *mux.Router) {
 			r.HandleFunc("/readyz", func(w http.ResponseWriter, req *http.Request) {
 				status, body := http.StatusOK, any(map[string]string{"status": "ready", "service": "studio"})

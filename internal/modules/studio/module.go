@@ -57,12 +57,12 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, queries)
 	kafka := p.Kafka
 	ready := &probe.Checker{Service: "studio", Pool: p.Pool, Kafka: &kafka}
+	deps := studiohttp.Deps{Commands: commands, Queries: queries, Ready: ready.Ready, Now: p.Now}
 	parts := module.Parts{
 		Projections:   []projections.Projection{studioview.Projection{}},
 		Notifications: studiomap.Mapping,
-		Service: func(httpapi.Deps) (httpapi.Service, error) {
-			return studiohttp.Service(studiohttp.Deps{Commands: commands, Queries: queries, Ready: ready.Ready, Now: p.Now}), nil
-		},
+		Widget:        studiohttp.Widget(deps),
+		Service:       func(httpapi.Deps) (httpapi.Service, error) { return studiohttp.Service(deps), nil },
 	}
 	if cfg.SweepInterval > 0 {
 		// Any number of processes may sweep: rows are claimed with SKIP LOCKED.
