@@ -7,6 +7,7 @@ package text
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/platform/backend/domain/errs"
@@ -42,6 +43,19 @@ const (
 	LinePattern      = `^[^\x00-\x1f\x7f-\x9f]*$`
 	MultiLinePattern = `^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$`
 )
+
+// Required texts (titles, names, notes) must hold a character that is not
+// a blank: ASCII spaces and line breaks only, so the schemas' patterns can
+// say the same as the domain (Trim) in both Go's and ECMA-262's regular
+// expressions.
+const (
+	Blanks              = " \t\r\n"
+	NonBlankLinePattern = `^ *[^ \x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$`
+	NonBlankTextPattern = `^[ \t\r\n]*[^ \t\r\n\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f][^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$`
+)
+
+// Trim removes the blanks around a text ("" when it holds nothing else).
+func Trim(s string) string { return strings.Trim(s, Blanks) }
 
 // Control reports a control character (Unicode category Cc).
 func Control(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }

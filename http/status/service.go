@@ -138,7 +138,7 @@ func Service(d Deps) httpapi.Service {
 				Summary:      "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window, or reschedule it (times, autoStart, autoComplete)",
 				OutputSchema: maintenanceOut,
 				// status, or a reschedule (the window's timers move with it), or both.
-				InputSchema: requireOneOf(httpapi.Object([]string{"maintenanceId"}, map[string]string{
+				InputSchema: httpapi.RequireAnyOf(httpapi.Object([]string{"maintenanceId"}, map[string]string{
 					"maintenanceId": httpapi.NonEmptyID, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": httpapi.TextSchema(0, text.MaxMessage),
 					"scheduledStart": httpapi.DateTimeSchema(), "scheduledEnd": httpapi.DateTimeSchema(),
 					"autoStart": booleanSchema, "autoComplete": booleanSchema}),
@@ -186,25 +186,6 @@ func (d Deps) listIncidents(ctx context.Context, p principal.Principal, in ListI
 	}
 	list, err := d.Queries.Incidents(ctx, p.OrganizationID, statusview.IncidentFilter{Status: in.Status, Limit: in.Limit})
 	return IncidentList{Incidents: list}, err
-}
-
-// requireOneOf adds to an object schema that at least one of the members
-// is present (anyOf of required members).
-func requireOneOf(schema json.RawMessage, members ...string) json.RawMessage {
-	var s map[string]any
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return schema
-	}
-	anyOf := make([]any, len(members))
-	for i, m := range members {
-		anyOf[i] = map[string]any{"required": []string{m}}
-	}
-	s["anyOf"] = anyOf
-	out, err := json.Marshal(s)
-	if err != nil {
-		return schema
-	}
-	return out
 }
 
 // WidgetFigures are the status tile's figures: the organization's overall

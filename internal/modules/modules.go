@@ -11,6 +11,7 @@ import (
 	"github.com/platform/backend/internal/modules/ops"
 	"github.com/platform/backend/internal/modules/publishing"
 	"github.com/platform/backend/internal/modules/status"
+	"github.com/platform/backend/internal/modules/studio"
 )
 
 // All are the platform's modules in build order: identity first (every
@@ -22,6 +23,7 @@ func All() []module.Module {
 		gateway.Module,
 		contacts.Module,
 		publishing.Module,
+		studio.Module,
 		ops.Module,
 	}
 }

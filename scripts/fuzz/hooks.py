@@ -143,6 +143,54 @@ KNOWN_422.update({
     "payments.processor.invoke": [("/params", "the params do not fit the operation"), ("/params{*}", "refused by the provider")],
 })
 
+# The studio: rules that are data (an object the input names must be one of
+# the workspace's, or of the project's; a reviewer must be an active member
+# of the organization; a render needs a composition version) or one member
+# against another (a fallback provider differs from the provider, a video
+# duration goes with a video output, a render's report fits its status, a
+# snapshot's ids are unique, its fonts declared and its times within their
+# scene). docs/decisions.md (Studio) says why.
+_SNAPSHOT_RULES = [
+    ("/snapshot/fonts/{i}/assetId", "no such asset in this workspace"),
+    ("/snapshot/scenes/{i}/background/assetId", "no such asset in this workspace"),
+    ("/snapshot/scenes/{i}/layers/{i}/assetId", "no such asset in this workspace"),
+    ("/snapshot/fonts/{i}/fontId", "is declared twice"),
+    ("/snapshot/scenes/{i}/sceneId", "appears twice"),
+    ("/snapshot/scenes/{i}/transition/durationMs", "a fade must not outlast its scene"),
+    ("/snapshot/scenes/{i}/layers/{i}/layerId", "appears twice in the scene"),
+    ("/snapshot/scenes/{i}/layers/{i}/endMs", "must be within the scene"),
+    ("/snapshot/scenes/{i}/layers/{i}/startMs", "must be before the layer's end"),
+    ("/snapshot/scenes/{i}/layers/{i}/fontId", "is not declared in /fonts"),
+    ("/snapshot/scenes", "the timeline must be at most 10 minutes long"),
+]
+_GENERATION_RULES = [
+    ("/fallbackProvider", "must differ from provider"),
+    ("/videoDurationSeconds", "only a video output has a duration"),
+    ("/sceneIds/{i}", "is not a scene of the project"),
+    ("/sourceAssetId", "no such asset in this workspace"),
+    ("/assetId", "no such asset in this workspace"),
+]
+KNOWN_422.update({
+    "projects.create": [("/templateId", "no such project template in this workspace")],
+    "projects.update": [("/templateId", "no such project template in this workspace")],
+    "projects.approvals.request": [("/reviewerUserId", "must be an active member of the organization")],
+    "projects.compositions.create": _SNAPSHOT_RULES,
+    "projects.compositions.update": _SNAPSHOT_RULES,
+    "projects.render_jobs.create": [
+        ("/compositionVersionId", "no such composition version in this project"),
+        ("/compositionVersionId", "the project has no composition version to render: create one or name it"),
+    ],
+    "projects.render_jobs.update": [
+        ("/outputAssetId", "no such asset in this workspace"),
+        ("/failureReason", "only a failed render has a failure reason"),
+        ("/outputAssetId", "only a completed render has an output asset"),
+        ("/outputAssetId", "a completed render names its output asset"),
+        ("/completedAt", "must not be before startedAt"),
+    ],
+    "projects.scenes.regenerate": _GENERATION_RULES,
+    "projects.planning.generate": _GENERATION_RULES,
+})
+
 _KNOWN = {
     op: [(re.compile("^" + re.escape(pointer).replace(re.escape("{i}"), "[0-9]+").replace(re.escape("{*}"), "(/.*)?") + "$"), detail)
          for pointer, detail in rules]

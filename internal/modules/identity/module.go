@@ -69,6 +69,7 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 			svc := identityhttp.Service(identityhttp.AccountsDeps{Commands: commands, Accounts: accounts, Log: p.Log, Web: web},
 				identityhttp.AccessPart(identityhttp.AccessDeps{Access: access, Queries: accessQueries, Log: p.Log, Attempts: deps.Attempts, Web: web}),
 				identityhttp.RecoveryPart(identityhttp.RecoveryDeps{Access: access, Web: web}),
+				identityhttp.WorkspacesPart(access),
 				identityhttp.SecurityPart(identityhttp.SecurityDeps{Commands: commands, Access: access, Log: p.Log, Web: web}),
 				identityhttp.ValidatePart(local, deps))
 			return svc, nil

@@ -1,0 +1,137 @@
+package studio
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	studiocmd "github.com/platform/backend/commands/studio"
+	"github.com/platform/backend/domain/principal"
+	httpapi "github.com/platform/backend/http"
+	studioview "github.com/platform/backend/projections/studio"
+)
+
+// platformActions are the routes every platform service serves in the
+// seeds' shape: who-am-I and seed 000's bootstrap (the widget is the
+// platform's contract: Widget).
+func (d Deps) platformActions() []httpapi.Action {
+	return []httpapi.Action{
+		httpapi.Query(httpapi.Action{
+			Name: "whoami.get", Method: http.MethodGet, Path: "/api/whoami", ReadOnly: true, AuthorizationMode: httpapi.AuthRuntime,
+			OutputSchema: whoamiOut,
+			Summary: "Who the credential speaks for: principal, organization, the workspaces it may enter and its studio permissions " +
+				"(any valid credential)",
+		}, d.whoami),
+		httpapi.Query(httpapi.Action{
+			Name: "workspace.bootstrap", Method: http.MethodGet, Path: "/api/bootstrap", Permission: "workspace:read", ReadOnly: true,
+			OutputSchema: bootstrapOut,
+			Summary: "Seed 000's bootstrap: the user and the organization with its workspaces (valid only for this credential), " +
+				"and the identity actions that manage them",
+		}, d.bootstrap),
+	}
+}
+
+// WhoAmI is whoami.get's answer.
+type WhoAmI struct {
+	PrincipalID    string                    `json:"principalId"`
+	PrincipalType  string                    `json:"principalType"`
+	OrganizationID string                    `json:"organizationId"`
+	UserID         *string                   `json:"userId"`
+	Role           string                    `json:"role"`
+	Workspaces     []studiocmd.WorkspaceView `json:"workspaces"`
+	// BoundToWorkspaces: the credential is a key bound to the listed
+	// workspaces only.
+	BoundToWorkspaces bool     `json:"boundToWorkspaces"`
+	Permissions       []string `json:"permissions"`
+}
+
+func (d Deps) whoami(ctx context.Context, p principal.Principal, _ httpapi.NoInput) (WhoAmI, error) {
+	all, err := d.Commands.Workspaces(ctx, p)
+	if err != nil {
+		return WhoAmI{}, err
+	}
+	out := WhoAmI{PrincipalID: p.ID, PrincipalType: p.Type, OrganizationID: p.OrganizationID, Role: p.Role,
+		Workspaces: studiocmd.Views(all), BoundToWorkspaces: len(p.Workspaces) > 0, Permissions: []string{}}
+	if p.UserID != "" {
+		out.UserID = &p.UserID
+	}
+	for _, perm := range p.Permissions {
+		if strings.HasPrefix(perm, studiocmd.AppID+".") || strings.HasPrefix(perm, "*.") {
+			out.Permissions = append(out.Permissions, perm)
+		}
+	}
+	slices.Sort(out.Permissions)
+	return out, nil
+}
+
+// Bootstrap is seed 000's bootstrap answer: user and organization only.
+type Bootstrap struct {
+	User         BootstrapUser         `json:"user"`
+	Organization BootstrapOrganization `json:"organization"`
+}
+
+// BootstrapUser is who the credential speaks for.
+type BootstrapUser struct {
+	PrincipalID   string  `json:"principalId"`
+	PrincipalType string  `json:"principalType"`
+	UserID        *string `json:"userId"`
+	Role          string  `json:"role"`
+}
+
+// BootstrapOrganization is the organization with the workspaces this
+// credential may enter (a workspace id is valid within this credential's
+// context only, seed 000) and the identity actions that manage them.
+type BootstrapOrganization struct {
+	OrganizationID   string                    `json:"organizationId"`
+	Workspaces       []studiocmd.WorkspaceView `json:"workspaces"`
+	DefaultWorkspace *string                   `json:"defaultWorkspace"`
+	SuggestedActions []string                  `json:"suggestedActions"`
+}
+
+// SuggestedActions are seed 000's follow-up identity actions.
+var SuggestedActions = []string{"app_platform_auth.workspaces.list", "app_platform_auth.workspaces.create",
+	"app_platform_auth.workspaces.rename", "app_platform_auth.workspaces.default.set"}
+
+func (d Deps) bootstrap(ctx context.Context, p principal.Principal, _ httpapi.NoInput) (Bootstrap, error) {
+	all, err := d.Commands.Workspaces(ctx, p)
+	if err != nil {
+		return Bootstrap{}, err
+	}
+	out := Bootstrap{User: BootstrapUser{PrincipalID: p.ID, PrincipalType: p.Type, Role: p.Role},
+		Organization: BootstrapOrganization{OrganizationID: p.OrganizationID, Workspaces: studiocmd.Views(all), SuggestedActions: SuggestedActions}}
+	if p.UserID != "" {
+		out.User.UserID = &p.UserID
+	}
+	for _, w := range all {
+		if w.Default {
+			out.Organization.DefaultWorkspace = &w.Slug
+		}
+	}
+	return out, nil
+}
+
+// WidgetFigures are the studio's tile: projects, approvals waiting for a
+// reviewer and renders queued or rendering, in the workspaces the caller may
+// enter.
+type WidgetFigures struct {
+	Projects         int `json:"projects"`
+	PendingApprovals int `json:"pendingApprovals"`
+	ActiveRenders    int `json:"activeRenders"`
+}
+
+// Widget is the studio's dashboard tile (the platform's widget contract,
+// bound by the kernel as widget.get): workspace:read, seed 000's widget
+// permission of a workspace service.
+func Widget(d Deps) *httpapi.Widget {
+	return httpapi.NewWidget(httpapi.Widget{Title: "Studio", Permission: "workspace:read", ReadModel: studioview.Name,
+		Summary: "The studio's summary for the dashboard grid: projects, approvals waiting, renders in progress"},
+		func(ctx context.Context, p principal.Principal) (WidgetFigures, error) {
+			var bound []string // nil: every workspace
+			for _, b := range p.Workspaces {
+				bound = append(bound, b.WorkspaceID)
+			}
+			projects, pending, rendering, err := d.Queries.OrganizationCounts(ctx, p.OrganizationID, bound)
+			return WidgetFigures{Projects: projects, PendingApprovals: pending, ActiveRenders: rendering}, err
+		})
+}

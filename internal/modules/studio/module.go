@@ -1,0 +1,84 @@
+// Package studio is the studio's module (seed 002): projects, briefs,
+// scenes, plans and approvals; composition versions; render jobs and
+// generation requests (their execution is the job kernel's); assets in the
+// object store with signed previews; templates, presets and monthly quotas;
+// export and erasure. Workspaces are identity's.
+package studio
+
+import (
+	"context"
+	"time"
+
+	identitycmd "github.com/platform/backend/commands/identity"
+	studiocmd "github.com/platform/backend/commands/studio"
+	domain "github.com/platform/backend/domain/studio"
+	httpapi "github.com/platform/backend/http"
+	studiohttp "github.com/platform/backend/http/studio"
+	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/probe"
+	studiomap "github.com/platform/backend/notifications/studio"
+	"github.com/platform/backend/projections"
+	studioview "github.com/platform/backend/projections/studio"
+)
+
+// Scopes are what the studio's actions check (`studio.<scope>`): seed 002's
+// table, the mobile contract's projects:read/write, and ours: approvals:write
+// (deciding an approval) and workspace:manage (a workspace's admins).
+var Scopes = []string{"privacy:read", "privacy:write", "workspace:read", "workspace:write", "workspace:delete", "workspace:manage",
+	"briefs:write", "settings:write", "assets:write", "exports:read", "generation:write", "approvals:write", "projects:read", "projects:write"}
+
+// Module is the studio context.
+var Module = module.Module{
+	Name:       "studio",
+	Topic:      true,
+	EventTypes: domain.EventTypes,
+	Migrations: []module.Migration{studiocmd.Migrate},
+	NewConfig:  func() module.Section { return &Config{} },
+	Service: &module.ServiceSpec{Name: "studio", DefaultAddr: "127.0.0.1:8087", HealthPath: studiohttp.HealthPath,
+		Summary: "/api/workspaces/{workspaceSlug}/projects..., /api/whoami, /api/bootstrap, /api/widget, /app/projects, /readyz"},
+	App: &module.App{AppID: studiocmd.AppID, Name: "Studio", SurfaceKind: "app", SurfaceGroup: "create", Launchable: true,
+		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"workspace", "studio_workspace"}},
+	TenantKeyScopes: Scopes,
+	Build:           build,
+}
+
+func build(_ context.Context, p *module.Platform) (module.Parts, error) {
+	cfg := module.SectionOf[*Config](p.Sections)
+	access, err := module.Lookup[*identitycmd.Access](p)
+	if err != nil {
+		return module.Parts{}, err
+	}
+	if cfg.generatedKey {
+		p.Log.Warn("studio: preview links are signed with a key made at start (no STUDIO_PREVIEW_KEY): they die with the process")
+	}
+	commands := studiocmd.NewHandlers(p.Store, p.Pool, p.Objects, directory{access: access}, p.Now, cfg.Commands, p.Log)
+	queries := studioview.NewQueries(p.Pool, p.Reader)
+	module.Provide(p, commands)
+	module.Provide(p, queries)
+	kafka := p.Kafka
+	ready := &probe.Checker{Service: "studio", Pool: p.Pool, Kafka: &kafka}
+	deps := studiohttp.Deps{Commands: commands, Queries: queries, Ready: ready.Ready, Now: p.Now}
+	parts := module.Parts{
+		Projections:   []projections.Projection{studioview.Projection{}},
+		Notifications: studiomap.Mapping,
+		Widget:        studiohttp.Widget(deps),
+		Service:       func(httpapi.Deps) (httpapi.Service, error) { return studiohttp.Service(deps), nil },
+	}
+	if cfg.SweepInterval > 0 {
+		// Any number of processes may sweep: rows are claimed with SKIP LOCKED.
+		parts.Workers = append(parts.Workers, module.Worker{Name: "studio-object-sweeper", Run: func(ctx context.Context) error {
+			t := time.NewTicker(cfg.SweepInterval)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-t.C:
+					for commands.DrainDeletions(ctx, 500) > 0 {
+					}
+				}
+			}
+		}})
+	}
+	return parts, nil
+}
