@@ -193,6 +193,7 @@ func gone(t *testing.T, pid int) {
 // partial output is removed.
 func TestEncodeCancelKillsFFmpeg(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	e, path := started(t, ctx, Config{}, MP4)
 	p := pid(e)
 	var err error
