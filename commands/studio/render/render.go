@@ -1,0 +1,179 @@
+// Package render draws a studio composition snapshot into a video or image
+// file: the platform's own renderer (render jobs with provider "platform").
+// Frames are rasterized in Go (internal/media/raster) and piped to ffmpeg
+// (internal/media) as they are drawn; a stretch where nothing moves is drawn
+// once and repeated. The rules (what each layer does, defaults, limits) are
+// in docs/decisions.md, "Studio: rendering".
+//
+// It lives beside the studio's commands, not in domain/studio (which is
+// pure: no I/O, and this runs ffmpeg), nor in internal/media (which imports
+// no context: the design service's renderer sits beside its own commands
+// on the same media and raster packages).
+package render
+
+import (
+	"context"
+	"image"
+	"time"
+
+	domain "github.com/platform/backend/domain/studio"
+	"github.com/platform/backend/internal/media"
+	"github.com/platform/backend/internal/media/raster"
+)
+
+// Request is one render.
+type Request struct {
+	Snapshot    domain.Snapshot
+	AspectRatio string
+	Format      media.Format
+	// Scale shrinks the frame for previews: 0 or 1 is full size (the
+	// snapshot's resolution), 0.25 a quarter of each side. GIFs are capped
+	// further (GIFMaxShortSide, GIFMaxFPS).
+	Scale float64
+}
+
+// Result describes the file written.
+type Result struct {
+	Width, Height int
+	FPS           int
+	Frames        int
+	Duration      time.Duration
+	ContentType   string
+}
+
+// Renderer renders compositions. Its zero Media is the defaults.
+type Renderer struct {
+	Media  media.Config
+	Assets Assets
+}
+
+// job is one render's state.
+type job struct {
+	snapshot domain.Snapshot
+	plan     plan
+	assets   Assets
+	fonts    fonts
+	images   images
+	scenes   map[int]*scene
+}
+
+// Render writes req to path (the caller uploads it and removes it).
+// progress, when not nil, is called with 0..100 as frames are encoded
+// (from the encoder's goroutine). Cancelling ctx stops ffmpeg; path is then
+// removed. Errors wrapping ErrUnrenderable are the composition's fault.
+func (r Renderer) Render(ctx context.Context, req Request, path string, progress func(int)) (Result, error) {
+	if fields := req.Snapshot.Validate(); len(fields) > 0 {
+		return Result{}, unrenderable("/snapshot"+fields[0].Pointer, "%s", fields[0].Detail)
+	}
+	p, err := newPlan(req.Snapshot, req.AspectRatio, req.Format, req.Scale)
+	if err != nil {
+		return Result{}, err
+	}
+	fs, err := loadFonts(ctx, r.Assets, req.Snapshot)
+	if err != nil {
+		return Result{}, err
+	}
+	j := &job{snapshot: req.Snapshot, plan: p, assets: r.Assets, fonts: fs, scenes: map[int]*scene{},
+		images: images{decoded: map[string]image.Image{}, fitted: map[fitKey]fitted{}}}
+	// The first scene is drawn before ffmpeg starts: a composition that
+	// cannot be drawn at all fails without starting a process.
+	if _, err := j.scene(ctx, 0); err != nil {
+		return Result{}, err
+	}
+	enc, err := r.Media.Start(ctx, req.Format, media.Video{Width: p.w, Height: p.h, FPS: p.fps, Frames: p.frames}, path, progress)
+	if err != nil {
+		return Result{}, err
+	}
+	defer enc.Abort()
+	if err := j.frames(ctx, enc); err != nil {
+		return Result{}, err
+	}
+	if err := enc.Close(); err != nil {
+		return Result{}, err
+	}
+	return Result{Width: p.w, Height: p.h, FPS: p.fps, Frames: p.frames, ContentType: req.Format.ContentType(),
+		Duration: time.Duration(p.frames) * time.Second / time.Duration(p.fps)}, nil
+}
+
+// scene is scene i drawn, once per render (kept until the scene is over).
+func (j *job) scene(ctx context.Context, i int) (*scene, error) {
+	if s, ok := j.scenes[i]; ok {
+		return s, nil
+	}
+	s, err := j.prepare(ctx, i)
+	if err != nil {
+		return nil, err
+	}
+	j.scenes[i] = s
+	return s, nil
+}
+
+// frames draws the timeline into the encoder, scene by scene and segment
+// by segment: a static segment is one frame sent for its length; a fade
+// is mixed frame by frame between the scene's still and the next scene's
+// first frame (black after the last scene).
+func (j *job) frames(ctx context.Context, enc *media.Encoder) error {
+	w, h := j.plan.w, j.plan.h
+	var from, to *image.RGBA // the fade's ends, drawn once per fade
+	for i, sp := range j.plan.scenes {
+		s, err := j.scene(ctx, i)
+		if err != nil {
+			return err
+		}
+		for _, seg := range sp.segments() {
+			if !seg.fading {
+				buf, err := enc.Buffer()
+				if err != nil {
+					return err
+				}
+				s.compose(raster.FrameOf(buf, w, h), seg.visible)
+				if err := enc.Send(buf, seg.to-seg.from); err != nil {
+					return err
+				}
+				continue
+			}
+			if from == nil {
+				from, to = raster.NewFrame(w, h), raster.NewFrame(w, h)
+			}
+			s.compose(from, seg.visible)
+			if err := j.first(ctx, sp.nextScene, to); err != nil {
+				return err
+			}
+			for k := seg.from; k < seg.to; k++ {
+				buf, err := enc.Buffer()
+				if err != nil {
+					return err
+				}
+				if err := raster.Mix(buf, from.Pix, to.Pix, sp.fadeAt(k, j.plan.fps)); err != nil {
+					return err
+				}
+				if err := enc.Send(buf, 1); err != nil {
+					return err
+				}
+			}
+		}
+		delete(j.scenes, i)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// first draws scene i's first frame into dst, or black when i is -1.
+func (j *job) first(ctx context.Context, i int, dst *image.RGBA) error {
+	if i < 0 {
+		raster.Fill(dst, defaultBackground)
+		return nil
+	}
+	s, err := j.scene(ctx, i)
+	if err != nil {
+		return err
+	}
+	var visible []int
+	if segs := s.plan.segments(); len(segs) > 0 {
+		visible = segs[0].visible
+	}
+	s.compose(dst, visible)
+	return nil
+}
