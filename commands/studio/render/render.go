@@ -62,25 +62,11 @@ type job struct {
 // (from the encoder's goroutine). Cancelling ctx stops ffmpeg; path is then
 // removed. Errors wrapping ErrUnrenderable are the composition's fault.
 func (r Renderer) Render(ctx context.Context, req Request, path string, progress func(int)) (Result, error) {
-	if fields := req.Snapshot.Validate(); len(fields) > 0 {
-		return Result{}, unrenderable("/snapshot"+fields[0].Pointer, "%s", fields[0].Detail)
-	}
-	p, err := newPlan(req.Snapshot, req.AspectRatio, req.Format, req.Scale)
+	j, v, err := r.start(ctx, req)
 	if err != nil {
 		return Result{}, err
 	}
-	fs, err := loadFonts(ctx, r.Assets, req.Snapshot)
-	if err != nil {
-		return Result{}, err
-	}
-	j := &job{snapshot: req.Snapshot, plan: p, assets: r.Assets, fonts: fs, scenes: map[int]*scene{},
-		images: images{decoded: map[string]image.Image{}, fitted: map[fitKey]fitted{}}}
-	// The first scene is drawn before ffmpeg starts: a composition that
-	// cannot be drawn at all fails without starting a process.
-	if _, err := j.scene(ctx, 0); err != nil {
-		return Result{}, err
-	}
-	enc, err := r.Media.Start(ctx, req.Format, media.Video{Width: p.w, Height: p.h, FPS: p.fps, Frames: p.frames}, path, progress)
+	enc, err := r.Media.Start(ctx, req.Format, v, path, progress)
 	if err != nil {
 		return Result{}, err
 	}
@@ -91,8 +77,49 @@ func (r Renderer) Render(ctx context.Context, req Request, path string, progress
 	if err := enc.Close(); err != nil {
 		return Result{}, err
 	}
-	return Result{Width: p.w, Height: p.h, FPS: p.fps, Frames: p.frames, ContentType: req.Format.ContentType(),
-		Duration: time.Duration(p.frames) * time.Second / time.Duration(p.fps)}, nil
+	return Result{Width: v.Width, Height: v.Height, FPS: v.FPS, Frames: v.Frames, ContentType: req.Format.ContentType(),
+		Duration: time.Duration(v.Frames) * time.Second / time.Duration(v.FPS)}, nil
+}
+
+// Sink takes a render's frames: *media.Encoder is one. Send hands pix over
+// for n consecutive frames; Buffer gives a buffer to draw the next into.
+type Sink interface {
+	Buffer() ([]byte, error)
+	Send(pix []byte, n int) error
+}
+
+// Draw draws req's frames into sink without encoding them (the benchmark's
+// raw ceiling keeps them; a preview could show one). It returns the stream
+// drawn.
+func (r Renderer) Draw(ctx context.Context, req Request, sink Sink) (media.Video, error) {
+	j, v, err := r.start(ctx, req)
+	if err != nil {
+		return media.Video{}, err
+	}
+	return v, j.frames(ctx, sink)
+}
+
+// start checks and lays out a request, loads its fonts and draws its first
+// scene: a composition that cannot be drawn at all fails before ffmpeg
+// starts.
+func (r Renderer) start(ctx context.Context, req Request) (*job, media.Video, error) {
+	if fields := req.Snapshot.Validate(); len(fields) > 0 {
+		return nil, media.Video{}, unrenderable("/snapshot"+fields[0].Pointer, "%s", fields[0].Detail)
+	}
+	p, err := newPlan(req.Snapshot, req.AspectRatio, req.Format, req.Scale)
+	if err != nil {
+		return nil, media.Video{}, err
+	}
+	fs, err := loadFonts(ctx, r.Assets, req.Snapshot)
+	if err != nil {
+		return nil, media.Video{}, err
+	}
+	j := &job{snapshot: req.Snapshot, plan: p, assets: r.Assets, fonts: fs, scenes: map[int]*scene{},
+		images: images{decoded: map[string]image.Image{}, fitted: map[fitKey]fitted{}}}
+	if _, err := j.scene(ctx, 0); err != nil {
+		return nil, media.Video{}, err
+	}
+	return j, media.Video{Width: p.w, Height: p.h, FPS: p.fps, Frames: p.frames}, nil
 }
 
 // scene is scene i drawn, once per render (kept until the scene is over).
@@ -112,7 +139,7 @@ func (j *job) scene(ctx context.Context, i int) (*scene, error) {
 // by segment: a static segment is one frame sent for its length; a fade
 // is mixed frame by frame between the scene's still and the next scene's
 // first frame (black after the last scene).
-func (j *job) frames(ctx context.Context, enc *media.Encoder) error {
+func (j *job) frames(ctx context.Context, enc Sink) error {
 	w, h := j.plan.w, j.plan.h
 	var from, to *image.RGBA // the fade's ends, drawn once per fade
 	for i, sp := range j.plan.scenes {

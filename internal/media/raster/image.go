@@ -54,6 +54,11 @@ func Fit(src image.Image, w, h int, mode string) (*image.RGBA, image.Point) {
 	dw, dh := max(int(sw*scale+0.5), 1), max(int(sh*scale+0.5), 1)
 	at := image.Pt((w-dw)/2, (h-dh)/2)
 	out := NewFrame(min(dw, w), min(dh, h))
+	if dw == sb.Dx() && dh == sb.Dy() {
+		// Already the size (a background made for the frame): a copy.
+		draw.Draw(out, out.Bounds(), src, sb.Min.Sub(image.Pt(min(at.X, 0), min(at.Y, 0))), draw.Src)
+		return out, image.Pt(max(at.X, 0), max(at.Y, 0))
+	}
 	// The scaled image sits at at (negative when cropped): draw the part
 	// that lands inside the box.
 	full := image.Rect(0, 0, dw, dh).Add(at)

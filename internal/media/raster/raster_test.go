@@ -120,3 +120,35 @@ func TestMixAndOver(t *testing.T) {
 		t.Errorf("hex: %v", c)
 	}
 }
+
+// TestMixMatchesPerByte: the word-at-a-time mix gives what the per-byte
+// formula gives, for every weight, on odd lengths too.
+func TestMixMatchesPerByte(t *testing.T) {
+	a, b, dst := make([]byte, 1003), make([]byte, 1003), make([]byte, 1003)
+	for i := range a {
+		a[i], b[i] = byte(i*7+3), byte(255-i*13)
+	}
+	for step := 0; step <= 256; step++ {
+		tt := float64(step) / 256
+		if err := Mix(dst, a, b, tt); err != nil {
+			t.Fatal(err)
+		}
+		for i := range dst {
+			if want := byte((int(a[i])*(256-step) + int(b[i])*step) >> 8); dst[i] != want {
+				t.Fatalf("t=%g byte %d: %d, want %d", tt, i, dst[i], want)
+			}
+		}
+	}
+}
+
+// TestFitSameSizeIsACopy: an image of the box's size comes back as it is.
+func TestFitSameSizeIsACopy(t *testing.T) {
+	src := NewFrame(30, 20)
+	for i := range src.Pix {
+		src.Pix[i] = byte(i)
+	}
+	got, at := Fit(src, 30, 20, Cover)
+	if at != (image.Point{}) || string(got.Pix) != string(src.Pix) {
+		t.Fatal("a same-size fit changed the pixels")
+	}
+}
