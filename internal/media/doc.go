@@ -1,6 +1,7 @@
-// Package media turns rendered frames into video and image files, and reads
-// such files back: the one media pipeline of the platform (the studio's
-// renders, the design service's MP4 exports).
+// Package media turns rendered frames into video and image files, decodes
+// videos into frames of a box (video layers), and reads files back with
+// ffprobe: the one media pipeline of the platform (the studio's renders,
+// the design service's MP4 exports).
 //
 // Frames are RGBA (8 bits a channel, premultiplied, opaque in practice),
 // width*height*4 bytes, piped raw into Debian's ffmpeg (scripts/ffmpeg.sh

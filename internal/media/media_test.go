@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -301,4 +302,54 @@ func TestStartRefusesBadVideo(t *testing.T) {
 			t.Errorf("%s %+v accepted", c.f, c.v)
 		}
 	}
+}
+
+// TestDecodeVideo: a clip decodes into frames of the box at the asked rate
+// from the start time; past its end the last frame holds; contain leaves
+// the box's margins transparent; Close ends ffmpeg.
+func TestDecodeVideo(t *testing.T) {
+	clip := twoColours(t, MP4, Video{Width: 320, Height: 180, FPS: 30, Frames: 60}, nil) // red 0-1 s, blue 1-2 s
+	d, err := Config{}.DecodeVideo(context.Background(), clip, 100, 100, 10, 500*time.Millisecond, FitCover)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	pixel := func(f []byte, x, y int) color.RGBA {
+		i := (y*100 + x) * 4
+		return color.RGBA{f[i], f[i+1], f[i+2], f[i+3]}
+	}
+	for k := range 30 { // 3 s of output from a clip with 1.5 s left
+		f, err := d.Frame()
+		if err != nil {
+			t.Fatalf("frame %d: %v", k, err)
+		}
+		if len(f) != 100*100*4 {
+			t.Fatalf("frame %d: %d bytes", k, len(f))
+		}
+		want := blue
+		if k < 5 { // 0.5 s + k/10 < 1 s
+			want = red
+		}
+		if k != 5 { // the frame at the cut may be either
+			near(t, fmt.Sprintf("frame %d", k), pixel(f, 50, 50), want, 8)
+		}
+		d.Advance()
+	}
+	d.Close()
+
+	c, err := Config{}.DecodeVideo(context.Background(), clip, 100, 100, 10, 0, FitContain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.cmd.Process.Pid
+	f, err := c.Frame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := pixel(f, 50, 5).A; a != 0 {
+		t.Errorf("contain: the margin has alpha %d", a)
+	}
+	near(t, "contain: the picture", pixel(f, 50, 50), red, 8)
+	c.Close()
+	gone(t, p)
 }

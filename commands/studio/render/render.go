@@ -51,10 +51,20 @@ type Renderer struct {
 type job struct {
 	snapshot domain.Snapshot
 	plan     plan
-	assets   Assets
+	media    media.Config
+	loader   Assets
 	fonts    fonts
-	images   images
+	assets   assets
 	scenes   map[int]*scene
+}
+
+// close ends the decoders still open and removes the render's files.
+func (j *job) close() {
+	for i, s := range j.scenes {
+		s.close()
+		delete(j.scenes, i)
+	}
+	j.assets.remove()
 }
 
 // Render writes req to path (the caller uploads it and removes it).
@@ -66,6 +76,7 @@ func (r Renderer) Render(ctx context.Context, req Request, path string, progress
 	if err != nil {
 		return Result{}, err
 	}
+	defer j.close()
 	enc, err := r.Media.Start(ctx, req.Format, v, path, progress)
 	if err != nil {
 		return Result{}, err
@@ -96,6 +107,7 @@ func (r Renderer) Draw(ctx context.Context, req Request, sink Sink) (media.Video
 	if err != nil {
 		return media.Video{}, err
 	}
+	defer j.close()
 	return v, j.frames(ctx, sink)
 }
 
@@ -114,9 +126,10 @@ func (r Renderer) start(ctx context.Context, req Request) (*job, media.Video, er
 	if err != nil {
 		return nil, media.Video{}, err
 	}
-	j := &job{snapshot: req.Snapshot, plan: p, assets: r.Assets, fonts: fs, scenes: map[int]*scene{},
-		images: images{decoded: map[string]image.Image{}, fitted: map[fitKey]fitted{}}}
+	j := &job{snapshot: req.Snapshot, plan: p, media: r.Media, loader: r.Assets, fonts: fs, scenes: map[int]*scene{},
+		assets: assets{decoded: map[string]image.Image{}, fitted: map[fitKey]fitted{}, videos: map[string]string{}}}
 	if _, err := j.scene(ctx, 0); err != nil {
+		j.close()
 		return nil, media.Video{}, err
 	}
 	return j, media.Video{Width: p.w, Height: p.h, FPS: p.fps, Frames: p.frames}, nil
@@ -135,50 +148,59 @@ func (j *job) scene(ctx context.Context, i int) (*scene, error) {
 	return s, nil
 }
 
-// frames draws the timeline into the encoder, scene by scene and segment
-// by segment: a static segment is one frame sent for its length; a fade
-// is mixed frame by frame between the scene's still and the next scene's
-// first frame (black after the last scene).
-func (j *job) frames(ctx context.Context, enc Sink) error {
+// frames draws the timeline into the sink, scene by scene and segment by
+// segment: a segment where nothing moves is one frame sent for its length; a
+// segment showing a video is drawn frame by frame; a fade is mixed frame by
+// frame between the scene and the next scene's first frame (black after the
+// last scene).
+func (j *job) frames(ctx context.Context, sink Sink) error {
 	w, h := j.plan.w, j.plan.h
-	var from, to *image.RGBA // the fade's ends, drawn once per fade
+	var from, to *image.RGBA // a fade's ends
 	for i, sp := range j.plan.scenes {
 		s, err := j.scene(ctx, i)
 		if err != nil {
 			return err
 		}
 		for _, seg := range sp.segments() {
-			if !seg.fading {
-				buf, err := enc.Buffer()
-				if err != nil {
-					return err
-				}
-				s.compose(raster.FrameOf(buf, w, h), seg.visible)
-				if err := enc.Send(buf, seg.to-seg.from); err != nil {
-					return err
-				}
-				continue
-			}
-			if from == nil {
+			moving := s.moving(seg.visible)
+			if seg.fading && from == nil {
 				from, to = raster.NewFrame(w, h), raster.NewFrame(w, h)
 			}
-			s.compose(from, seg.visible)
-			if err := j.first(ctx, sp.nextScene, to); err != nil {
-				return err
+			if seg.fading {
+				if err := j.first(ctx, sp.nextScene, to); err != nil {
+					return err
+				}
 			}
-			for k := seg.from; k < seg.to; k++ {
-				buf, err := enc.Buffer()
+			for k := seg.from; k < seg.to; {
+				n := 1
+				if !moving && !seg.fading {
+					n = seg.to - seg.from
+				}
+				buf, err := sink.Buffer()
 				if err != nil {
 					return err
 				}
-				if err := raster.Mix(buf, from.Pix, to.Pix, sp.fadeAt(k, j.plan.fps)); err != nil {
+				if !seg.fading {
+					err = s.compose(ctx, j, raster.FrameOf(buf, w, h), seg.visible)
+				} else {
+					if moving || k == seg.from {
+						err = s.compose(ctx, j, from, seg.visible)
+					}
+					if err == nil {
+						err = raster.Mix(buf, from.Pix, to.Pix, sp.fadeAt(k, j.plan.fps))
+					}
+				}
+				if err != nil {
 					return err
 				}
-				if err := enc.Send(buf, 1); err != nil {
+				if err := sink.Send(buf, n); err != nil {
 					return err
 				}
+				s.advance(seg.visible)
+				k += n
 			}
 		}
+		s.close()
 		delete(j.scenes, i)
 		if err := ctx.Err(); err != nil {
 			return err
@@ -187,7 +209,8 @@ func (j *job) frames(ctx context.Context, enc Sink) error {
 	return nil
 }
 
-// first draws scene i's first frame into dst, or black when i is -1.
+// first draws scene i's first frame into dst (its videos at their first
+// frame, not advanced), or black when i is -1.
 func (j *job) first(ctx context.Context, i int, dst *image.RGBA) error {
 	if i < 0 {
 		raster.Fill(dst, defaultBackground)
@@ -201,6 +224,5 @@ func (j *job) first(ctx context.Context, i int, dst *image.RGBA) error {
 	if segs := s.plan.segments(); len(segs) > 0 {
 		visible = segs[0].visible
 	}
-	s.compose(dst, visible)
-	return nil
+	return s.compose(ctx, j, dst, visible)
 }

@@ -270,9 +270,9 @@ func TestRenderBrandFont(t *testing.T) {
 	}
 }
 
-// TestRenderRefusesWhatItCannotDraw: a video layer, an image asset that is
-// not an image, a missing asset: errors naming the pointer, ErrUnrenderable,
-// and no ffmpeg started (the first scene is drawn first).
+// TestRenderRefusesWhatItCannotDraw: a video that does not decode, assets
+// of the wrong kind, a missing asset: errors naming the pointer,
+// ErrUnrenderable.
 func TestRenderRefusesWhatItCannotDraw(t *testing.T) {
 	base := func(l domain.Layer) domain.Snapshot {
 		return domain.Snapshot{Scenes: []domain.SnapshotScene{{SceneID: "a", DurationMs: 1000,
@@ -285,12 +285,14 @@ func TestRenderRefusesWhatItCannotDraw(t *testing.T) {
 		pointer string
 		says    string
 	}{
-		{"video layer", base(domain.Layer{Type: domain.LayerVideo, LayerID: "v", AssetID: "clip"}), assetMap{"clip": {ContentType: "video/mp4"}},
-			"/snapshot/scenes/0/layers/0", "not rendered yet"},
+		{"corrupt video", base(domain.Layer{Type: domain.LayerVideo, LayerID: "v", AssetID: "clip"}), assetMap{"clip": {ContentType: "video/mp4", Data: []byte("not a video")}},
+			"/snapshot/scenes/0/layers/0/assetId", "video asset clip"},
+		{"image as video", base(domain.Layer{Type: domain.LayerVideo, LayerID: "v", AssetID: "img"}), assetMap{"img": {ContentType: "image/png", Data: pngOf(t, 4, 4, red)}},
+			"/snapshot/scenes/0/layers/0/assetId", "not a video"},
 		{"video as image", base(domain.Layer{Type: domain.LayerImage, LayerID: "i", AssetID: "clip"}), assetMap{"clip": {ContentType: "video/mp4"}},
 			"/snapshot/scenes/0/layers/0/assetId", "video"},
 		{"text file as image", base(domain.Layer{Type: domain.LayerImage, LayerID: "i", AssetID: "doc"}), assetMap{"doc": {Data: []byte("hello")}},
-			"/snapshot/scenes/0/layers/0/assetId", "not an image"},
+			"/snapshot/scenes/0/layers/0/assetId", "neither an image nor a video"},
 		{"corrupt png", base(domain.Layer{Type: domain.LayerImage, LayerID: "i", AssetID: "bad"}), assetMap{"bad": {ContentType: "image/png", Data: []byte("\x89PNG\r\n\x1a\nxx")}},
 			"/snapshot/scenes/0/layers/0/assetId", "PNG"},
 	}
@@ -379,5 +381,95 @@ func TestRenderCancelKillsFFmpeg(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("output left: %v", err)
+	}
+}
+
+// clipMP4 is a 2 s video: red for a second, then blue.
+func clipMP4(t *testing.T) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "clip.mp4")
+	e, err := media.Config{}.Start(context.Background(), media.MP4, media.Video{Width: 320, Height: 180, FPS: 30, Frames: 60}, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Abort()
+	for _, c := range []color.RGBA{red, blue} {
+		buf, err := e.Buffer()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(buf); i += 4 {
+			buf[i], buf[i+1], buf[i+2], buf[i+3] = c.R, c.G, c.B, c.A
+		}
+		if err := e.Send(buf, 30); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestRenderVideo: a video layer plays in its box from its trim point, in
+// step with the timeline, and holds its last frame once the clip ends; a
+// video background plays from its scene's start; a fade mixes a playing
+// video into the next scene's first frame; no decoder is left running.
+func TestRenderVideo(t *testing.T) {
+	s := domain.Snapshot{FPS: 10, Scenes: []domain.SnapshotScene{
+		{SceneID: "a", DurationMs: 2000, Background: domain.Background{Type: domain.BackgroundColor, Color: "#1EA046"},
+			Layers: []domain.Layer{{Type: domain.LayerVideo, LayerID: "v", AssetID: "clip", X: f64(0.25), Y: f64(0.25),
+				Width: f64(0.5), Height: f64(0.5), Fit: "cover", TrimStartMs: 500}},
+			Transition: &domain.Transition{Type: domain.TransitionFade, DurationMs: 500}},
+		{SceneID: "b", DurationMs: 1500, Background: domain.Background{Type: domain.BackgroundAsset, AssetID: "clip"}},
+	}}
+	path, res := render(t, Request{Snapshot: s, AspectRatio: domain.AspectLandscape, Format: media.PNGSequence, Scale: 0.25},
+		assetMap{"clip": {ContentType: "video/mp4", Data: clipMP4(t)}})
+	if res.Frames != 35 || res.Width != 480 || res.Height != 270 {
+		t.Fatalf("result %+v", res)
+	}
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	frame := func(k int) image.Image {
+		r, err := zr.File[k].Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		img, err := png.Decode(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	mix := func(a, b color.RGBA, t float64) color.RGBA {
+		m := func(x, y uint8) uint8 { return uint8(float64(x)*(1-t) + float64(y)*t + 0.5) }
+		return color.RGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 255}
+	}
+	centre, corner := image.Pt(240, 135), image.Pt(10, 10)
+	for _, c := range []struct {
+		k            int
+		centre, edge color.RGBA
+	}{
+		{2, red, green},   // 0.2 s: the clip at 0.7 s
+		{8, blue, green},  // 0.8 s: the clip at 1.3 s
+		{14, blue, green}, // 1.4 s: the clip ended at 1.5 s of its time: held
+		{17, mix(blue, red, 0.4), mix(green, red, 0.4)}, // 1.7 s: 40% into the fade to b's first frame (the clip at 0)
+		{25, red, red},   // 2.5 s: b's background at 0.5 s
+		{33, blue, blue}, // 3.3 s: at 1.3 s
+	} {
+		img := frame(c.k)
+		mustNear(t, fmt.Sprintf("frame %d centre", c.k), img.At(centre.X, centre.Y), c.centre, 12)
+		mustNear(t, fmt.Sprintf("frame %d corner", c.k), img.At(corner.X, corner.Y), c.edge, 12)
+	}
+	if kids := ffmpegChildren(t); len(kids) != 0 {
+		t.Errorf("ffmpeg left running: %v", kids)
 	}
 }
