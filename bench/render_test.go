@@ -187,5 +187,3 @@ func logoPNG(b *testing.B, w, h int) []byte {
 	must(b, png.Encode(&buf, img))
 	return buf.Bytes()
 }
-
-
