@@ -22,7 +22,7 @@ import (
 // (four scenes, text, an image background, a logo, three fades) to MP4,
 // beside ffmpeg encoding the very same frames alone: the frames drawn
 // beforehand and held in memory, piped to the same ffmpeg command by the
-// same encoder. ratio = raw time / render time (1 means drawing cost
+// same encoder, alternated, twice each. ratio = raw time / render time (1 means drawing cost
 // nothing on the wall clock; the first bar is 0.7); cpu-ratio is the same
 // with CPU seconds (Go and ffmpeg), steadier on a shared machine.
 func BenchmarkStudioRender(b *testing.B) {
@@ -40,19 +40,19 @@ func BenchmarkStudioRender(b *testing.B) {
 		must(b, err)
 		drawOnly := time.Since(drawStart)
 
+		// Alternated, twice each, the better of each kept: the machine's
+		// other load moves both alike.
 		raw1, rawCPU1 := timeRaw(b, v, keep, filepath.Join(dir, "raw1.mp4"))
-		b.StartTimer()
-		cpu0 := sampleCPU("")
-		start := time.Now()
-		res, err := r.Render(context.Background(), req, filepath.Join(dir, "ours.mp4"), nil)
-		ours := time.Since(start)
-		cpu := cpu0.to(sampleCPU(""))
-		b.StopTimer()
-		must(b, err)
+		ours1, cpu1, res := timeRender(b, r, req, filepath.Join(dir, "ours.mp4"))
 		raw2, rawCPU2 := timeRaw(b, v, keep, filepath.Join(dir, "raw2.mp4"))
+		ours2, cpu2, _ := timeRender(b, r, req, filepath.Join(dir, "ours2.mp4"))
 		raw, rawCPU := raw1, rawCPU1
 		if raw2 < raw1 {
 			raw, rawCPU = raw2, rawCPU2
+		}
+		ours, cpu := ours1, cpu1
+		if ours2 < ours1 {
+			ours, cpu = ours2, cpu2
 		}
 
 		info, err := media.Config{}.Probe(context.Background(), filepath.Join(dir, "ours.mp4"))
@@ -71,12 +71,27 @@ func BenchmarkStudioRender(b *testing.B) {
 		b.Logf("%.0f s of %dx%d at %d fps (%d frames, %d distinct drawn: %d static runs + %d fade frames), libx264 %s crf %d, %d threads",
 			seconds, v.Width, v.Height, v.FPS, v.Frames, keep.runs, keep.runs-keep.single, keep.single,
 			media.DefaultPreset, media.DefaultCRF, media.DefaultThreads)
-		b.Logf("render (draw + encode, pipelined): %.2f s; ffmpeg alone on the same frames: %.2f s and %.2f s (the better kept); ratio %.3f",
-			ours.Seconds(), raw1.Seconds(), raw2.Seconds(), raw.Seconds()/ours.Seconds())
+		b.Logf("render (draw + encode, pipelined): %.2f s and %.2f s; ffmpeg alone on the same frames: %.2f s and %.2f s (the better of each kept); ratio %.3f",
+			ours1.Seconds(), ours2.Seconds(), raw1.Seconds(), raw2.Seconds(), raw.Seconds()/ours.Seconds())
 		b.Logf("drawing alone (no encoder, frames kept): %.2f s", drawOnly.Seconds())
 		b.Logf("CPU of the render: Go %.2f s, ffmpeg %.2f s (raw run: Go %.2f s, ffmpeg %.2f s): cpu-ratio %.3f; machine %.0f%% busy, other processes %.2f cores",
 			cpu.self, cpu.children, rawCPU.self, rawCPU.children, cpuRatio, 100*cpu.busy, cpu.other/cpu.wall.Seconds())
 	}
+}
+
+// timeRender renders req to path, timed (the benchmark's timer runs only
+// here).
+func timeRender(b *testing.B, r render.Renderer, req render.Request, path string) (time.Duration, cpuUse, render.Result) {
+	b.Helper()
+	b.StartTimer()
+	cpu0 := sampleCPU("")
+	start := time.Now()
+	res, err := r.Render(context.Background(), req, path, nil)
+	took := time.Since(start)
+	cpu := cpu0.to(sampleCPU(""))
+	b.StopTimer()
+	must(b, err)
+	return took, cpu, res
 }
 
 // timeRaw pipes the kept frames to the same ffmpeg command.
