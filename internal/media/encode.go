@@ -51,8 +51,9 @@ type Encoder struct {
 }
 
 // Start begins an encode of video into path in format f. progress, when
-// not nil, is called from the encoder's goroutine with 0..99 as frames are
-// written, and 100 once the file is complete. Cancelling ctx, or the
+// not nil, is called with 0 at once, then from the encoder's goroutine with
+// 1..99 as frames are written, and with 100 by Close once the file is
+// complete; calls never overlap. Cancelling ctx, or the
 // configured time limit, kills ffmpeg; the caller still calls Close or
 // Abort, which wait for it. A failed or aborted encode removes path.
 func (c Config) Start(ctx context.Context, f Format, v Video, path string, progress func(int)) (*Encoder, error) {
