@@ -22,8 +22,8 @@ const formulaStarts = "=+-@\t\r"
 //
 // So that an import reads the export back as it was (RestoreCell), a value
 // that itself starts with an apostrophe followed by one of those or by
-// another apostrophe gets one too: "'+1" is exported as "''+1", "''x" as
-// "'''x". Any other value, "'Tis" included, is written as it is.
+// another apostrophe gets one too: "'+1" is exported as "”+1", "”x" as
+// "”'x". Any other value, "'Tis" included, is written as it is.
 func NeutralizeCell(s string) string {
 	if s != "" && strings.ContainsRune(formulaStarts, rune(s[0])) || escapedCell(s) {
 		return "'" + s
