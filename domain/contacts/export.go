@@ -22,8 +22,12 @@ const formulaStarts = "=+-@\t\r"
 //
 // So that an import reads the export back as it was (RestoreCell), a value
 // that itself starts with an apostrophe followed by one of those or by
-// another apostrophe gets one too: "'+1" is exported as "”+1", "”x" as
-// "”'x". Any other value, "'Tis" included, is written as it is.
+// another apostrophe gets one more apostrophe, and any other value ("'Tis")
+// is written as it is:
+//
+//	+1 555    ->  '+1 555
+//	'+1 555   ->  ''+1 555
+//	'Tis      ->  'Tis
 func NeutralizeCell(s string) string {
 	if s != "" && strings.ContainsRune(formulaStarts, rune(s[0])) || escapedCell(s) {
 		return "'" + s
