@@ -86,6 +86,9 @@ var reducers = projections.Reducers{
 	domain.NoteDeleted: projections.On(func(e eventstore.Event, n domain.NoteV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`DELETE FROM {{contact_notes}} WHERE note_id=$1`, n.NoteID)}, nil
 	}),
+	domain.NoteErased: projections.On(func(e eventstore.Event, n domain.NoteErasedV1) ([]projections.Statement, error) {
+		return []projections.Statement{projections.Exec(`DELETE FROM {{contact_notes}} WHERE note_id=$1`, n.NoteID)}, nil
+	}),
 	domain.AttachmentAdded: projections.On(func(e eventstore.Event, a domain.AttachmentV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`INSERT INTO {{contact_attachments}} (attachment_id, contact_id, organization_id,
 			filename, content_type, size, sha256, object_key, uploaded_by_id, uploaded_by_type, created_at)
