@@ -108,7 +108,7 @@ func BenchmarkContacts(b *testing.B) {
 		b.ReportMetric(ms(p[1]), "p99-ms")
 		b.Logf("%d searches over %d contacts, one client, first page of 20 (%d found something): p50 %.1f ms, p99 %.1f ms, max %.1f ms",
 			contactsSearches, contactsRows, found, ms(p[0]), ms(p[1]), ms(p[2]))
-		b.Logf("  queries like %q", queries[:8])
+		b.Logf("  queries like %q, typos like %q", queries[:8], queries[200:204])
 		slowest := make([]int, len(lat))
 		for i := range slowest {
 			slowest[i] = i
@@ -235,6 +235,18 @@ func searchQueries(people []benchContact) []string {
 		default:
 			out = append(out, c.last)
 		}
+	}
+	// Typos (two letters swapped in a last name), which full text and
+	// parts of words mostly miss: the similar-spelling search's share.
+	t := rand.New(rand.NewPCG(13, 17))
+	for len(out) < 240 {
+		last := []rune(strings.ToLower(people[t.IntN(len(people))].last))
+		if len(last) < 4 {
+			continue
+		}
+		i := 1 + t.IntN(len(last)-2)
+		last[i], last[i+1] = last[i+1], last[i]
+		out = append(out, string(last))
 	}
 	return out
 }

@@ -154,7 +154,7 @@ func (q *Queries) Contacts(ctx context.Context, org string, f Filter) (Page, err
 		}
 		return q.newest(ctx, w, cur, f.Limit)
 	}
-	if cur.ID != "" && (cur.plain() || cur.Rank != nil && s.terms == "" || cur.Part && s.needle == "") {
+	if cur.ID != "" && (cur.plain() || cur.Rank != nil && !cur.Near && s.terms == "" || (cur.Part || cur.Near) && s.needle == "") {
 		return Page{}, badCursor() // not a cursor of this search
 	}
 	return q.ranked(ctx, w, s, cur, f.Limit)
@@ -188,12 +188,12 @@ func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, li
 	}
 	s = s.keys(common)
 	var out []found
-	if s.terms != "" && !cur.Part {
+	if s.terms != "" && !cur.Part && !cur.Near {
 		if out, err = q.wordMatches(ctx, names, w.clone(), s, cur, limit+1); err != nil {
 			return Page{}, err
 		}
 	}
-	if s.needle != "" && len(out) <= limit {
+	if s.needle != "" && len(out) <= limit && !cur.Near {
 		after := ""
 		if cur.Part {
 			after = cur.ID
@@ -204,12 +204,71 @@ func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, li
 		}
 		out = append(out, parts...)
 	}
+	// The last resort: a search that finds nothing at all, the way it is
+	// typed, lists the names and emails spelled like it ("smiht": Smith).
+	if s.needle != "" && (cur.Near || cur.ID == "" && len(out) == 0) {
+		if out, err = q.nearMatches(ctx, names, w.clone(), s, cur, limit+1); err != nil {
+			return Page{}, err
+		}
+	}
 	return pageOf(out, limit, func(f found) cursor {
-		if f.part {
+		switch {
+		case f.near:
+			return cursor{ID: f.ContactID, Rank: &f.rank, Near: true}
+		case f.part:
 			return cursor{ID: f.ContactID, Part: true}
 		}
 		return cursor{ID: f.ContactID, Rank: &f.rank}
 	}), nil
+}
+
+// NearThreshold is how alike a query and a name or email must be for a
+// similar-spelling match: pg_trgm's word similarity (the share of the
+// query's trigrams found in one stretch of the text). "smiht" is 0.5 of
+// "smith", "jonna" 0.44 of "joanna", "nunes" 0.67 of "nunez".
+const NearThreshold = 0.4
+
+// nearMatches reads n similar-spelling matches after the cursor, most alike
+// first: the trigram index of the search text finds the candidates
+// (word_similarity over names, email, company and tags: at least the names'
+// and email's own), the first MaxMatches of them are ranked by their
+// names' and email's similarity, and those at NearThreshold or more are
+// listed. The threshold of the index operator is the transaction's.
+func (q *Queries) nearMatches(ctx context.Context, names *strings.Replacer, w *where, s search, cur cursor, n int) ([]found, error) {
+	w.args = append(w.args, s.needle)
+	from := fmt.Sprintf("(SELECT contacts_fold($%d) AS fz) q", len(w.args))
+	w.parts = append(w.parts, "q.fz <% c.search_text")
+	w.args = append(w.args, NearThreshold)
+	cond := fmt.Sprintf(` WHERE m.rank >= $%d`, len(w.args))
+	if cur.ID != "" {
+		w.args = append(w.args, *cur.Rank, cur.ID)
+		k := len(w.args)
+		cond += fmt.Sprintf(` AND (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, k-1, k-1, k)
+	}
+	w.args = append(w.args, n)
+	query := names.Replace(`WITH m AS (
+		SELECT m.contact_id, m.rank FROM (
+			SELECT c.contact_id, word_similarity(q.fz, contacts_fold(c.first_name || ' ' || c.last_name || ' ' || c.email))::float4 AS rank
+			FROM {{contacts}} c, ` + from + ` WHERE ` + w.sql() + ` LIMIT ` + fmt.Sprint(MaxMatches) + `) m` + cond +
+		fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
+		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)))
+	tx, err := q.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to keep
+	if _, err := tx.Exec(ctx, `SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, fmt.Sprint(NearThreshold)); err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(ctx, query, w.args...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := collectFound(rows)
+	for i := range out {
+		out[i].near = true
+	}
+	return out, err
 }
 
 // wordMatches reads n word matches after the cursor, best first: the first
@@ -262,6 +321,7 @@ type found struct {
 	Contact
 	rank float32
 	part bool // a part-of-a-word match of a search
+	near bool // a similar-spelling match of a search
 }
 
 // list runs a list query whose rows are contactSelect and a rank, its
@@ -278,10 +338,16 @@ func (q *Queries) list(ctx context.Context, names *strings.Replacer, query strin
 	if err != nil {
 		return nil, err
 	}
+	return collectFound(rows)
+}
+
+// collectFound reads rows of contactSelect and a rank.
+func collectFound(rows pgx.Rows) ([]found, error) {
 	defer rows.Close()
 	var out []found
 	for rows.Next() {
 		var f found
+		var err error
 		if f.Contact, err = scanContact(rows, &f.rank); err != nil {
 			return nil, err
 		}
