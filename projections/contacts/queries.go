@@ -222,49 +222,88 @@ func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, li
 	}), nil
 }
 
-// NearThreshold is how alike a query and a name or email must be for a
-// similar-spelling match: pg_trgm's word similarity (the share of the
-// query's trigrams found in one stretch of the text). "smiht" is 0.5 of
-// "smith", "jonna" 0.44 of "joanna", "nunes" 0.67 of "nunez".
-const NearThreshold = 0.4
+// NearThreshold is how alike a query's word and a word of the names and
+// emails must be to stand for it: pg_trgm's similarity (shared trigrams
+// over all trigrams of the two): "smiht" is 0.33 like "smith", "jonna"
+// 0.44 like "joanna", "nunes" 0.5 like "nunez". It is pg_trgm's default
+// threshold of its % operator, which the vocabulary's index answers.
+const NearThreshold = 0.3
+
+// nearAlternatives bounds the vocabulary words that stand for one word of
+// a query (the most alike).
+const nearAlternatives = 5
 
 // nearMatches reads n similar-spelling matches after the cursor, most alike
-// first: the trigram index of the search text finds the candidates
-// (word_similarity over names, email, company and tags: at least the names'
-// and email's own), the first MaxMatches of them are ranked by their
-// names' and email's similarity, and those at NearThreshold or more are
-// listed. The threshold of the index operator is the transaction's.
+// first. Each word of the query (its runs of letters, from three) is
+// looked up in the organization's vocabulary (contact_names: the words of
+// names and emails, trigram-indexed): the few most alike words stand for
+// it. The contacts holding, for every word of the query, one of its
+// stand-ins (as a prefix, as a search term) are found by the full-text
+// index, the first MaxMatches of them ranked by how alike their words are
+// (the sum over the query's words of the best stand-in's similarity).
+// Looking words up in a vocabulary of a few thousand, rather than the
+// trigrams of every contact, keeps a typo as fast as a search.
 func (q *Queries) nearMatches(ctx context.Context, names *strings.Replacer, w *where, s search, cur cursor, n int) ([]found, error) {
-	w.args = append(w.args, s.needle)
-	from := fmt.Sprintf("(SELECT contacts_fold($%d) AS fz) q", len(w.args))
-	w.parts = append(w.parts, "q.fz <% c.search_text")
-	w.args = append(w.args, NearThreshold)
-	cond := fmt.Sprintf(` WHERE m.rank >= $%d`, len(w.args))
+	rows, err := q.pool.Query(ctx, names.Replace(`SELECT q.n, v.word, similarity(v.word, q.w)::float4
+		FROM regexp_split_to_table(contacts_fold($2), '[^[:alpha:]]+') WITH ORDINALITY AS q(w, n)
+		LEFT JOIN LATERAL (SELECT v.word FROM {{contact_names}} v WHERE v.organization_id = $1 AND v.word % q.w
+			AND similarity(v.word, q.w) >= $3 ORDER BY similarity(v.word, q.w) DESC, v.word LIMIT $4) v ON true
+		WHERE length(q.w) >= 3 ORDER BY q.n`), w.args[0], s.needle, NearThreshold, nearAlternatives)
+	if err != nil {
+		return nil, err
+	}
+	var ns []int32
+	var words []string
+	var sims []float32
+	missing := false
+	for rows.Next() {
+		var k int32
+		var word *string
+		var sim *float32
+		if err := rows.Scan(&k, &word, &sim); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if word == nil {
+			missing = true // a word of the query nothing is spelled like
+			continue
+		}
+		ns, words, sims = append(ns, k), append(words, *word), append(sims, *sim)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if missing || len(words) == 0 {
+		return nil, nil
+	}
+	// Every word of the query, as one of its stand-ins: (a | b) & (c | d).
+	var groups []string
+	for i := 0; i < len(words); {
+		var alts []string
+		j := i
+		for ; j < len(words) && ns[j] == ns[i]; j++ {
+			alts = append(alts, "'"+words[j]+"':*") // runs of letters: nothing to escape
+		}
+		groups = append(groups, "("+strings.Join(alts, " | ")+")")
+		i = j
+	}
+	w.args = append(w.args, strings.Join(groups, " & "), ns, words, sims)
+	k := len(w.args)
+	w.parts = append(w.parts, "c.search @@ q.tsq")
+	cond := ""
 	if cur.ID != "" {
 		w.args = append(w.args, *cur.Rank, cur.ID)
-		k := len(w.args)
-		cond += fmt.Sprintf(` AND (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, k-1, k-1, k)
+		cond = fmt.Sprintf(` WHERE (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, len(w.args)-1, len(w.args)-1, len(w.args))
 	}
 	w.args = append(w.args, n)
-	query := names.Replace(`WITH m AS (
-		SELECT m.contact_id, m.rank FROM (
-			SELECT c.contact_id, word_similarity(q.fz, contacts_fold(c.first_name || ' ' || c.last_name || ' ' || c.email))::float4 AS rank
-			FROM {{contacts}} c, ` + from + ` WHERE ` + w.sql() + ` LIMIT ` + fmt.Sprint(MaxMatches) + `) m` + cond +
-		fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
-		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)))
-	tx, err := q.pool.Begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to keep
-	if _, err := tx.Exec(ctx, `SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, fmt.Sprint(NearThreshold)); err != nil {
-		return nil, err
-	}
-	rows, err := tx.Query(ctx, query, w.args...)
-	if err != nil {
-		return nil, err
-	}
-	out, err := collectFound(rows)
+	out, err := q.list(ctx, names, fmt.Sprintf(`WITH a AS MATERIALIZED (
+			SELECT a.n, a.sim, to_tsquery('simple', quote_literal(a.word) || ':*') AS tsq FROM unnest($%d::int[], $%d::text[], $%d::float4[]) AS a(n, word, sim)),
+		m AS (SELECT m.contact_id, m.rank FROM (
+			SELECT c.contact_id, (SELECT sum(b.best) FROM (SELECT max(a.sim) AS best FROM a WHERE c.search @@ a.tsq GROUP BY a.n) b)::float4 AS rank
+			FROM {{contacts}} c, (SELECT to_tsquery('simple', $%d) AS tsq) q WHERE `, k-2, k-1, k, k-3)+w.sql()+
+		` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+cond+fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
+		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)),
+		w.args)
 	for i := range out {
 		out[i].near = true
 	}
@@ -338,16 +377,10 @@ func (q *Queries) list(ctx context.Context, names *strings.Replacer, query strin
 	if err != nil {
 		return nil, err
 	}
-	return collectFound(rows)
-}
-
-// collectFound reads rows of contactSelect and a rank.
-func collectFound(rows pgx.Rows) ([]found, error) {
 	defer rows.Close()
 	var out []found
 	for rows.Next() {
 		var f found
-		var err error
 		if f.Contact, err = scanContact(rows, &f.rank); err != nil {
 			return nil, err
 		}

@@ -46,7 +46,13 @@ func changes(e eventstore.Event, list []domain.Change) ([]projections.Statement,
 			job_title=EXCLUDED.job_title, tags=EXCLUDED.tags, pipeline_id=EXCLUDED.pipeline_id, stage_id=EXCLUDED.stage_id,
 			stage_entered_at=EXCLUDED.stage_entered_at, deleted=EXCLUDED.deleted, deleted_at=EXCLUDED.deleted_at,
 			created_at=EXCLUDED.created_at, updated_at=EXCLUDED.updated_at
-		WHERE {{contacts}}.revision < EXCLUDED.revision`, string(rows))}
+		WHERE {{contacts}}.revision < EXCLUDED.revision`, string(rows)),
+		// Their names' and emails' words join the vocabulary, in word order
+		// (two batches adding the same words lock them in the same order).
+		projections.Exec(`INSERT INTO {{contact_names}} (organization_id, word)
+			SELECT DISTINCT r.organization_id, w.word FROM jsonb_populate_recordset(NULL::{{contacts}}, $1::jsonb) r,
+				regexp_split_to_table(contacts_fold(r.first_name || ' ' || r.last_name || ' ' || r.email), '[^[:alpha:]]+') AS w(word)
+			WHERE length(w.word) >= 3 ORDER BY 1, 2 ON CONFLICT DO NOTHING`, string(rows))}
 	if len(moves) > 0 {
 		raw, err := json.Marshal(moves)
 		if err != nil {
