@@ -50,7 +50,8 @@ func Service(d Deps) httpapi.Service {
 		Actions: []httpapi.Action{
 			{
 				Name: "history.list", Method: http.MethodGet, Path: "/api/history", Permission: "history:read", ReadOnly: true,
-				Summary: "The organization's event history, oldest first, paginated by cursor", ReadModel: history.Name,
+				Summary: "The organization's event history, oldest first, paginated by cursor; what later events replaced " +
+					"(an edited or deleted note's words) only with history:manage, what was erased never", ReadModel: history.Name,
 				OutputSchema: historyOut,
 				InputSchema: httpapi.Object(nil, map[string]string{
 					"streamId": httpapi.NonEmptyID, "type": httpapi.NonEmptyID, "since": httpapi.DateTimeSchema(), "until": httpapi.DateTimeSchema(),
