@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,14 +100,14 @@ func (r *Reader) wait(ctx context.Context, name string, positions []eventstore.P
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	reads := r.contexts(name)
+	reads := r.reads(name)
 	var want []eventstore.Position
 	for _, p := range positions {
 		h, ok := heads[p.StreamID]
 		switch {
 		case sees != nil && (!ok || !sees(h.org)):
 			continue
-		case ok && reads != nil && !reads[contextOf(h.streamType)]:
+		case ok && !reads(h.streamType):
 			continue
 		}
 		want = append(want, p)
@@ -151,21 +152,29 @@ func (r *Reader) wait(ctx context.Context, name string, positions []eventstore.P
 	}
 }
 
-// contexts are the contexts a projection reads, nil when the reader cannot
-// tell (no engine attached: every stream is waited for).
-func (r *Reader) contexts(name string) map[string]bool {
+// reads reports whether a projection applies streams of a type: those of
+// the contexts it reads, but for the stream types it skips
+// (StreamSkipper). Without an engine attached it cannot tell: every stream
+// is waited for.
+func (r *Reader) reads(name string) func(streamType string) bool {
 	if r.engine == nil {
-		return nil
+		return func(string) bool { return true }
 	}
 	p, ok := r.engine.Projection(name)
 	if !ok {
-		return nil
+		return func(string) bool { return true }
 	}
-	out := map[string]bool{}
+	contexts := map[string]bool{}
 	for _, c := range p.Contexts() {
-		out[c] = true
+		contexts[c] = true
 	}
-	return out
+	var skipped []string
+	if s, ok := p.(StreamSkipper); ok {
+		skipped = s.SkipsStreams()
+	}
+	return func(streamType string) bool {
+		return contexts[contextOf(streamType)] && !slices.Contains(skipped, streamType)
+	}
 }
 
 // contextOf is a stream type's context ("publishing.post": publishing).
