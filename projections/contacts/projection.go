@@ -66,10 +66,11 @@ func (Projection) Schema() []string {
 			content_type text NOT NULL, size bigint NOT NULL, sha256 text NOT NULL, object_key text NOT NULL,
 			uploaded_by_id text NOT NULL, uploaded_by_type text NOT NULL, created_at timestamptz NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS {{contact_attachments}}_contact ON {{contact_attachments}} (contact_id, attachment_id)`,
-		// The vocabulary of names and emails (runs of letters, folded, from
-		// three), per organization: what a search that finds nothing looks
-		// up similar spellings in (nearMatches). Only ever added to: a word
-		// no contact holds any more finds nothing when searched.
+		// The vocabulary: the words contacts are searched by (names, the
+		// email's parts, company, tags; folded, digits dropped, from three
+		// letters), per organization: what a search that finds nothing
+		// looks up similar spellings in (nearMatches). Only ever added to:
+		// a word no contact holds any more finds nothing when searched.
 		`CREATE TABLE IF NOT EXISTS {{contact_names}} (organization_id text NOT NULL, word text NOT NULL, PRIMARY KEY (organization_id, word))`,
 		`CREATE INDEX IF NOT EXISTS {{contact_names}}_trgm ON {{contact_names}} USING gin (word gin_trgm_ops)`,
 	}
