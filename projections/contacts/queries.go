@@ -235,9 +235,9 @@ const nearAlternatives = 5
 
 // nearMatches reads n similar-spelling matches after the cursor, most alike
 // first. Each word of the query (its runs of letters, from three) is
-// looked up in the organization's vocabulary (contact_names: the words of
-// names and emails, trigram-indexed): the few most alike words stand for
-// it. The contacts holding, for every word of the query, one of its
+// looked up in the organization's vocabulary (contact_names: the words
+// contacts are searched by, trigram-indexed): the few most alike words
+// stand for it. The contacts holding, for every word of the query, one of its
 // stand-ins (as a prefix, as a search term) are found by the full-text
 // index, the first MaxMatches of them ranked by how alike their words are
 // (the sum over the query's words of the best stand-in's similarity).
