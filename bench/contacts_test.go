@@ -110,13 +110,17 @@ func BenchmarkContacts(b *testing.B) {
 			contactsSearches, contactsRows, found, ms(p[0]), ms(p[1]), ms(p[2]))
 		b.Logf("  queries like %q, typos like %q", queries[:8], queries[200:204])
 		var typos []time.Duration
+		slowTypo, slowTypoAt := "", time.Duration(0)
 		for i, d := range took {
 			if i%len(queries) >= 200 {
 				typos = append(typos, d)
+				if d > slowTypoAt {
+					slowTypo, slowTypoAt = queries[i%len(queries)], d
+				}
 			}
 		}
 		tp := percentiles(typos, 0.5, 0.99, 1)
-		b.Logf("  the %d typo searches: p50 %.1f ms, p99 %.1f ms, max %.1f ms", len(typos), ms(tp[0]), ms(tp[1]), ms(tp[2]))
+		b.Logf("  the %d typo searches: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%q)", len(typos), ms(tp[0]), ms(tp[1]), ms(tp[2]), slowTypo)
 		slowest := make([]int, len(lat))
 		for i := range slowest {
 			slowest[i] = i
