@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -276,18 +277,26 @@ func (q *Queries) nearMatches(ctx context.Context, names *strings.Replacer, w *w
 	if missing || len(words) == 0 {
 		return nil, nil
 	}
-	// Every word of the query, as one of its stand-ins: (a | b) & (c | d).
-	var groups []string
+	// Every word of the query, as one of its stand-ins: (a | b) & (c | d);
+	// a row's rank is, summed over the query's words, the similarity of
+	// the most alike stand-in it holds (CASE expressions over the row's
+	// tsvector: a subquery per row cost more than the search).
+	var groups, ranks []string
 	for i := 0; i < len(words); {
-		var alts []string
+		var alts, best []string
 		j := i
 		for ; j < len(words) && ns[j] == ns[i]; j++ {
-			alts = append(alts, "'"+words[j]+"':*") // runs of letters: nothing to escape
+			term := "'" + words[j] + "':*" // runs of letters: nothing to escape
+			alts = append(alts, term)
+			w.args = append(w.args, term)
+			best = append(best, fmt.Sprintf("CASE WHEN c.search @@ $%d::tsquery THEN %s END", len(w.args),
+				strconv.FormatFloat(float64(sims[j]), 'f', 6, 32)))
 		}
 		groups = append(groups, "("+strings.Join(alts, " | ")+")")
+		ranks = append(ranks, "COALESCE(GREATEST("+strings.Join(best, ", ")+"), 0)")
 		i = j
 	}
-	w.args = append(w.args, strings.Join(groups, " & "), ns, words, sims)
+	w.args = append(w.args, strings.Join(groups, " & "))
 	k := len(w.args)
 	w.parts = append(w.parts, "c.search @@ q.tsq")
 	cond := ""
@@ -296,11 +305,9 @@ func (q *Queries) nearMatches(ctx context.Context, names *strings.Replacer, w *w
 		cond = fmt.Sprintf(` WHERE (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, len(w.args)-1, len(w.args)-1, len(w.args))
 	}
 	w.args = append(w.args, n)
-	out, err := q.list(ctx, names, fmt.Sprintf(`WITH a AS MATERIALIZED (
-			SELECT a.n, a.sim, to_tsquery('simple', quote_literal(a.word) || ':*') AS tsq FROM unnest($%d::int[], $%d::text[], $%d::float4[]) AS a(n, word, sim)),
-		m AS (SELECT m.contact_id, m.rank FROM (
-			SELECT c.contact_id, (SELECT sum(b.best) FROM (SELECT max(a.sim) AS best FROM a WHERE c.search @@ a.tsq GROUP BY a.n) b)::float4 AS rank
-			FROM {{contacts}} c, (SELECT to_tsquery('simple', $%d) AS tsq) q WHERE `, k-2, k-1, k, k-3)+w.sql()+
+	out, err := q.list(ctx, names, `WITH m AS (SELECT m.contact_id, m.rank FROM (
+			SELECT c.contact_id, (`+strings.Join(ranks, " + ")+`)::float4 AS rank
+			FROM {{contacts}} c, `+fmt.Sprintf(`(SELECT to_tsquery('simple', $%d) AS tsq) q WHERE `, k)+w.sql()+
 		` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+cond+fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
 		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)),
 		w.args)
