@@ -108,7 +108,19 @@ func BenchmarkContacts(b *testing.B) {
 		b.ReportMetric(ms(p[1]), "p99-ms")
 		b.Logf("%d searches over %d contacts, one client, first page of 20 (%d found something): p50 %.1f ms, p99 %.1f ms, max %.1f ms",
 			contactsSearches, contactsRows, found, ms(p[0]), ms(p[1]), ms(p[2]))
-		b.Logf("  queries like %q", queries[:8])
+		b.Logf("  queries like %q, typos like %q", queries[:8], queries[200:204])
+		var typos []time.Duration
+		slowTypo, slowTypoAt := "", time.Duration(0)
+		for i, d := range took {
+			if i%len(queries) >= 200 {
+				typos = append(typos, d)
+				if d > slowTypoAt {
+					slowTypo, slowTypoAt = queries[i%len(queries)], d
+				}
+			}
+		}
+		tp := percentiles(typos, 0.5, 0.99, 1)
+		b.Logf("  the %d typo searches: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%q)", len(typos), ms(tp[0]), ms(tp[1]), ms(tp[2]), slowTypo)
 		slowest := make([]int, len(lat))
 		for i := range slowest {
 			slowest[i] = i
@@ -235,6 +247,18 @@ func searchQueries(people []benchContact) []string {
 		default:
 			out = append(out, c.last)
 		}
+	}
+	// Typos (two letters swapped in a last name), which full text and
+	// parts of words mostly miss: the similar-spelling search's share.
+	t := rand.New(rand.NewPCG(13, 17))
+	for len(out) < 240 {
+		last := []rune(strings.ToLower(people[t.IntN(len(people))].last))
+		if len(last) < 4 {
+			continue
+		}
+		i := 1 + t.IntN(len(last)-2)
+		last[i], last[i+1] = last[i+1], last[i]
+		out = append(out, string(last))
 	}
 	return out
 }

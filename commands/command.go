@@ -105,6 +105,7 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 	if err := json.Unmarshal(out.Result, &value); err != nil {
 		return Result[T]{}, fmt.Errorf("decode command result: %w", err)
 	}
+	record(ctx, out.Position)
 	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed}, nil
 }
 

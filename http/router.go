@@ -226,7 +226,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 					fail(err)
 					return
 				}
-				pos, err := eventstore.ParsePosition(raw)
+				pos, err := eventstore.ParsePositions(raw)
 				if err != nil {
 					fail(errs.InvalidField("/header/"+HeaderMinPosition, err.Error()))
 					return
@@ -259,10 +259,25 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 				call.Meta.RequestHash = eventstore.HashRequest([]byte(a.Name), []byte(r.URL.Path), input, []byte(mediaType))
 			}
 		}
-		reply, err := a.Handle(ctx, call)
+		// Every command the action runs records its position here, so the
+		// answer covers all the streams it wrote (commands.Track).
+		hctx, tracked := ctx, func() eventstore.Positions { return nil }
+		if !a.ReadOnly {
+			hctx, tracked = commands.Track(ctx)
+		}
+		reply, err := a.Handle(hctx, call)
 		if err != nil {
 			fail(err)
 			return
+		}
+		var positions eventstore.Positions
+		if reply.Position != nil {
+			// A handler that answers no position (an answer that must not
+			// tell whether it wrote) gets none added.
+			positions = eventstore.Positions{*reply.Position}
+			for _, p := range tracked() {
+				positions = positions.Add(p)
+			}
 		}
 		if reply.Stream != nil {
 			ew := newEventWriter(w)
@@ -279,8 +294,8 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			for k, vs := range reply.Header {
 				w.Header()[k] = vs
 			}
-			if reply.Position != nil {
-				w.Header().Set(HeaderPosition, reply.Position.String())
+			if positions != nil {
+				w.Header().Set(HeaderPosition, positions.String())
 			}
 			w.WriteHeader(http.StatusNoContent) // no body (RFC 9110): the command's answer is not shown
 			return
@@ -295,12 +310,12 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		for k, vs := range reply.Header {
 			w.Header()[k] = vs
 		}
-		if reply.Position != nil {
-			w.Header().Set(HeaderPosition, reply.Position.String())
+		if positions != nil {
+			w.Header().Set(HeaderPosition, positions.String())
 			if !a.ReadOnly && a.ReadModel != "" {
 				// Bounded; past the bound the answer goes out all the same
 				// (the events are durable, the read model will follow).
-				_ = d.Reader.WaitFor(ctx, a.ReadModel, *reply.Position)
+				_ = d.Reader.WaitFor(ctx, a.ReadModel, positions...)
 			}
 		}
 		if reply.Replayed {

@@ -71,6 +71,9 @@ func (h *Handlers) CreatePost(ctx context.Context, m commands.Meta, in CreatePos
 	n := domain.NewPost{ID: uuid.Must(uuid.NewV7()).String(), BrandID: b.BrandID, AuthorID: m.Actor.ID, Origin: domain.OriginManual,
 		Draft: domain.Draft{Items: items(ItemIn{Text: in.Text, Media: in.Media, Link: in.Link}, in.Thread), Targets: targets(in.Targets),
 			PublishAt: in.PublishAt, Schedule: in.Status == domain.StateScheduled || in.Status == "" && in.PublishAt != nil}}
+	if err := h.checkMedia(ctx, b, n.Draft.Items); err != nil {
+		return commands.Result[domain.Post]{}, err
+	}
 	return h.createPost(ctx, home(m, b), n)
 }
 
@@ -117,6 +120,9 @@ func (h *Handlers) UpdatePost(ctx context.Context, m commands.Meta, in UpdatePos
 			}
 		}
 		e.Items = items(cur, thread)
+		if err := h.checkPostMedia(ctx, p.BrandID, e.Items); err != nil {
+			return commands.Result[domain.Post]{}, err
+		}
 	}
 	switch in.Status {
 	case domain.StateDraft:

@@ -220,11 +220,11 @@ func (p *Publisher) prepare(ctx context.Context, post domain.Post, c domain.Clai
 	}
 	brand, err := p.h.BrandAny(ctx, post.BrandID)
 	if err != nil {
-		return fail("no_connection", "the brand is gone", false)
+		return fail(domain.FailureNoConnection, "the brand is gone", false)
 	}
 	conn, ok := brand.Resolve(c.Network, c.AccountID, c.PageID, post.AuthorID)
 	if !ok {
-		return fail("no_connection", "the brand has no active connection for the network", true)
+		return fail(domain.FailureNoConnection, "the brand has no active connection for the network", false)
 	}
 	connection, err := p.Token(ctx, brand, conn, net)
 	switch {

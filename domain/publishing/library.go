@@ -46,6 +46,17 @@ type Media struct {
 	CreatedAt      time.Time `json:"created_at"`
 }
 
+// UsableBy reports whether a post of the brand may use the file: the
+// brand's own, or one of no brand in the brand's home organization. Any
+// other file (another brand's, another organization's) is as unknown to
+// the post as a missing one.
+func (m Media) UsableBy(b *Brand) bool {
+	if m.BrandID != nil {
+		return *m.BrandID == b.BrandID
+	}
+	return m.OrganizationID == b.HomeOrganizationID
+}
+
 // MediaRegisteredV1 is a media file whose upload was granted.
 type MediaRegisteredV1 struct {
 	MediaID     string    `json:"media_id"`

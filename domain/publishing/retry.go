@@ -12,6 +12,10 @@ const (
 	FailureProviderFault = "provider_fault" // the network failed; nothing was posted
 	FailureRejected      = "rejected"       // the network refused the content for good
 	FailureReconnect     = "reconnect"      // the grant is expired or revoked: the user connects again
+	// FailureNoConnection: the brand has no active connection for the
+	// network (or the brand is gone). Not retryable: waiting changes
+	// nothing; someone connects an account, then retries.
+	FailureNoConnection = "no_connection"
 )
 
 // RetryPolicy bounds automatic retries: only the failures the network

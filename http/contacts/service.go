@@ -27,8 +27,9 @@ type Deps struct {
 
 // Permissions of the contacts app (its catalog entry: internal/modules/contacts).
 const (
-	read  = "contacts:read"
-	write = "contacts:write"
+	read   = "contacts:read"
+	write  = "contacts:write"
+	manage = "contacts:manage" // admins and above by default: erasures
 )
 
 // Service is the contacts API.
@@ -73,6 +74,14 @@ func Service(d Deps) httpapi.Service {
 			Permission: write, Destructive: true, Summary: "Delete a note for good", OutputSchema: noteOut,
 			InputSchema: httpapi.Object([]string{"contactId", "noteId"}, map[string]string{"contactId": idSchema, "noteId": idSchema})},
 			d.Commands.DeleteNote),
+		httpapi.Command(httpapi.Action{Name: "notes.erase", ReadModel: contactsview.Name, Method: http.MethodPost,
+			Path: "/api/contacts/{contactId}/notes/{noteId}/erase", Permission: manage, Destructive: true,
+			Summary: "Erase what a note said, a deleted note's too (the contact may be soft-deleted): gone from reads and from the " +
+				"audit history for everyone, admins included; confirmation must be ERASE",
+			OutputSchema: httpapi.OutputOf(domain.NoteErasedV1{}),
+			InputSchema: httpapi.Object([]string{"contactId", "noteId", "confirmation"}, map[string]string{"contactId": idSchema,
+				"noteId": idSchema, "confirmation": `{"type":"string","const":"ERASE"}`})},
+			d.Commands.EraseNote),
 		httpapi.Query(httpapi.Action{Name: "attachments.list", Method: http.MethodGet, Path: "/api/contacts/{id}/attachments", Permission: read,
 			ReadOnly: true, Summary: "A contact's attachments, newest first", ReadModel: contactsview.Name, OutputSchema: attachmentsOut,
 			InputSchema: httpapi.Object([]string{"id"}, map[string]string{"id": idSchema, "cursor": cursorSchema, "limit": limitSchema})},

@@ -35,6 +35,12 @@ type Deps struct {
 	History *history.Queries
 }
 
+// PrivilegedHistory is the permission to read what later events superseded
+// in the history (an edited or deleted note's words): held by organization
+// admins and above (their role bundles have every :manage action), not by
+// members and guests.
+const PrivilegedHistory = "ops.history:manage"
+
 // Service is the operators' and auditors' surface: event history,
 // projection state and rebuilds, Prometheus metrics.
 func Service(d Deps) httpapi.Service {
@@ -44,7 +50,8 @@ func Service(d Deps) httpapi.Service {
 		Actions: []httpapi.Action{
 			{
 				Name: "history.list", Method: http.MethodGet, Path: "/api/history", Permission: "history:read", ReadOnly: true,
-				Summary: "The organization's event history, oldest first, paginated by cursor", ReadModel: history.Name,
+				Summary: "The organization's event history, oldest first, paginated by cursor; what later events replaced " +
+					"(an edited or deleted note's words) only with history:manage, what was erased never", ReadModel: history.Name,
 				OutputSchema: historyOut,
 				InputSchema: httpapi.Object(nil, map[string]string{
 					"streamId": httpapi.NonEmptyID, "type": httpapi.NonEmptyID, "since": httpapi.DateTimeSchema(), "until": httpapi.DateTimeSchema(),
@@ -61,8 +68,11 @@ func Service(d Deps) httpapi.Service {
 					if err := c.Decode(&in); err != nil {
 						return httpapi.Reply{}, err
 					}
+					// history:manage (organization admins and above by default)
+					// also sees what later events superseded (event.AuditRule).
 					list, next, err := d.History.List(ctx, history.Filter{OrganizationID: c.Principal.OrganizationID,
-						StreamID: in.StreamID, Type: in.Type, Since: in.Since, Until: in.Until, After: in.After, Limit: in.Limit})
+						StreamID: in.StreamID, Type: in.Type, Since: in.Since, Until: in.Until, After: in.After, Limit: in.Limit,
+						Privileged: c.Principal.Allows(PrivilegedHistory)})
 					if err != nil {
 						return httpapi.Reply{}, err
 					}

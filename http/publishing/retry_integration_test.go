@@ -108,6 +108,26 @@ func TestRejectionsAndRevokedGrantsAreNotRetried(t *testing.T) {
 	}
 }
 
+// TestMissingConnectionIsNotRetryable: a target whose brand has no
+// connection for its network fails no_connection, not retryable (nothing
+// changes by waiting: someone connects an account, then retries) and with
+// no retry scheduled; the network is never called.
+func TestMissingConnectionIsNotRetryable(t *testing.T) {
+	f := newFake(t)
+	h := apptest.Start(t, withFake(f, fastRetries))
+	b := newBrand(t, h, "", "Acme") // never connected
+	p := createPost(t, h, "", post(b.BrandID, "Nowhere to go", time.Now()))
+	waitPost(t, h, p.PostID, 10*time.Second, "failed", allTargets(domain.StateFailed))
+	time.Sleep(1500 * time.Millisecond) // several backoffs
+	tg := target(waitPost(t, h, p.PostID, time.Second, "still failed", allTargets(domain.StateFailed)))
+	if tg.Attempt != 1 || tg.Failure.Code != domain.FailureNoConnection || tg.Failure.Retryable || tg.Failure.RetryAt != nil {
+		t.Fatalf("target %+v, failure %+v: want one attempt failed no_connection, not retryable, no retry", tg, tg.Failure)
+	}
+	if r := len(f.RequestsOf(socialfake.OpPost)); r != 0 {
+		t.Fatalf("the network got %d requests", r)
+	}
+}
+
 // TestAutomaticRetryResumesAThread: item 2 of 3 hits a fault; the retry
 // sends item 2 (as a reply to item 1) and the chain goes on; item 1 is
 // never sent again.

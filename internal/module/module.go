@@ -17,6 +17,7 @@ import (
 
 	"github.com/platform/backend/commands/reactor"
 	"github.com/platform/backend/commands/timers"
+	"github.com/platform/backend/domain/event"
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/notifications"
@@ -66,6 +67,10 @@ type Module struct {
 	// a poller, a sweeper): the app declares every module's at start and
 	// refuses a name or key taken twice; leader.Run takes no other.
 	Locks []leader.Lock
+	// AuditRules say, per event type, which payload members the audit view
+	// shows only while they are current, or only to privileged readers, or
+	// to nobody after an erasure (event.AuditRule).
+	AuditRules map[string]event.AuditRule
 	// Build makes the context's parts against the platform. Modules are
 	// built in list order, so a module may use what an earlier one provided
 	// (Provide, Lookup): every service authenticates through identity's.
