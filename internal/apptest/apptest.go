@@ -86,7 +86,7 @@ func Start(t testing.TB, opts Options) *Harness {
 	// its service once the platform is built.
 	servers := map[string]*httptest.Server{}
 	handlers := map[string]http.Handler{}
-	for _, s := range app.Services() {
+	for _, s := range app.Listeners() {
 		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			handlers[s].ServeHTTP(w, r)
 		}))
@@ -97,7 +97,7 @@ func Start(t testing.TB, opts Options) *Harness {
 		cfg.Addrs[s] = srv.Listener.Addr().String()
 	}
 	if len(cfg.Services) == 0 {
-		cfg.Services = app.Services()
+		cfg.Services = app.Listeners() // every service and the job workers
 	}
 	if cfg.Objects.PublicURL == "" {
 		cfg.Objects.PublicURL = "http://" + servers[cfg.Services[0]].Listener.Addr().String() + "/objects"
