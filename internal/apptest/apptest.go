@@ -34,9 +34,12 @@ type Harness struct {
 	App    *app.App
 	Config app.Config
 	URLs   map[string]string // service -> base URL
-	OrgID  string
-	APIKey string
-	Client *http.Client
+	// WorkerURLs are the job workers' listeners (GET /health), by name
+	// ("publishing-jobs").
+	WorkerURLs map[string]string
+	OrgID      string
+	APIKey     string
+	Client     *http.Client
 	// operatorKey: see OperatorKey.
 	operatorKey string
 	cancel      context.CancelFunc
@@ -121,7 +124,7 @@ func Start(t testing.TB, opts Options) *Harness {
 		cancel()
 		t.Fatalf("start platform: %v", err)
 	}
-	h := &Harness{App: a, Config: cfg, URLs: map[string]string{}, Client: &http.Client{Timeout: 30 * time.Second},
+	h := &Harness{App: a, Config: cfg, URLs: map[string]string{}, WorkerURLs: map[string]string{}, Client: &http.Client{Timeout: 30 * time.Second},
 		cancel: cancel, done: make(chan error, 1), t: t}
 	for _, s := range cfg.Services {
 		// The listeners' bounds of platformd (timeouts, header limit), so tests
@@ -130,7 +133,11 @@ func Start(t testing.TB, opts Options) *Harness {
 		srv := servers[s]
 		cfg.HTTP.Configure(srv.Config)
 		srv.Start()
-		h.URLs[s] = srv.URL
+		if app.IsWorker(s) {
+			h.WorkerURLs[s] = srv.URL
+		} else {
+			h.URLs[s] = srv.URL
+		}
 	}
 	for s, srv := range servers {
 		if handlers[s] == nil {

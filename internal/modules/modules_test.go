@@ -75,7 +75,7 @@ func TestModulesAreDistinctAndPublished(t *testing.T) {
 func TestModuleLocksAreStable(t *testing.T) {
 	pinned := map[string]int32{"status.poller": 1380907973, "identity.privacy_maintenance": 248440501,
 		"gateway.reservation_sweeper": 1452595817, "gateway.credential_canary": 252436649,
-		"publishing.reconciler": 1501445452, "publishing.token_refresher": 940099688}
+		"publishing.token_refresher": 940099688} // publishing.reconciler (1501445452) is retired: jobs need no leader
 	declared := map[string]int32{}
 	var all []leader.Declaration
 	for _, m := range modules.All() {
