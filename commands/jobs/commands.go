@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/platform/backend/commands"
@@ -19,19 +20,47 @@ type eventChange = event.Change
 type Commands struct {
 	store commands.Store
 	now   func() time.Time
+
+	mu sync.RWMutex
+	// queued are the local workers by context: a job this process leaves
+	// queued goes to its worker here at once, besides the log (the first
+	// claim holds; the others find the version moved on).
+	queued map[string]func(domain.Job, int64)
 }
 
 // NewCommands makes the job commands over an event store; now is the
 // clock (nil: time.Now).
 func NewCommands(store commands.Store, now func() time.Time) *Commands {
-	return &Commands{store: store, now: commands.Clock(now)}
+	return &Commands{store: store, now: commands.Clock(now), queued: map[string]func(domain.Job, int64){}}
+}
+
+// onQueued makes f the local worker of a context's queued jobs.
+func (c *Commands) onQueued(context string, f func(domain.Job, int64)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.queued[context] = f
 }
 
 // execute runs a decision on a job's stream and answers the job after it.
 func (c *Commands) execute(ctx context.Context, m commands.Meta, kind, id string, act func(*domain.Job) ([]event.Change, error),
 	opts ...commands.Option) (commands.Result[domain.Job], error) {
-	return commands.Execute(ctx, c.store, m, domain.StreamType(domain.ContextOf(kind)), domain.StreamID(kind, id), domain.Load,
+	res, err := commands.Execute(ctx, c.store, m, domain.StreamType(domain.ContextOf(kind)), domain.StreamID(kind, id), domain.Load,
 		act, func(j *domain.Job) domain.Job { return *j }, opts...)
+	if err == nil && res.Value.State == domain.Queued && !res.Replayed {
+		c.mu.RLock()
+		f := c.queued[domain.ContextOf(kind)]
+		c.mu.RUnlock()
+		if f != nil {
+			f(res.Value, res.Position.Version)
+		}
+	}
+	return res, err
+}
+
+// head is a job stream's version (0: none).
+func (c *Commands) head(ctx context.Context, streamID string) (int64, error) {
+	heads, err := c.store.Heads(ctx, streamID)
+	return heads[streamID], err
 }
 
 func (c *Commands) load(ctx context.Context, organizationID, kind, id string) (domain.Job, error) {

@@ -163,7 +163,13 @@ func spec(w *world) jobs.Spec[in, out] {
 
 func (e *env) define(t *testing.T, s jobs.Spec[in, out]) *jobs.Def[in, out] {
 	t.Helper()
-	d, err := jobs.Define(e.cmds, s)
+	return e.defineOn(t, e.cmds, s)
+}
+
+// defineOn defines the kind on commands of its own: another process's.
+func (e *env) defineOn(t *testing.T, cmds *jobs.Commands, s jobs.Spec[in, out]) *jobs.Def[in, out] {
+	t.Helper()
+	d, err := jobs.Define(cmds, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +266,8 @@ func names(evs []domain.Event) []string {
 // TestOnceUnderTwoWorkers: two worker processes in one consumer group share
 // 40 jobs, and two more in groups of their own see every job too (each
 // record delivered to three workers): each job is claimed and acted on
-// once, at attempt 1, whoever got it.
+// once, at attempt 1, whoever got it. (Each worker has commands of its
+// own, as a process does; the requester has no worker.)
 func TestOnceUnderTwoWorkers(t *testing.T) {
 	e := newEnv(t)
 	w := newWorld()
@@ -276,7 +283,7 @@ func TestOnceUnderTwoWorkers(t *testing.T) {
 			w.act(a.JobID, a.Key)
 			return out{Key: a.Key}, nil
 		}
-		e.runWorker(t, group, e.define(t, s))
+		e.runWorker(t, group, e.defineOn(t, jobs.NewCommands(e.store, nil), s))
 	}
 	const n = 40
 	for i := range n {
@@ -525,7 +532,7 @@ func TestPriorityOrdersTheQueue(t *testing.T) {
 	for _, q := range queued {
 		e.request(t, d, q.id, in{}, q.priority)
 	}
-	apptest.Eventually(t, 20*time.Second, "the worker holds every queued job", func() bool { return r.w.Stats().Held == len(queued) })
+	apptest.Eventually(t, 20*time.Second, "the worker holds every queued job", func() bool { return r.w.Stats().Held >= len(queued) })
 	close(gate)
 	e.wait(t, d, "p0-b", 20*time.Second, domain.Succeeded)
 	w.mu.Lock()
@@ -706,4 +713,34 @@ func TestWorkerProcess(t *testing.T) {
 	d := e.define(t, httpSpec(os.Getenv("JOBS_CHILD_FAKE"), true))
 	e.runWorker(t, "", d)
 	<-e.ctx.Done() // until killed
+}
+
+// TestChangedIsToldOfEachAttempt: the kind's Changed hears, in the
+// worker's process, each attempt claimed and settled, with the job after it.
+func TestChangedIsToldOfEachAttempt(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld()
+	s := spec(w)
+	var mu sync.Mutex
+	var heard []string
+	s.Changed = func(ctx context.Context, j domain.Job) {
+		mu.Lock()
+		defer mu.Unlock()
+		heard = append(heard, fmt.Sprintf("%s@%d", j.State, j.Attempt))
+	}
+	s.Do = func(ctx context.Context, a *jobs.Attempt[in]) (out, error) {
+		if a.Number == 1 {
+			return out{}, jobs.Retryable("busy", "try later", 0)
+		}
+		return out{Key: a.Key}, nil
+	}
+	d := e.define(t, s)
+	e.runWorker(t, "", d)
+	e.request(t, d, "told", in{}, 0)
+	e.wait(t, d, "told", 30*time.Second, domain.Succeeded)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"running@1", "failed@1", "running@2", "succeeded@2"}; !slices.Equal(heard, want) {
+		t.Fatalf("heard %v, want %v", heard, want)
+	}
 }

@@ -73,6 +73,13 @@ type Spec[In, Out any] struct {
 	// Concurrency is how many attempts of the kind a worker process runs at
 	// once (default 4).
 	Concurrency int
+	// Changed, when set, is told in the worker's process of each attempt the
+	// kernel claims or settles for a job of the kind (the job after it), once
+	// recorded: a context that mirrors its jobs on an aggregate of its own
+	// (publishing's post targets) does so without waiting for the log. Best
+	// effort: the process may stop first, so the context's reactor on the
+	// job events stays the record, and both apply idempotently.
+	Changed func(ctx context.Context, j domain.Job)
 }
 
 // Kind is a declared kind of job, as a module lists it (Parts.Jobs). Only
@@ -92,7 +99,18 @@ type kind struct {
 	timeout       time.Duration
 	probeTimeout  time.Duration
 	concurrency   int
+	changed       func(ctx context.Context, j domain.Job)
 	cmds          *Commands
+}
+
+// tell passes a change to the kind's Changed (bounded; never fails the caller).
+func (k *kind) tell(j domain.Job) {
+	if k.changed == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	k.changed(ctx, j)
 }
 
 // attempt is an Attempt before its input is decoded.
@@ -134,7 +152,7 @@ func Define[In, Out any](cmds *Commands, s Spec[In, Out]) (*Def[In, Out], error)
 		return nil, fmt.Errorf("jobs: kind %s: lease (at least 100ms), timeouts and concurrency must be positive", s.Name)
 	}
 	k := &kind{name: s.Name, context: domain.ContextOf(s.Name), retry: s.Retry, lease: s.Lease, timeout: s.Timeout,
-		probeTimeout: s.ProbeTimeout, concurrency: s.Concurrency, cmds: cmds}
+		probeTimeout: s.ProbeTimeout, concurrency: s.Concurrency, changed: s.Changed, cmds: cmds}
 	k.do = func(ctx context.Context, a *attempt) (json.RawMessage, error) {
 		typed, err := typedAttempt[In](a)
 		if err != nil {
@@ -258,9 +276,13 @@ func (d *Def[In, Out]) Report(ctx context.Context, m commands.Meta, id string, a
 		}
 	}
 	o := outcomeOf(result, err, d.k.cmds.now())
-	return d.k.cmds.execute(ctx, m, d.k.name, id, func(j *domain.Job) ([]eventChange, error) {
+	res, err := d.k.cmds.execute(ctx, m, d.k.name, id, func(j *domain.Job) ([]eventChange, error) {
 		return j.Record(attempt, o, d.k.retry, d.k.cmds.now())
 	})
+	if err == nil && !res.Replayed {
+		d.k.tell(res.Value)
+	}
+	return res, err
 }
 
 // Load reads a job from the write side (not found: errs.NotFound, also

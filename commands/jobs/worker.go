@@ -99,7 +99,28 @@ func NewWorker(contextName string, kinds []Kind, cfg Config, log *slog.Logger) (
 	if len(w.kinds) == 0 {
 		return nil, fmt.Errorf("jobs: context %s declares no kind", contextName)
 	}
+	for _, k := range w.kinds {
+		k.cmds.onQueued(contextName, w.enqueue)
+	}
 	return w, nil
+}
+
+// enqueue holds a job this process left queued (requested, retried,
+// requeued), so a worker here claims it without waiting for its record on
+// the log; the record, read later here or by another worker, then finds
+// the version moved on. Not bounded by ReadAhead: the process made it.
+func (w *Worker) enqueue(j domain.Job, version int64) {
+	if w.kinds[j.Kind] == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seq++
+	w.held++
+	q := w.queues[j.Kind]
+	heap.Push(q, &item{job: j, version: version, seq: w.seq})
+	signal(q.ready)
+	held.WithLabelValues(w.context).Set(float64(w.held))
 }
 
 // GroupID is the consumer group of the context's workers.
@@ -353,8 +374,10 @@ func (w *Worker) release(it *item) {
 	defer w.mu.Unlock()
 	w.held--
 	held.WithLabelValues(w.context).Set(float64(w.held))
-	delete(it.part.outstanding, it.offset)
-	it.part.mark()
+	if it.part != nil { // nil: held from this process, not read from the log
+		delete(it.part.outstanding, it.offset)
+		it.part.mark()
+	}
 	signal(w.space)
 }
 
@@ -381,13 +404,20 @@ func (w *Worker) drop(p *partition) {
 	signal(w.space)
 }
 
-// handle claims a held job and, when the claim holds, runs its attempt.
+// handle claims a held job and, when the claim holds, runs its attempt. A
+// job whose stream moved past the version held (claimed from another
+// record, cancelled) is passed over with a read, not a command.
 func (w *Worker) handle(ctx context.Context, k *kind, it *item) {
 	var a *attempt
 	for try := 1; ; try++ {
-		var err error
-		if a, err = k.cmds.claim(ctx, k, it.job, it.version, it.causation); err == nil {
+		head, err := k.cmds.head(ctx, domain.StreamID(it.job.Kind, it.job.ID))
+		if err == nil && head != it.version {
 			break
+		}
+		if err == nil {
+			if a, err = k.cmds.claim(ctx, k, it.job, it.version, it.causation); err == nil {
+				break
+			}
 		}
 		if ctx.Err() != nil {
 			return // not released: the next owner reads it again
@@ -400,6 +430,7 @@ func (w *Worker) handle(ctx context.Context, k *kind, it *item) {
 		return // moved on meanwhile, or claimed by another worker
 	}
 	claims.WithLabelValues(k.name).Inc()
+	k.tell(a.job)
 	w.run(ctx, k, a)
 }
 
@@ -454,7 +485,10 @@ func (w *Worker) record(k *kind, j domain.Job, number int, o domain.Outcome, m c
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.RecordTimeout)
 	defer cancel()
 	for try := 1; ; try++ {
-		_, err := k.cmds.record(ctx, k, j, number, o, m, opts...)
+		res, err := k.cmds.record(ctx, k, j, number, o, m, opts...)
+		if err == nil && !res.Replayed {
+			k.tell(res.Value)
+		}
 		if err == nil || !commands.IsOutage(err) || ctx.Err() != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/commands/reactor"
 	"github.com/platform/backend/domain/event"
@@ -55,7 +56,10 @@ func (r ItemJobs) React(ctx context.Context, e eventstore.Event) error {
 }
 
 // Outcomes records on the post what its items' jobs report: an attempt
-// started (after the first), published, failed, unconfirmed.
+// started (after the first), published, failed, unconfirmed. The worker
+// that records an outcome tells the post at once (Spec.Changed, mirror);
+// this reactor is the record for what that missed (a process that stopped
+// between the two), and finds the rest recorded already.
 type Outcomes struct{ p *Publisher }
 
 var _ reactor.Reactor = Outcomes{}
@@ -75,8 +79,23 @@ func (r Outcomes) React(ctx context.Context, e eventstore.Event) error {
 	if err != nil {
 		return err
 	}
-	j := je.Job
-	if j.Kind != KindPublish || (e.Type == jobTypes.Claimed && je.Attempt <= 1) {
+	return r.p.mirror(ctx, reactor.Meta(JobOutcomesReactor, e, "post"), je.Job)
+}
+
+// changed is the publish job's Changed: the job's new state, recorded on
+// the post at once, under a key of the job's attempt and state.
+func (p *Publisher) changed(ctx context.Context, j domjobs.Job) {
+	key := domjobs.AttemptKey(j.Kind, j.ID, j.Attempt) + ":" + j.State + ":post"
+	if err := p.mirror(ctx, systemMeta(j.OrganizationID, key), j); err != nil {
+		p.log.Info("publishing: job outcome not on the post yet; the job_outcomes reactor records it", "job", j.ID, "err", err)
+	}
+}
+
+// mirror records a publish job's state on its post: the job's attempt after
+// the first started, its item published, failed or unconfirmed. The post's
+// decisions apply each once, whoever tells them.
+func (p *Publisher) mirror(ctx context.Context, m commands.Meta, j domjobs.Job) error {
+	if j.Kind != KindPublish || j.State == domjobs.Running && j.Attempt <= 1 {
 		return nil // the post's claim says publishing already
 	}
 	in, err := jobs.Input[ItemJob](j)
@@ -84,30 +103,30 @@ func (r Outcomes) React(ctx context.Context, e eventstore.Event) error {
 		return err
 	}
 	var act func(*domain.Post) ([]event.Change, error)
-	now := r.p.h.now()
-	switch e.Type {
-	case jobTypes.Claimed:
+	now := p.h.now()
+	switch j.State {
+	case domjobs.Running:
 		act = func(post *domain.Post) ([]event.Change, error) {
-			return post.AttemptStarted(in.TargetID, in.Item, je.Attempt, domjobs.AttemptKey(j.Kind, j.ID, je.Attempt), *j.ClaimedAt, now), nil
+			return post.AttemptStarted(in.TargetID, in.Item, j.Attempt, domjobs.AttemptKey(j.Kind, j.ID, j.Attempt), *j.ClaimedAt, now), nil
 		}
-	case jobTypes.Succeeded:
+	case domjobs.Succeeded:
 		out, err := jobs.Result[ItemPublished](j)
 		if err != nil {
 			return err
 		}
 		act = func(post *domain.Post) ([]event.Change, error) {
-			return post.RecordPublished(in.TargetID, in.Item, je.Attempt, domain.Outcome{PlatformPostID: out.PlatformPostID, URL: out.URL,
+			return post.RecordPublished(in.TargetID, in.Item, j.Attempt, domain.Outcome{PlatformPostID: out.PlatformPostID, URL: out.URL,
 				ConnectionID: out.ConnectionID, At: out.At}, now)
 		}
-	case jobTypes.Failed:
-		f := domain.Failure{Code: j.Failure.Code, Reason: j.Failure.Reason, RetryAt: j.Failure.RetryAt}
+	case domjobs.Failed:
+		f := domain.Failure{Code: j.Failure.Code, Reason: j.Failure.Reason, RetryAt: j.Failure.RetryAt, At: j.Failure.At}
 		if f.Code == domjobs.CodeLost {
 			f.Code, f.Reason = domain.FailureNotFound, "the network did not get the post"
 		}
 		act = func(post *domain.Post) ([]event.Change, error) {
-			return post.RecordFailed(in.TargetID, in.Item, je.Attempt, f, now)
+			return post.RecordFailed(in.TargetID, in.Item, j.Attempt, f, now)
 		}
-	case jobTypes.Unconfirmed:
+	case domjobs.Unconfirmed:
 		var d attemptDetail
 		_ = json.Unmarshal(j.Detail, &d)
 		var connection *string
@@ -115,11 +134,11 @@ func (r Outcomes) React(ctx context.Context, e eventstore.Event) error {
 			connection = &d.ConnectionID
 		}
 		act = func(post *domain.Post) ([]event.Change, error) {
-			return post.RecordUnconfirmed(in.TargetID, in.Item, je.Attempt, d.Pending, connection, je.Reason, now)
+			return post.RecordUnconfirmed(in.TargetID, in.Item, j.Attempt, d.Pending, connection, "unconfirmed", now)
 		}
 	default:
 		return nil
 	}
-	_, err = r.p.h.runPost(ctx, reactor.Meta(JobOutcomesReactor, e, "post"), in.PostID, act)
+	_, err = p.h.runPost(ctx, m, in.PostID, act)
 	return err
 }

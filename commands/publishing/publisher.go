@@ -126,6 +126,7 @@ func NewPublisher(h *Handlers, networks *Networks, creds *Credentials, media Med
 		Name: KindPublish, Do: p.send, Probe: p.probe,
 		Retry: domjobs.RetryPolicy{MaxAttempts: p.cfg.MaxAttempts, Backoff: p.cfg.RetryBackoff, MaxBackoff: p.cfg.RetryMaxBackoff},
 		Lease: p.cfg.ClaimLease, Timeout: p.cfg.SendTimeout, ProbeTimeout: p.cfg.SendTimeout, Concurrency: p.cfg.Parallel,
+		Changed: p.changed,
 	})
 	return p, err
 }
@@ -200,7 +201,7 @@ func (p *Publisher) send(ctx context.Context, a *jobs.Attempt[ItemJob]) (ItemPub
 	if !ok || !post.Awaits(a.Input.TargetID, a.Input.Item) {
 		return ItemPublished{}, jobs.Fail(domain.FailureSuperseded, "the target no longer waits for the item")
 	}
-	if t.InFlight != nil && t.InFlight.JobID == "" {
+	if legacyClaim(a, t) {
 		// Claimed before item jobs: its send may have happened. Read the
 		// network before anything is sent.
 		return ItemPublished{}, jobs.Unconfirmed("claimed before item jobs", nil, 0)
@@ -234,6 +235,12 @@ func (p *Publisher) send(ctx context.Context, a *jobs.Attempt[ItemJob]) (ItemPub
 		return out, nil
 	}
 	return ItemPublished{}, p.failure(err, conn.ConnectionID, net)
+}
+
+// legacyClaim: the job's first attempt is at an item claimed before item
+// jobs (no job id): that claim's own send may have happened.
+func legacyClaim(a *jobs.Attempt[ItemJob], t *domain.Target) bool {
+	return a.Number == 1 && t.InFlight != nil && t.InFlight.JobID == "" && t.InFlight.Item == a.Input.Item
 }
 
 // failure reads a network's error as the attempt's outcome: an unknown one

@@ -29,7 +29,11 @@ func (p *Publisher) probe(ctx context.Context, a *jobs.Attempt[ItemJob]) (ItemPu
 	if !ok {
 		return ItemPublished{}, false, errNoNetwork
 	}
-	if wait := net.Info().Capabilities.ReconcileAfter; p.h.now().Sub(a.ClaimedAt) < wait {
+	since, key := a.ClaimedAt, a.Key
+	if legacyClaim(a, t) { // what the claim made before item jobs sent
+		since, key = t.InFlight.ClaimedAt, t.InFlight.IdempotencyKey
+	}
+	if wait := net.Info().Capabilities.ReconcileAfter; p.h.now().Sub(since) < wait {
 		return ItemPublished{}, false, jobs.Later("the network may not show the post yet")
 	}
 	brand, err := p.h.BrandAny(ctx, post.BrandID)
@@ -56,9 +60,11 @@ func (p *Publisher) probe(ctx context.Context, a *jobs.Attempt[ItemJob]) (ItemPu
 		return ItemPublished{}, false, err
 	}
 	item := post.Items[a.Input.Item]
-	q := social.Query{Text: item.Text, Since: a.ClaimedAt, IdempotencyKey: a.Key}
+	q := social.Query{Text: item.Text, Since: since, IdempotencyKey: key}
 	if d.Pending != nil {
 		q.Pending = *d.Pending
+	} else if t.InFlight != nil && t.InFlight.Pending != nil && t.InFlight.Item == a.Input.Item {
+		q.Pending = *t.InFlight.Pending
 	}
 	if a.Input.Item > 0 && len(t.Published) >= a.Input.Item {
 		q.ReplyTo = t.Published[a.Input.Item-1].PlatformPostID

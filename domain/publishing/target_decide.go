@@ -196,7 +196,10 @@ func (p *Post) RecordFailed(targetID string, item, attempt int, f Failure, now t
 		return nil, nil // known
 	}
 	t.count(attempt)
-	f.Item, f.Attempt, f.At = item, attempt, now
+	f.Item, f.Attempt = item, attempt
+	if f.At.IsZero() {
+		f.At = now // the job's failure time, when it came with it
+	}
 	f.Retryable = Retryable(f.Code)
 	t.State, t.InFlight, t.Failure = StateFailed, nil, &f
 	c := &changes{p: p, now: now}
