@@ -31,7 +31,7 @@ func serviceURL(service string) string {
 	}
 	for _, m := range app.Modules() {
 		if m.Service != nil && m.Service.Name == service {
-			if v := os.Getenv("PLATFORM_" + strings.ToUpper(service) + "_ADDR"); v != "" {
+			if v := os.Getenv(app.AddrEnv(service)); v != "" {
 				return "http://" + v
 			}
 			return "http://" + m.Service.DefaultAddr

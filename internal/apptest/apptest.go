@@ -34,9 +34,12 @@ type Harness struct {
 	App    *app.App
 	Config app.Config
 	URLs   map[string]string // service -> base URL
-	OrgID  string
-	APIKey string
-	Client *http.Client
+	// WorkerURLs are the job workers' listeners (GET /health), by name
+	// ("publishing-jobs").
+	WorkerURLs map[string]string
+	OrgID      string
+	APIKey     string
+	Client     *http.Client
 	// operatorKey: see OperatorKey.
 	operatorKey string
 	cancel      context.CancelFunc
@@ -86,7 +89,7 @@ func Start(t testing.TB, opts Options) *Harness {
 	// its service once the platform is built.
 	servers := map[string]*httptest.Server{}
 	handlers := map[string]http.Handler{}
-	for _, s := range app.Services() {
+	for _, s := range app.Listeners() {
 		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			handlers[s].ServeHTTP(w, r)
 		}))
@@ -97,7 +100,7 @@ func Start(t testing.TB, opts Options) *Harness {
 		cfg.Addrs[s] = srv.Listener.Addr().String()
 	}
 	if len(cfg.Services) == 0 {
-		cfg.Services = app.Services()
+		cfg.Services = app.Listeners() // every service and the job workers
 	}
 	if cfg.Objects.PublicURL == "" {
 		cfg.Objects.PublicURL = "http://" + servers[cfg.Services[0]].Listener.Addr().String() + "/objects"
@@ -121,7 +124,7 @@ func Start(t testing.TB, opts Options) *Harness {
 		cancel()
 		t.Fatalf("start platform: %v", err)
 	}
-	h := &Harness{App: a, Config: cfg, URLs: map[string]string{}, Client: &http.Client{Timeout: 30 * time.Second},
+	h := &Harness{App: a, Config: cfg, URLs: map[string]string{}, WorkerURLs: map[string]string{}, Client: &http.Client{Timeout: 30 * time.Second},
 		cancel: cancel, done: make(chan error, 1), t: t}
 	for _, s := range cfg.Services {
 		// The listeners' bounds of platformd (timeouts, header limit), so tests
@@ -130,7 +133,11 @@ func Start(t testing.TB, opts Options) *Harness {
 		srv := servers[s]
 		cfg.HTTP.Configure(srv.Config)
 		srv.Start()
-		h.URLs[s] = srv.URL
+		if app.IsWorker(s) {
+			h.WorkerURLs[s] = srv.URL
+		} else {
+			h.URLs[s] = srv.URL
+		}
 	}
 	for s, srv := range servers {
 		if handlers[s] == nil {

@@ -12,12 +12,15 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/commands/reactor"
 	"github.com/platform/backend/commands/timers"
 	"github.com/platform/backend/domain/event"
+	domjobs "github.com/platform/backend/domain/jobs"
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/notifications"
@@ -45,6 +48,11 @@ type Module struct {
 	NewConfig func() Section
 	// Service is the context's HTTP service (nil: none).
 	Service *ServiceSpec
+	// Jobs, when set, says the context runs durable jobs (Parts.Jobs): their
+	// workers are a service of their own, "<name>-jobs" (JobsService), that
+	// PLATFORM_SERVICES runs alone or beside others, with a liveness
+	// listener. The module's EventTypes list domain/jobs.EventTypes(Name).
+	Jobs *JobsSpec
 	// App is the context's entry in the identity service's catalog: the
 	// permissions its actions check (nil: the context checks none of its own).
 	App *App
@@ -103,6 +111,15 @@ type ServiceSpec struct {
 	HealthPath string
 }
 
+// JobsSpec is a context's job workers as a service: their liveness
+// listener (GET /health, PLATFORM_<NAME>_JOBS_ADDR).
+type JobsSpec struct {
+	DefaultAddr string
+}
+
+// JobsService is the name of a context's job workers in PLATFORM_SERVICES.
+func JobsService(context string) string { return context + "-jobs" }
+
 // App is a context's catalog entry: seed 001's service catalog row that the
 // identity service seeds, whose scopes role bundles and keys are built from.
 type App struct {
@@ -132,6 +149,9 @@ type Parts struct {
 	Reactors      []reactor.Reactor
 	// Timers registers the kinds of the context's durable timers.
 	Timers func(*timers.Registry) error
+	// Jobs are the kinds of the context's durable jobs (jobs.Define), run by
+	// the context's job workers (Module.Jobs).
+	Jobs []jobs.Kind
 	// Service builds the HTTP service once every module is built (the
 	// router's dependencies, the projection engine, are complete then).
 	Service func(httpapi.Deps) (httpapi.Service, error)
@@ -166,6 +186,16 @@ func (m Module) Check() error {
 	}
 	if m.Topic && len(m.EventTypes) == 0 {
 		return fmt.Errorf("module %s: a context with a topic declares its event types", m.Name)
+	}
+	if m.Jobs != nil {
+		if !m.Topic || m.Jobs.DefaultAddr == "" {
+			return fmt.Errorf("module %s: a context with jobs has a topic (its jobs' streams) and a default address for its workers' listener", m.Name)
+		}
+		for _, typ := range domjobs.EventTypes(m.Name) {
+			if !slices.Contains(m.EventTypes, typ) {
+				return fmt.Errorf("module %s: a context with jobs lists domain/jobs.EventTypes(%q) among its EventTypes (%s is missing)", m.Name, m.Name, typ)
+			}
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/keyring"
@@ -62,6 +63,9 @@ type Platform struct {
 	// caller's credential). Set once every module is built: read it in
 	// Service or a worker, never in Build.
 	Widgets []AppWidget
+	// Jobs are the commands on durable jobs: a module defines its kinds of
+	// jobs on them (jobs.Define(p.Jobs, ...)) and lists them in Parts.Jobs.
+	Jobs *jobs.Commands
 
 	provided map[reflect.Type]any
 }

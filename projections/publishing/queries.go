@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -150,21 +149,6 @@ func (q *Queries) MediaFile(ctx context.Context, mediaID string) (domain.Media, 
 func (q *Queries) Seeds(ctx context.Context, org, brandID string, limit int) ([]domain.Seed, error) {
 	return docs[domain.Seed](ctx, q, `SELECT s.doc FROM {{publishing_seeds}} s JOIN {{publishing_brands}} b ON b.brand_id = s.brand_id
 		WHERE b.organization_id = $1 AND ($2 = '' OR s.brand_id = $2) ORDER BY s.shared_at DESC LIMIT $3`, org, brandID, limit)
-}
-
-// Stuck lists targets with an attempt but no settled outcome, for the
-// reconciler (every organization).
-func (q *Queries) Stuck(ctx context.Context, before time.Time, limit int) ([]struct{ PostID, TargetID string }, error) {
-	s, err := q.sql(ctx, `SELECT post_id, target_id FROM {{publishing_targets}} WHERE state IN ('publishing', 'unconfirmed')
-		AND updated_at < $1 ORDER BY updated_at LIMIT $2`)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.pool.Query(ctx, s, before, limit)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ PostID, TargetID string }])
 }
 
 // PostCounts are what the publishing tile of the dashboard shows: posts
