@@ -687,4 +687,3 @@ func tileOf(raw json.RawMessage) tileView {
 	}
 	return t
 }
-
