@@ -102,4 +102,3 @@ func join(base, path string) string {
 	}
 	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
 }
-
