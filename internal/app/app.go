@@ -110,6 +110,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if p.Widgets, err = widgets(mods, parts); err != nil {
 		return nil, err
 	}
+	if p.ActionItems, err = actionItems(mods, parts); err != nil {
+		return nil, err
+	}
 	if err := a.buildReadSide(ctx, mods, parts); err != nil {
 		return nil, err
 	}
@@ -326,6 +329,26 @@ func widgets(mods []module.Module, parts []module.Parts) ([]module.AppWidget, er
 			return nil, fmt.Errorf("module %s: %w", m.Name, err)
 		}
 		out = append(out, module.AppWidget{Module: m.Name, AppID: m.App.AppID, Service: m.Service.Name, Widget: w})
+	}
+	return out, nil
+}
+
+// actionItems are the modules' action-item declarations, checked in each
+// module's app.
+func actionItems(mods []module.Module, parts []module.Parts) ([]module.AppActionItems, error) {
+	var out []module.AppActionItems
+	for i, m := range mods {
+		a := parts[i].ActionItems
+		if a == nil {
+			continue
+		}
+		if m.App == nil {
+			return nil, fmt.Errorf("module %s: action items are checked in the module's app: declare one", m.Name)
+		}
+		if err := a.Check(); err != nil {
+			return nil, fmt.Errorf("module %s: %w", m.Name, err)
+		}
+		out = append(out, module.AppActionItems{Module: m.Name, AppID: m.App.AppID, Items: a})
 	}
 	return out, nil
 }

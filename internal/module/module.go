@@ -160,8 +160,12 @@ type Parts struct {
 	// and the dashboard reads every module's through Platform.Widgets. A
 	// context with a service declares one, or is listed as having none in
 	// internal/invariants (TestEveryServiceDeclaresAWidget).
-	Widget  *httpapi.Widget
-	Workers []Worker
+	Widget *httpapi.Widget
+	// ActionItems are what a person must resolve in the context (a post
+	// awaiting review, an expiring connection): the dashboard's action queue
+	// lists every module's through Platform.ActionItems (nil: none).
+	ActionItems *httpapi.ActionItems
+	Workers     []Worker
 }
 
 // Worker is a loop that runs while the process runs (a poller, scheduled

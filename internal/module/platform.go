@@ -66,6 +66,10 @@ type Platform struct {
 	// Jobs are the commands on durable jobs: a module defines its kinds of
 	// jobs on them (jobs.Define(p.Jobs, ...)) and lists them in Parts.Jobs.
 	Jobs *jobs.Commands
+	// ActionItems are the action-item declarations of every module that
+	// has some, in module order (the dashboard's /actions). Set with
+	// Widgets.
+	ActionItems []AppActionItems
 
 	provided map[reflect.Type]any
 }
@@ -76,6 +80,14 @@ type AppWidget struct {
 	AppID   string // its permission is checked in this app
 	Service string // the service that serves it as GET /api/widget
 	Widget  *httpapi.Widget
+}
+
+// AppActionItems is one module's action items with the app they are
+// checked in.
+type AppActionItems struct {
+	Module string
+	AppID  string
+	Items  *httpapi.ActionItems
 }
 
 // Sealer is the key ring for one purpose (the context's name): a value

@@ -6,6 +6,7 @@ package modules
 import (
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/modules/contacts"
+	"github.com/platform/backend/internal/modules/dashboard"
 	"github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/internal/modules/ops"
@@ -24,6 +25,7 @@ func All() []module.Module {
 		contacts.Module,
 		publishing.Module,
 		studio.Module,
+		dashboard.Module,
 		ops.Module,
 	}
 }

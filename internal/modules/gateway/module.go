@@ -84,7 +84,8 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
 			return gatewayhttp.Service(deps, gatewayhttp.EdgeArea(edge, queries)), nil
 		},
-		Widget: gatewayhttp.Widget(deps),
+		Widget:      gatewayhttp.Widget(deps),
+		ActionItems: gatewayhttp.ActionItems(deps),
 	}
 	parts.Workers = append(parts.Workers, edgeWorkers(p, edge, edgeSandbox)...)
 	parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-landings", Run: handlers.RunLandings})

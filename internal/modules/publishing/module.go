@@ -116,6 +116,7 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 		Jobs:        []jobs.Kind{publisher.Kind()},
 		Service:     func(httpapi.Deps) (httpapi.Service, error) { return pubhttp.Service(deps), nil },
 		Widget:      pubhttp.Widget(deps),
+		ActionItems: pubhttp.ActionItems(deps),
 		Workers: []module.Worker{{Name: "publishing-fakes", Run: func(ctx context.Context) error {
 			<-ctx.Done()
 			stopFakes()
