@@ -31,7 +31,11 @@ var boundsUnpatterned = map[string]string{
 // translate or embed, a tool's description) are multi-line too, and so is
 // a contact's note (body).
 var boundsMultiLineMembers = []string{"message", "prompt", "content", "text", "query", "input", "initial_prompt", "context", "texts",
-	"description", "body", "html", "reason"} // reason: publishing's rejection notes
+	"description", "body", "html", "reason", // reason: publishing's rejection notes
+	// The studio's prose: a brief's objective, audience and style notes, a
+	// composition's notes, an approval's note, and the prompt fragments of
+	// presets and templates (settings, promptDefaults: values sent to models).
+	"objective", "audience", "styleNotes", "note", "notes", "settings", "promptDefaults"}
 
 // TestEveryInputStringIsBounded walks the input schema of every action of
 // every service the app builds (as /api/actions serves them) and fails on a

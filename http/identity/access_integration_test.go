@@ -543,7 +543,7 @@ func TestProvisionFromCheckout(t *testing.T) {
 				map[string]any{"app_id": "design", "redirect_uri": tricky}), http.StatusUnprocessableEntity, "invalid_input")
 		}
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session,
-			map[string]any{"app_id": "studio", "redirect_uri": accApps + "/studio/cb"}), http.StatusForbidden, "permission_denied")
+			map[string]any{"app_id": "agent", "redirect_uri": accApps + "/agent/cb"}), http.StatusForbidden, "permission_denied")
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", "",
 			map[string]any{"app_id": "status", "redirect_uri": accApps + "/status/cb"}), http.StatusForbidden, "permission_denied")
 	})

@@ -13,7 +13,7 @@ import (
 // kernels are the packages of this repository the module kernel may use:
 // the shared mechanisms every context builds on, never a context's own
 // package (its domain, commands, read models, mapping or service).
-var kernels = []string{"commands/jobs", "commands/reactor", "commands/timers", "domain/jobs", "eventstore", "http", "notifications",
+var kernels = []string{"commands/jobs", "commands/reactor", "commands/timers", "domain/event", "domain/jobs", "eventstore", "http", "notifications",
 	"projections", "internal/keyring", "internal/leader", "internal/objectstore", "internal/outbound"}
 
 // TestModuleKernelImportsNoContext: internal/module declares what a context
