@@ -17,8 +17,8 @@ type Config struct {
 	// ImportMaxLineBytes bounds one line of a file: a longer one is 400
 	// naming it (CONTACTS_IMPORT_MAX_LINE_BYTES, default 1 MiB).
 	ImportMaxLineBytes int
-	// ImportTimeout is an import request's read and write deadline
-	// (CONTACTS_IMPORT_TIMEOUT, default 10m).
+	// ImportTimeout is an import request's read deadline; its answer has
+	// httpapi.AnswerMargin more (CONTACTS_IMPORT_TIMEOUT, default 10m).
 	ImportTimeout time.Duration
 	// ImportIdleTimeout bounds the wait for a file's next bytes within
 	// ImportTimeout (CONTACTS_IMPORT_IDLE_TIMEOUT, default 30s, the listener's
