@@ -1,7 +1,9 @@
 package publishing_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/platform/backend/internal/apptest"
@@ -52,5 +54,39 @@ func TestURLsWithCredentialsAreRefused(t *testing.T) {
 		"link": "https://user:secret@example.com/"}), http.StatusUnprocessableEntity, "invalid_input")
 	if len(p.Errors) != 1 || p.Errors[0].Pointer != "/link" {
 		t.Fatalf("update: errors %+v, want /link", p.Errors)
+	}
+}
+
+// TestScheduledCreateNeedsATimeInItsSchema: posts.create's schema says what
+// the domain checks (status scheduled needs publishAt: nothing stored to fall
+// back on), so the fuzzing gate's schema-valid posts are ones the server
+// takes; the refusal names publishAt.
+func TestScheduledCreateNeedsATimeInItsSchema(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{NoWorkers: true})
+	b := newBrand(t, h, "", "Schedules")
+	p := apptest.ExpectProblem(t, h.Do(t, "publishing", http.MethodPost, "/api/posts", "", map[string]any{"brandId": b.BrandID, "text": "t",
+		"targets": []any{map[string]any{"network": "network_1"}}, "status": "scheduled"}), http.StatusBadRequest, "invalid_input")
+	found := false
+	for _, e := range p.Errors {
+		found = found || e.Pointer == "/publishAt"
+	}
+	if !found {
+		t.Fatalf("errors %+v, want /publishAt", p.Errors)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]struct {
+					Schema json.RawMessage `json:"schema"`
+				} `json:"content"`
+			} `json:"requestBody"`
+		} `json:"paths"`
+	}
+	res := h.Do(t, "publishing", http.MethodGet, "/api/openapi.json", "-", nil)
+	apptest.Must(t, res, http.StatusOK, "openapi")
+	res.JSON(t, &doc)
+	body := doc.Paths["/api/posts"]["post"].RequestBody.Content["application/json"].Schema
+	if !strings.Contains(string(body), `{"anyOf":[{"properties":{"status":{"const":"draft"}}},{"required":["publishAt"]}]}`) {
+		t.Fatalf("posts.create's body schema does not say a scheduled post needs publishAt: %s", body)
 	}
 }
