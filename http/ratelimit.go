@@ -91,14 +91,18 @@ func ClientAddress(r *http.Request) string {
 	return host
 }
 
-// AllowAddress takes one token of the request's client address (a credential
-// attempt of the attempt limiter, a call of the inbound one); nil allows all.
+// AllowAddress takes one token of the request's client address (a call of
+// an inbound route, Deps.Inbound); nil allows all.
 func (l *Limiter) AllowAddress(r *http.Request) error {
 	if l == nil {
 		return nil
 	}
 	return l.Allow("ip:" + ClientAddress(r))
 }
+
+// AllowAttempt takes one credential attempt of the request's client: the
+// attempt limiter's AllowAddress, named for what its callers spend.
+func (l *Limiter) AllowAttempt(r *http.Request) error { return l.AllowAddress(r) }
 
 // Limiter holds one bucket per credential (or client address for public routes).
 type Limiter struct {

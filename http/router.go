@@ -186,7 +186,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			return
 		}
 		if a.CredentialAttempt {
-			if err := d.Attempts.AllowAddress(r); err != nil {
+			if err := d.Attempts.AllowAttempt(r); err != nil {
 				fail(err)
 				return
 			}

@@ -272,7 +272,7 @@ func (d AccessDeps) consumeMagicLink(confirmed bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Referrer-Policy", "no-referrer")
-		if err := d.Attempts.AllowAddress(r); err != nil {
+		if err := d.Attempts.AllowAttempt(r); err != nil {
 			httpapi.WriteError(w, r, d.Log, err)
 			return
 		}
