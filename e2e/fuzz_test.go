@@ -51,7 +51,7 @@ func TestSchemathesis(t *testing.T) {
 	srv := s.StartServer(ServerOptions{Name: "fuzzed", Env: []string{
 		// The fuzzer sends thousands of requests with one key and from one
 		// address: the limits would answer 429 to most of them.
-		"RATE_LIMIT_PER_SECOND=1000000", "RATE_LIMIT_ATTEMPTS_PER_MINUTE=100000000",
+		"RATE_LIMIT_PER_SECOND=1000000", "RATE_LIMIT_ATTEMPTS_PER_MINUTE=100000000", "RATE_LIMIT_INBOUND_PER_SECOND=1000000",
 		// Every success answer is checked against its output schema by the
 		// server too: a mismatch is a 500 naming the member.
 		"PLATFORM_HTTP_CHECK_OUTPUT=1",

@@ -57,6 +57,10 @@ type Action struct {
 	// (password, one-time token, second factor): they take from the
 	// per-address attempt limit too.
 	CredentialAttempt bool `json:"-"`
+	// Inbound marks a public action third parties call without a platform
+	// credential (a provider's webhook): it takes from the per-address
+	// inbound limit (Deps.Inbound) before anything else runs.
+	Inbound bool `json:"-"`
 	// SuccessStatus is the status of a successful answer (default 200).
 	SuccessStatus int `json:"-"`
 	// ReadModel names the projection a query reads, for read-your-writes.

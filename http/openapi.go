@@ -170,7 +170,7 @@ func problemStatuses(a Action, invalid int) []int {
 		out = append(out, http.StatusNotFound)
 	}
 	if !a.ReadOnly {
-		out = append(out, http.StatusConflict, http.StatusUnsupportedMediaType)
+		out = append(out, http.StatusConflict, http.StatusUnsupportedMediaType, http.StatusRequestEntityTooLarge)
 	}
 	out = append(out, a.Problems...)
 	slices.Sort(out)

@@ -9,9 +9,11 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -66,8 +68,12 @@ type Deps struct {
 	// Attempts limits credential attempts per client address (actions
 	// marked CredentialAttempt, magic links); nil: no such limit.
 	Attempts *Limiter
-	Reader   *projections.Reader
-	Log      *slog.Logger
+	// Inbound limits calls of public routes third parties make without a
+	// credential (Action.Inbound, Inbound: providers' webhooks, OAuth
+	// callbacks) per client address; nil: no such limit.
+	Inbound *Limiter
+	Reader  *projections.Reader
+	Log     *slog.Logger
 	// CORS is the first-party origin policy (nil: local development origins).
 	CORS *CORSPolicy
 	// MaxHeaderBytes: a larger request line and header block is a 431
@@ -91,7 +97,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		d.MaxHeaderBytes = ServerConfig{}.WithDefaults().MaxHeaderBytes
 	}
 	r := mux.NewRouter()
-	r.Use(requireJSON(d.Log))
+	r.Use(routeChecks(d))
 	for i := range svc.Actions {
 		a := &svc.Actions[i]
 		if err := a.withDefaults(); err != nil {
@@ -111,11 +117,11 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 				return !slices.Contains(shadowed, req.URL.Path) && tpl.Match(req, &mux.RouteMatch{})
 			})
 		}
-		var h http.Handler = d.serveAction(a, svc.AppID)
+		traits := routeTraits{Handler: d.serveAction(a, svc.AppID), invalidStatus: a.InvalidStatus, inbound: a.Inbound}
 		if a.Body != nil {
-			h = rawRoute{Handler: h, types: a.Body.MediaTypes}
+			traits.raw = a.Body.MediaTypes
 		}
-		route.Path(a.Path).Methods(a.Method).Handler(h)
+		route.Path(a.Path).Methods(a.Method).Handler(traits)
 	}
 	r.HandleFunc("/api/actions", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]any{"service": svc.Name, "actions": svc.Actions})
@@ -153,9 +159,6 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		permission = principal.Qualify(appID, a.Permission)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.InvalidStatus != 0 {
-			r = InvalidInputAs(r, a.InvalidStatus)
-		}
 		fail := func(err error) { WriteError(w, r, d.Log, err) }
 		ctx := r.Context()
 		var p principal.Principal
@@ -373,13 +376,19 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 	var body []byte
 	var err error
 	if a.Body == nil { // a raw body is the handler's to read
-		body, err = io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		// routeChecks bounded it (MaxBytesReader): past 1 MiB this is 413.
+		body, err = io.ReadAll(r.Body)
 	}
 	if err != nil {
 		return nil, bodyReadError(err)
 	}
 	if len(body) > maxBody {
-		return nil, errs.InvalidField("", "the request body is larger than 1 MiB")
+		return nil, errTooLarge(maxBody)
+	}
+	if !utf8.Valid(body) {
+		// encoding/json would replace each invalid byte with U+FFFD and the
+		// call would go on with text the client never sent.
+		return nil, errs.Invalid(invalidUTF8Fields(body)...)
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(body))
@@ -418,6 +427,49 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 		return nil, errs.Invalid(fields...)
 	}
 	return json.Marshal(integralNumbers(input))
+}
+
+// invalidUTF8Fields names the members of a body that is not UTF-8: those
+// whose value or name decodes with U+FFFD (encoding/json's replacement of an
+// invalid byte). A body that does not decode at all, or whose bad bytes sit
+// in no member, is refused at the root.
+func invalidUTF8Fields(body []byte) []errs.Field {
+	var doc any
+	var found []errs.Field
+	if json.Unmarshal(body, &doc) == nil {
+		found = replacedFields("", doc, nil)
+	}
+	if len(found) == 0 {
+		return []errs.Field{{Pointer: "", Detail: "the body must be valid UTF-8"}}
+	}
+	return found
+}
+
+func replacedFields(pointer string, v any, out []errs.Field) []errs.Field {
+	const replacement = "\uFFFD"
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, replacement) {
+			out = append(out, errs.Field{Pointer: pointer, Detail: "must be valid UTF-8"})
+		}
+	case map[string]any:
+		for k, m := range v {
+			p := pointer + "/" + escapePointer(k)
+			if strings.Contains(k, replacement) {
+				out = append(out, errs.Field{Pointer: p, Detail: "a member name must be valid UTF-8"})
+				continue
+			}
+			out = replacedFields(p, m, out)
+		}
+	case []any:
+		for i, m := range v {
+			out = replacedFields(pointer+"/"+strconv.Itoa(i), m, out)
+		}
+	}
+	if pointer == "" {
+		sort.Slice(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	}
+	return out
 }
 
 // integralNumbers writes numbers with an integral value (1295.0, 1.2e3) as

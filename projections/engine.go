@@ -162,11 +162,11 @@ func RequestRebuild(ctx context.Context, pool *pgxpool.Pool, name string) (int, 
 
 // Generation describes one generation's state.
 type Generation struct {
-	Projection  string
-	Generation  int
-	State       string
-	CreatedAt   time.Time
-	ActivatedAt *time.Time
+	Projection  string     `json:"projection"`
+	Generation  int        `json:"generation"`
+	State       string     `json:"state"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ActivatedAt *time.Time `json:"activated_at"`
 }
 
 // Generations lists every generation of every projection.

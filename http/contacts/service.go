@@ -118,7 +118,8 @@ func Service(d Deps) httpapi.Service {
 		httpapi.Bytes(httpapi.Action{Name: "contacts.import", ReadModel: contactsview.Name, Method: http.MethodPost, Path: "/api/contacts/import", Permission: write,
 			Summary: "Import a CSV file (text/csv body) with a column mapping: match by email, else name + company; update, skip or create; " +
 				"dryRun answers what it would do; idempotent by importId", OutputSchema: importOut, InputSchema: importQuery(),
-			Body: &httpapi.RawBody{MediaTypes: []string{"text/csv"}, MaxBytes: d.Config.ImportMaxBytes, Timeout: d.Config.ImportTimeout, Schema: csvBody},
+			Body: &httpapi.RawBody{MediaTypes: []string{"text/csv"}, MaxBytes: d.Config.ImportMaxBytes, Timeout: d.Config.ImportTimeout,
+				IdleTimeout: d.Config.ImportIdleTimeout, Schema: csvBody},
 		}, d.importContacts),
 		httpapi.Bytes(httpapi.Action{Name: "contacts.export", Method: http.MethodGet, Path: "/api/contacts/export", Permission: read,
 			ReadOnly: true, Summary: "Export the live contacts as CSV, streamed: every field, pipeline and stage, tags, note and attachment counts",

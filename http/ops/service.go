@@ -16,14 +16,13 @@ import (
 	"github.com/platform/backend/projections/history"
 )
 
-// Output schemas of the ops service (http/outputs.go). A generation's members
-// keep the names platformctl and operators' scripts read (no JSON tags).
+// Output schemas of the ops service (http/outputs.go).
 var (
 	historyOut = httpapi.ObjectOf(map[string]json.RawMessage{
 		"events": httpapi.ArrayOf(httpapi.OutputOf(history.Entry{}, httpapi.FormatOf("event_id", "uuid"))),
 		"next":   httpapi.Raw(`{"type":"string","description":"the after cursor of the next page; empty at the end"}`)})
 	generationsOut = httpapi.ObjectOf(map[string]json.RawMessage{"generations": httpapi.ArrayOf(httpapi.OutputOf(projections.Generation{},
-		httpapi.EnumOf("State", "building", "active", "retired"), httpapi.WithSchema("Generation", `{"type":"integer","minimum":1}`)))})
+		httpapi.EnumOf("state", "building", "active", "retired"), httpapi.WithSchema("generation", `{"type":"integer","minimum":1}`)))})
 	replayOut = httpapi.ObjectOf(map[string]json.RawMessage{"projection": httpapi.Raw(httpapi.StringOutput),
 		"generation": httpapi.Raw(`{"type":"integer","minimum":1}`), "state": httpapi.Raw(`{"const":"building"}`)})
 )

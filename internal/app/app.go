@@ -263,7 +263,7 @@ func (a *App) buildReactors(parts []module.Parts) error {
 func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 	cors := &httpapi.CORSPolicy{Origins: a.Cfg.FirstPartyOrigins}
 	deps := httpapi.Deps{Validator: a.Platform.Validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit),
-		Attempts: httpapi.NewAttemptLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log, CORS: cors,
+		Attempts: httpapi.NewAttemptLimiter(a.Cfg.RateLimit), Inbound: httpapi.NewInboundLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log, CORS: cors,
 		MaxHeaderBytes: a.Cfg.HTTP.MaxHeaderBytes, CheckOutput: a.Cfg.HTTP.CheckOutput}
 	objectsPath, objects := objectstore.Handler(a.Platform.Objects, a.Log)
 	for i, m := range mods {

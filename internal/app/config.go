@@ -181,6 +181,8 @@ func FromEnv() (Config, error) {
 	env.List("PLATFORM_FIRST_PARTY_ORIGINS", &c.FirstPartyOrigins)
 	env.Float("RATE_LIMIT_PER_SECOND", &c.RateLimit.PerSecond)
 	env.Float("RATE_LIMIT_ATTEMPTS_PER_MINUTE", &c.RateLimit.AttemptsPerMinute)
+	env.Float("RATE_LIMIT_INBOUND_PER_SECOND", &c.RateLimit.InboundPerSecond)
+	env.Int("RATE_LIMIT_INBOUND_BURST", &c.RateLimit.InboundBurst)
 	env.Int("PLATFORM_HTTP_MAX_HEADER_BYTES", &c.HTTP.MaxHeaderBytes)
 	env.Bool("PLATFORM_HTTP_CHECK_OUTPUT", &c.HTTP.CheckOutput)
 	env.Duration("PLATFORM_HTTP_READ_HEADER_TIMEOUT", &c.HTTP.ReadHeaderTimeout)

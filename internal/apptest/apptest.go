@@ -68,6 +68,7 @@ func Start(t testing.TB, opts Options) *Harness {
 	cfg.Projections.PollInterval = 200 * time.Millisecond
 	cfg.RateLimit.PerSecond = 100000
 	cfg.RateLimit.AttemptsPerMinute = 6_000_000 // tests sign in often; TestCredentialAttemptLimit sets its own
+	cfg.RateLimit.InboundPerSecond = 100000     // tests post webhooks back to back; TestInboundRoutesAreLimitedPerAddress sets its own
 	// Check targets of tests are loopback fakes: allowed here, explicitly
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}

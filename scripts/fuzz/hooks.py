@@ -23,6 +23,13 @@ import schemathesis
 
 IDEMPOTENCY_KEY = "Idempotency-Key"
 
+# A URL with credentials (user:password@: a status check URL, a post's link, a
+# seed's source) is refused by the domain's URL check (domain/text.URL, which
+# the outbound client's check starts with): a pattern refusing it would quote
+# the password back in the problem, as the gateway's credential members avoid.
+_CREDENTIALS = "must not contain credentials (user:password@)"
+_LINK_RULES = [("/link", _CREDENTIALS), ("/thread/{i}/link", _CREDENTIALS)]
+
 # operationId -> [(JSON pointer, detail)] the server may answer 422 with for
 # schema-valid input; a pointer is matched whole, "{i}" standing for an array
 # index and "{*}" for any rest of the pointer (members below a free-form value). Keep each with its reason; docs/decisions.md lists them.
@@ -40,26 +47,30 @@ KNOWN_422 = {
     ],
     # An IP literal host (also inet_aton spellings like "0" or "0x7f.1") is
     # judged by the outbound policy, which is configuration: which addresses
-    # are internal is not the schema's to say.
+    # are internal is not the schema's to say. Credentials: _CREDENTIALS.
     "components.upsert": [
         ("/checkUrl", "host is an internal address"),
+        ("/checkUrl", _CREDENTIALS),
     ],
     # Publishing (400 for the seed's "invalid create", 422 elsewhere): a
     # publish time must not be in the past (the clock); a post scheduled by
     # an update needs a publish time, which may be the stored one (state);
     # a reschedule must be in the future (the clock); a transfer's target
-    # must be an organization the caller belongs to (data).
-    "posts.create": [("/publishAt", "must not be in the past")],
-    "posts.update": [
+    # must be an organization the caller belongs to (data). Links with
+    # credentials: _CREDENTIALS.
+    "posts.create": [("/publishAt", "must not be in the past")] + _LINK_RULES,
+    "posts.update": _LINK_RULES + [
         ("/publishAt", "must not be in the past"),
         ("/publishAt", "a scheduled post needs a publish time"),
         ("/text", "an item needs text or media"),
     ],
     "content_ops.items.reschedule": [("/publishAt", "must be in the future")],
+    "content_ops.items.update": _LINK_RULES,
     "brands.transfer_organization": [("/organizationId", "must be an organization you can access")],
     # The brand of a machine route comes from brandId or the X-Brand-ID
     # header: one or the other, which a body schema cannot say.
-    "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
+    "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)"),
+                    ("/sourceUrl", _CREDENTIALS)],
     "content_strategy.suggestions.generate_from_trends": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
     # An image prompt the provider refuses (its content rules) is the
     # gateway's 422 "refused by the provider", passed through.
