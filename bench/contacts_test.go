@@ -161,7 +161,7 @@ func dbName(h *apptest.Harness) string {
 
 // postCSV imports the file in one request and returns the answer's counts,
 // its position and when the import completed on the write side.
-func postCSV(b *testing.B, h *apptest.Harness, file []byte) (string, eventstore.Position, time.Time) {
+func postCSV(b *testing.B, h *apptest.Harness, file []byte) (string, eventstore.Positions, time.Time) {
 	b.Helper()
 	req, err := http.NewRequest(http.MethodPost, h.URLs["contacts"]+"/api/contacts/import?importId=bench", bytes.NewReader(file))
 	must(b, err)
@@ -175,7 +175,7 @@ func postCSV(b *testing.B, h *apptest.Harness, file []byte) (string, eventstore.
 	if resp.StatusCode != http.StatusOK {
 		b.Fatalf("import: %d %s", resp.StatusCode, body)
 	}
-	pos, err := eventstore.ParsePosition(resp.Header.Get("X-Platform-Position"))
+	pos, err := eventstore.ParsePositions(resp.Header.Get("X-Platform-Position"))
 	must(b, err)
 	var report struct {
 		CompletedAt time.Time `json:"completed_at"`
@@ -186,11 +186,11 @@ func postCSV(b *testing.B, h *apptest.Harness, file []byte) (string, eventstore.
 }
 
 // waitApplied waits until a projection has applied pos.
-func waitApplied(b *testing.B, h *apptest.Harness, projection string, pos eventstore.Position) {
+func waitApplied(b *testing.B, h *apptest.Harness, projection string, pos eventstore.Positions) {
 	b.Helper()
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		err := h.App.Reader.WaitFor(context.Background(), projection, pos)
+		err := h.App.Reader.WaitFor(context.Background(), projection, pos...)
 		if err == nil {
 			return
 		}

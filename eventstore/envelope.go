@@ -53,7 +53,9 @@ func ParsePosition(s string) (Position, error) {
 	for i := len(s) - 1; i >= 0; i-- {
 		if s[i] == '@' {
 			v, err := strconv.ParseInt(s[i+1:], 10, 64)
-			if err != nil || i == 0 || v < 1 {
+			// A stream id never holds a comma or a space: such a string is a
+			// list of positions (Positions.String), not one.
+			if err != nil || i == 0 || v < 1 || strings.ContainsAny(s[:i], ", \t") {
 				break
 			}
 			return Position{StreamID: s[:i], Version: v}, nil
