@@ -84,6 +84,9 @@ func requireJSON(log *slog.Logger) mux.MiddlewareFunc {
 			json := err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 			other, accepted := false, "JSON (Content-Type: application/json or a +json type)"
 			if route := mux.CurrentRoute(r); route != nil {
+				if d, ok := route.GetHandler().(dialectRoute); ok {
+					r = withDialect(r, d.dialect)
+				}
 				if m, ok := route.GetHandler().(mediaRoute); ok {
 					other = err == nil && m.accepts(mt)
 					if raw, isRaw := m.(rawRoute); isRaw {

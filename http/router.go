@@ -115,6 +115,9 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		if a.Body != nil {
 			h = rawRoute{Handler: h, types: a.Body.MediaTypes}
 		}
+		if a.Errors != nil {
+			h = dialectRoute{Handler: h, dialect: a.Errors}
+		}
 		route.Path(a.Path).Methods(a.Method).Handler(h)
 	}
 	r.HandleFunc("/api/actions", func(w http.ResponseWriter, _ *http.Request) {
@@ -155,6 +158,9 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if a.InvalidStatus != 0 {
 			r = InvalidInputAs(r, a.InvalidStatus)
+		}
+		if a.Errors != nil {
+			r = withDialect(r, a.Errors)
 		}
 		fail := func(err error) { WriteError(w, r, d.Log, err) }
 		ctx := r.Context()
