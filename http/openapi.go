@@ -143,9 +143,13 @@ const eventSchema = `{"type":"object","required":["data"],"properties":{"event":
 const problemSchema = `{"type":"object","required":["type","title","status","code","request_id"],"properties":{
 	"type":{"type":"string","format":"uri"},"title":{"type":"string"},"status":{"type":"integer","minimum":400,"maximum":599},
 	"detail":{"type":"string"},"code":{"type":"string","pattern":"^[a-z][a-z0-9_]*$"},"request_id":{"type":"string"},
-	"errors":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["pointer","detail"],"properties":{
+	"errors":` + FieldErrorsSchema + `}}`
+
+// FieldErrorsSchema is the list of failing input members of invalid input
+// (a problem's errors; the error dialects carry it too).
+const FieldErrorsSchema = `{"type":"array","items":{"type":"object","additionalProperties":false,"required":["pointer","detail"],"properties":{
 		"pointer":{"type":"string","description":"JSON pointer of the failing input member (/header/<Name> for a header)"},
-		"detail":{"type":"string"}}}}}}`
+		"detail":{"type":"string"}}}}`
 
 // problemStatuses are the error answers an action can give. Every action:
 // 422 (input that its schema refuses), 429 (rate limits) and 503 (a

@@ -27,11 +27,12 @@ import (
 var anthropicErrors = &httpapi.ErrorDialect{
 	Name: "Anthropic", InvalidStatus: http.StatusBadRequest, StreamEvent: "error",
 	Body: func(status int, p httpapi.Problem) any {
-		return AnthropicError{Type: "error", Error: AnthropicErrorBody{Type: anthropicErrorType(status), Message: httpapi.MessageOf(p)},
-			RequestID: p.RequestID}
+		return AnthropicError{Type: "error", Error: AnthropicErrorBody{Type: anthropicErrorType(status), Message: httpapi.MessageOf(p),
+			Errors: p.Errors}, RequestID: p.RequestID}
 	},
 	Schema: json.RawMessage(`{"type":"object","required":["type","error"],"properties":{"type":{"const":"error"},
-		"error":{"type":"object","required":["type","message"],"properties":{"type":{"type":"string"},"message":{"type":"string"}}},
+		"error":{"type":"object","required":["type","message"],"properties":{"type":{"type":"string"},"message":{"type":"string"},
+			"errors":` + httpapi.FieldErrorsSchema + `}},
 		"request_id":{"type":"string"}}}`),
 }
 
@@ -42,9 +43,12 @@ type AnthropicError struct {
 	RequestID string             `json:"request_id"`
 }
 
+// AnthropicErrorBody is Anthropic's error object, with the failing members
+// of invalid input beside its members (as OpenAIErrorBody).
 type AnthropicErrorBody struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
+	Type    string       `json:"type"`
+	Message string       `json:"message"`
+	Errors  []errs.Field `json:"errors,omitempty"`
 }
 
 var anthropicErrorTypes = map[int]string{

@@ -42,11 +42,11 @@ var openAIErrors = &httpapi.ErrorDialect{
 	Name: "OpenAI", InvalidStatus: http.StatusBadRequest,
 	Body: func(status int, p httpapi.Problem) any {
 		return OpenAIError{Error: OpenAIErrorBody{Message: httpapi.MessageOf(p), Type: openAIErrorType(status), Param: paramOf(p),
-			Code: p.Code}}
+			Code: p.Code, Errors: p.Errors}}
 	},
 	Schema: json.RawMessage(`{"type":"object","required":["error"],"properties":{"error":{"type":"object",
 		"required":["message","type","param","code"],"properties":{"message":{"type":"string"},"type":{"type":"string"},
-		"param":{"type":["string","null"]},"code":{"type":["string","null"]}}}}}`),
+		"param":{"type":["string","null"]},"code":{"type":["string","null"]},"errors":` + httpapi.FieldErrorsSchema + `}}}}`),
 }
 
 // OpenAIError is OpenAI's error body.
@@ -54,11 +54,15 @@ type OpenAIError struct {
 	Error OpenAIErrorBody `json:"error"`
 }
 
+// OpenAIErrorBody is OpenAI's error object; errors (beside OpenAI's
+// members, which SDKs keep) lists every failing member of invalid input as
+// the platform's problems do, param naming only the first.
 type OpenAIErrorBody struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    string  `json:"code"`
+	Message string       `json:"message"`
+	Type    string       `json:"type"`
+	Param   *string      `json:"param"`
+	Code    string       `json:"code"`
+	Errors  []errs.Field `json:"errors,omitempty"`
 }
 
 // openAIErrorType is the error's type member by status.
