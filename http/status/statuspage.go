@@ -222,15 +222,18 @@ func newStatuspage(org string, s publicStatus) statuspage {
 			order = append(order, comp.ID)
 		}
 		all[comp.ID] = &comp
-		sp.byName[c.Name] = comp
 	}
 	// Statuspage lists a group, then its components, each numbered.
 	position := 0
+	// byName (an incident's component) holds them as listed, positions set.
 	for _, id := range order {
 		c := all[id]
 		position++
 		c.Position = position
 		sp.components = append(sp.components, *c)
+		if !c.Group {
+			sp.byName[c.Name] = *c
+		}
 		for _, member := range c.Components {
 			m := all[member]
 			position++

@@ -72,7 +72,8 @@ func TestStatuspageCompatibleAPI(t *testing.T) {
 	res.JSON(t, &open)
 	apptest.Must(t, h.Do(t, "status", http.MethodPatch, "/api/incidents/"+open.IncidentID, "", map[string]any{"message": "Watching", "status": "monitoring"}),
 		http.StatusOK, "update")
-	res = h.Do(t, "status", http.MethodPost, "/api/incidents", "", map[string]any{"title": "Old one", "message": "x", "severity": "minor"})
+	res = h.Do(t, "status", http.MethodPost, "/api/incidents", "", map[string]any{"title": "Old one", "message": "x", "severity": "minor",
+		"componentName": "Website"}) // a component without a group, listed with its position
 	apptest.Must(t, res, http.StatusCreated, "incident")
 	res.JSON(t, &gone)
 	apptest.Must(t, h.Do(t, "status", http.MethodPatch, "/api/incidents/"+gone.IncidentID, "", map[string]any{"message": "Fixed", "status": "resolved"}),
