@@ -126,6 +126,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	r.HandleFunc("/api/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, OpenAPI(svc))
 	}).Methods(http.MethodGet)
+	docsRoutes(r, svc.Name) // GET /docs: the OpenAPI document for people (docs.go)
 	health := svc.HealthPath
 	if health == "" {
 		health = DefaultHealthPath
