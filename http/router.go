@@ -111,7 +111,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 				return !slices.Contains(shadowed, req.URL.Path) && tpl.Match(req, &mux.RouteMatch{})
 			})
 		}
-		var h http.Handler = d.serveAction(a, svc.AppID)
+		var h http.Handler = instrumented(svc.Name, a.Name, d.serveAction(a, svc.AppID))
 		if a.Body != nil {
 			h = rawRoute{Handler: h, types: a.Body.MediaTypes}
 		}
