@@ -37,6 +37,11 @@ fuzz: stack fuzz-tools
 fuzz-tools:
 	scripts/fuzz.sh setup >/dev/null
 
+# The official openai and anthropic Python SDKs (scripts/sdk/requirements.txt) of
+# the gateway's compatibility test (e2e/gateway_sdk_test.go).
+sdk-tools:
+	scripts/pyenv.sh setup sdk >/dev/null
+
 bench: stack ffmpeg
 	. .stack/env && PLATFORM_REQUIRE_INFRA=1 go test -run '^$$' -bench . -benchmem -benchtime=1x -timeout 20m ./bench/...
 

@@ -52,6 +52,9 @@ type Action struct {
 	// InvalidStatus answers invalid input with this status instead of 422
 	// (0: 422): 400 where a seed's table says so (publishing's create).
 	InvalidStatus int `json:"-"`
+	// Errors, when set, writes the action's error answers in another API's
+	// shape (dialect.go): the OpenAI- and Anthropic-compatible routes.
+	Errors *ErrorDialect `json:"-"`
 
 	// CredentialAttempt marks routes where each call tries a secret
 	// (password, one-time token, second factor): they take from the
@@ -151,6 +154,9 @@ func (a *Action) withDefaults() error {
 	}
 	if a.SuccessStatus == 0 {
 		a.SuccessStatus = http.StatusOK
+	}
+	if a.Errors != nil && a.InvalidStatus == 0 {
+		a.InvalidStatus = a.Errors.InvalidStatus
 	}
 	if len(a.InputSchema) == 0 {
 		a.InputSchema = EmptyObject

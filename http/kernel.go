@@ -71,6 +71,7 @@ type routeTraits struct {
 	raw           []string // a raw body's media types, in place of JSON
 	invalidStatus int      // 0: the service's
 	inbound       bool
+	dialect       *ErrorDialect // an SDK-compatible route's error shape (nil: problem+json)
 }
 
 // traitsOf is a route handler's traits (none for a bare handler).
@@ -121,6 +122,9 @@ func routeChecks(d Deps) mux.MiddlewareFunc {
 			var t routeTraits
 			if route := mux.CurrentRoute(r); route != nil {
 				t = traitsOf(route.GetHandler())
+			}
+			if t.dialect != nil {
+				r = withDialect(r, t.dialect)
 			}
 			if t.invalidStatus != 0 {
 				r = InvalidInputAs(r, t.invalidStatus)

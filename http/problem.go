@@ -101,6 +101,10 @@ func clientGone(r *http.Request, err error) bool {
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	status, p := problemFor(r, log, err, w.Header())
 	problemsTotal.WithLabelValues(strconv.Itoa(status)).Inc()
+	if d := dialectOf(r.Context()); d != nil {
+		writeJSON(w, status, "application/json", d.Body(status, p))
+		return
+	}
 	writeJSON(w, status, "application/problem+json", p)
 }
 

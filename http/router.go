@@ -117,7 +117,8 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 				return !slices.Contains(shadowed, req.URL.Path) && tpl.Match(req, &mux.RouteMatch{})
 			})
 		}
-		traits := routeTraits{Handler: d.serveAction(a, svc.AppID), invalidStatus: a.InvalidStatus, inbound: a.Inbound}
+		traits := routeTraits{Handler: instrumented(svc.Name, a.Name, d.serveAction(a, svc.AppID)), invalidStatus: a.InvalidStatus,
+			inbound: a.Inbound, dialect: a.Errors}
 		if a.Body != nil {
 			traits.raw = a.Body.MediaTypes
 		}
@@ -129,6 +130,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	r.HandleFunc("/api/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, OpenAPI(svc))
 	}).Methods(http.MethodGet)
+	docsRoutes(r, svc.Name) // GET /docs: the OpenAPI document for people (docs.go)
 	health := svc.HealthPath
 	if health == "" {
 		health = DefaultHealthPath

@@ -29,36 +29,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 	// 1,000 contacts by import; the values are taken as they are (none
 	// looks like an escaped cell).
-	firsts := []string{"=Ann", "-Bob", "@Carla", "+Dan", "'Tis", "Núñez", "Zoë", "Ōno", "Jo=anna", "Ann-Marie", "", "李"}
-	lasts := []string{"Smith", "O'Brien", "-Dash", "=1+2", "@handle", "García", "", "Øyvind", "d'Arc"}
-	phones := []string{"+1 555 0100", "-5", "=2+3", "@1", "555-0100", "", "+44 20 7946 0958"}
-	companies := []string{"@Home", "=HYPERLINK(\"http://x\")", "-Minus Ltd", "ACME", "", "Société Générale", "+Plus"}
-	titles := []string{"-", "CEO", "=cmd|' /C calc'!A0", "", "Head of @ops"}
-	tagSets := []string{"-vip;lead", "=x", "", "partner", "@a;b", "éclair"}
-	stages := []string{"Lead", "Contacted", "Qualified", "", "Won"}
-	var src bytes.Buffer
-	w := csv.NewWriter(&src)
-	_ = w.Write([]string{"first_name", "last_name", "email", "phone", "company", "job_title", "tags", "stage"})
-	for i := range 1000 {
-		email := ""
-		switch i % 4 {
-		case 0:
-			email = fmt.Sprintf("-dash%d@example.com", i)
-		case 1:
-			email = fmt.Sprintf("p%d@example.com", i)
-		case 2:
-			email = fmt.Sprintf("=eq%d@exämple.com", i)
-		}
-		company := companies[i%len(companies)]
-		if email == "" {
-			company = fmt.Sprintf("%s %d", company, i) // matched by name and company: each its own
-		}
-		_ = w.Write([]string{firsts[i%len(firsts)], lasts[i%len(lasts)], email, phones[i%len(phones)], company,
-			titles[i%len(titles)], tagSets[i%len(tagSets)], stages[i%len(stages)]})
-	}
-	w.Flush()
+	src := variedContactsCSV(1000)
 	var first report
-	a.importCSV("", src.String(), http.StatusOK).JSON(t, &first)
+	a.importCSV("", src, http.StatusOK).JSON(t, &first)
 	if first.Created != 1000 || first.Failed != 0 {
 		t.Fatalf("source import %+v", first)
 	}
@@ -94,6 +67,42 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if diff := sameContacts(want, a.all("limit=200")); diff != "" {
 		t.Fatalf("after importing its own export: %s", diff)
 	}
+}
+
+// variedContactsCSV is a CSV file of n contacts whose values start with
+// formula characters and apostrophes, carry accents and other scripts, leave
+// fields empty, and spread over the stages; a contact without an email has
+// its own company (matched by name and company).
+func variedContactsCSV(n int) string {
+	firsts := []string{"=Ann", "-Bob", "@Carla", "+Dan", "'Tis", "Núñez", "Zoë", "Ōno", "Jo=anna", "Ann-Marie", "", "李"}
+	lasts := []string{"Smith", "O'Brien", "-Dash", "=1+2", "@handle", "García", "", "Øyvind", "d'Arc"}
+	phones := []string{"+1 555 0100", "-5", "=2+3", "@1", "555-0100", "", "+44 20 7946 0958"}
+	companies := []string{"@Home", "=HYPERLINK(\"http://x\")", "-Minus Ltd", "ACME", "", "Société Générale", "+Plus"}
+	titles := []string{"-", "CEO", "=cmd|' /C calc'!A0", "", "Head of @ops"}
+	tagSets := []string{"-vip;lead", "=x", "", "partner", "@a;b", "éclair"}
+	stages := []string{"Lead", "Contacted", "Qualified", "", "Won"}
+	var src bytes.Buffer
+	w := csv.NewWriter(&src)
+	_ = w.Write([]string{"first_name", "last_name", "email", "phone", "company", "job_title", "tags", "stage"})
+	for i := range n {
+		email := ""
+		switch i % 4 {
+		case 0:
+			email = fmt.Sprintf("-dash%d@example.com", i)
+		case 1:
+			email = fmt.Sprintf("p%d@example.com", i)
+		case 2:
+			email = fmt.Sprintf("=eq%d@exämple.com", i)
+		}
+		company := companies[i%len(companies)]
+		if email == "" {
+			company = fmt.Sprintf("%s %d", company, i) // matched by name and company: each its own
+		}
+		_ = w.Write([]string{firsts[i%len(firsts)], lasts[i%len(lasts)], email, phones[i%len(phones)], company,
+			titles[i%len(titles)], tagSets[i%len(tagSets)], stages[i%len(stages)]})
+	}
+	w.Flush()
+	return src.String()
 }
 
 // sameContacts compares two organizations' contacts field by field

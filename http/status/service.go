@@ -73,13 +73,14 @@ var (
 	messageSchema = httpapi.TextSchema(1, text.MaxMessage)
 )
 
-// Service is seed 002's status service: 8 actions and its health route;
-// the ninth, widget.get, is the kernel's, bound from Widget.
+// Service is seed 002's status service: 8 actions, the Statuspage-compatible
+// reads and its health route; the ninth, widget.get, is the kernel's, bound
+// from Widget.
 func Service(d Deps) httpapi.Service {
 	return httpapi.Service{
 		AppID: "status",
 		Name:  "status",
-		Actions: []httpapi.Action{
+		Actions: append([]httpapi.Action{
 			{
 				Name: "status.get", Method: http.MethodGet, Path: "/api/status", ReadOnly: true,
 				Summary: "Public status page: overall state, components (name, group, state, last check), open incidents, " +
@@ -152,7 +153,7 @@ func Service(d Deps) httpapi.Service {
 					"componentHost": httpapi.LineSchema(1, text.MaxHost), "componentName": titleSchema, "componentGroup": httpapi.NullableLine(text.MaxTitle),
 					"checkUrl": httpapi.URLSchema("https?"), "autoIncident": booleanSchema}),
 			}, d.Commands.DefineComponent),
-		},
+		}, statuspageActions(d)...), // GET /api/v2/*.json: statuspage.go
 		Routes: func(r *mux.Router) {
 			statusPageRoutes(d)(r) // GET / and GET /feed.atom: page.go, feed.go
 		},

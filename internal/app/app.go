@@ -176,6 +176,7 @@ func (a *App) buildReadSide(ctx context.Context, mods []module.Module, parts []m
 	if err != nil {
 		return err
 	}
+	notifications.ShowTypes(registry.Types())
 	mappers := map[string]notifications.Mapper{}
 	var all []projections.Projection
 	var silent []string

@@ -156,7 +156,7 @@ func TestOpenAPIDescribesInputsAndProblems(t *testing.T) {
 				if svc.InvalidInputStatus != 0 {
 					invalid = strconv.Itoa(svc.InvalidInputStatus)
 				}
-				if a.InvalidStatus != 0 {
+				if a.InvalidStatus != 0 { // an action's own (the SDK-compatible routes: 400)
 					invalid = strconv.Itoa(a.InvalidStatus)
 				}
 				if _, ok := op.Responses[invalid]; !ok {

@@ -98,6 +98,29 @@ KNOWN_422 = {
         ("/response_format/json_schema/schema{*}", "a member name must not contain U+0000 (NUL)"),
     ],
     "ai.markdown.create": [("", "refused by the provider")],
+    # The OpenAI- and Anthropic-compatible routes call the same client, so
+    # the same rules hold under their own pointers; the open JSON below a
+    # tool's schema, a structured output's schema and a tool_use block's
+    # input is refused U+0000 at every depth like everywhere else. Their
+    # errors are in the APIs' shapes, the failing members in error.errors.
+    "openai.chat.completions.create": [
+        ("/model", "the model has no price in the current price table"),
+        ("", "refused by the provider"),
+        ("/messages/{i}/tool_calls/{i}/function/arguments", "must be a JSON object"),
+        ("/tools/{i}/function/parameters{*}", "must not contain U+0000 (NUL)"),
+        ("/tools/{i}/function/parameters{*}", "a member name must not contain U+0000 (NUL)"),
+        ("/response_format/json_schema/schema{*}", "must not contain U+0000 (NUL)"),
+        ("/response_format/json_schema/schema{*}", "a member name must not contain U+0000 (NUL)"),
+    ],
+    "openai.embeddings.create": [("/model", "the model has no price in the current price table"), ("", "refused by the provider")],
+    "anthropic.messages.create": [
+        ("/model", "the model has no price in the current price table"),
+        ("", "refused by the provider"),
+        ("/tools/{i}/input_schema{*}", "must not contain U+0000 (NUL)"),
+        ("/tools/{i}/input_schema{*}", "a member name must not contain U+0000 (NUL)"),
+        ("/messages/{i}/content/{i}/input{*}", "must not contain U+0000 (NUL)"),
+        ("/messages/{i}/content/{i}/input{*}", "a member name must not contain U+0000 (NUL)"),
+    ],
     "ai.autorag.search": [("", "refused by the provider")],
     # favorites and hidden are disjoint: one array against another.
     "app_platform_auth.app_switcher.preferences.set": [
@@ -242,7 +265,15 @@ def filter_failure(ctx, failure, case, response):
         problem = json.loads(response.content)
     except (ValueError, TypeError):
         return True
-    if not isinstance(problem, dict) or problem.get("code") != "invalid_input":
+    if not isinstance(problem, dict):
+        return True
+    if isinstance(problem.get("error"), dict):
+        # OpenAI's {"error": {..., "code", "errors"}} or Anthropic's
+        # {"type": "error", "error": {"type", "message", "errors"}}.
+        problem = problem["error"]
+        if problem.get("code", "invalid_input") != "invalid_input" or problem.get("type") not in ("invalid_request_error", None):
+            return True
+    elif problem.get("code") != "invalid_input":
         return True
     errors = problem.get("errors")
     if not isinstance(errors, list) or not errors:
