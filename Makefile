@@ -25,8 +25,8 @@ build:
 
 # PLATFORM_FUZZ=1: the fuzzing gate (e2e.TestSchemathesis, a few minutes) is
 # part of the suite; fuzz-tools installs schemathesis first.
-test: stack chromium ffmpeg fuzz-tools
-	. .stack/env && PLATFORM_FUZZ=1 PLATFORM_REQUIRE_INFRA=1 go test -count=1 -p 2 -timeout 25m ./...
+test: stack chromium ffmpeg fuzz-tools sdk-tools
+	. .stack/env && PLATFORM_FUZZ=1 PLATFORM_REQUIRE_INFRA=1 go test -count=1 -p 2 -timeout 45m ./...
 
 # Only the fuzzing gate (e2e.TestSchemathesis, also part of make test):
 # schemathesis against every service's OpenAPI document of a real platformd
