@@ -146,7 +146,15 @@ func Start(t testing.TB, opts Options) *Harness {
 		}
 	}
 	if !opts.NoWorkers {
-		go func() { h.done <- a.Run(ctx, false) }()
+		go func() {
+			err := a.Run(ctx, false)
+			if err != nil && ctx.Err() == nil {
+				// A task that fails stops the whole process (app.supervise):
+				// a test waiting on it then times out, and this names why.
+				a.Log.Error("apptest: the platform stopped", "err", err)
+			}
+			h.done <- err
+		}()
 	} else {
 		close(h.done)
 	}
