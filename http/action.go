@@ -64,6 +64,13 @@ type Action struct {
 	// credential (a provider's webhook): it takes from the per-address
 	// inbound limit (Deps.Inbound) before anything else runs.
 	Inbound bool `json:"-"`
+	// NoIdempotencyKey marks a mutation whose caller dedupes by its own id,
+	// not by the platform's Idempotency-Key: a provider's webhook, recorded
+	// once per provider event id. The OpenAPI document lists no such header
+	// and the router ignores one sent anyway (neither checked nor recorded):
+	// refusing a header a provider or its proxy may add would turn a
+	// verified delivery into a 4xx that the provider retries forever.
+	NoIdempotencyKey bool `json:"-"`
 	// SuccessStatus is the status of a successful answer (default 200).
 	SuccessStatus int `json:"-"`
 	// ReadModel names the projection a query reads, for read-your-writes.

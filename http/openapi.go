@@ -93,7 +93,9 @@ func OpenAPI(svc Service) map[string]any {
 				op["requestBody"] = map[string]any{"required": bodyRequired(a.Name, body),
 					"content": map[string]any{"application/json": map[string]any{"schema": body}}}
 			}
-			params = append(params, map[string]any{"name": HeaderIdempotencyKey, "in": "header", "schema": map[string]any{"type": "string", "maxLength": 255}})
+			if !a.NoIdempotencyKey {
+				params = append(params, map[string]any{"name": HeaderIdempotencyKey, "in": "header", "schema": map[string]any{"type": "string", "maxLength": 255}})
+			}
 		}
 		if len(params) > 0 {
 			op["parameters"] = params
@@ -160,8 +162,8 @@ const FieldErrorsSchema = `{"type":"array","items":{"type":"object","additionalP
 // parameter or a credential can name a missing object, 404. The public status
 // page reads one page: none of those. A service whose invalid input is 400
 // (seed 002's contacts API) says 400 instead of 422, and still 422 on
-// mutating routes (an Idempotency-Key reused with another request); a raw
-// body adds 413. Protocol answers of any route (400 of net/http, 405, 408,
+// mutating routes that take an Idempotency-Key (one reused with another
+// request); a raw body adds 413. Protocol answers of any route (400 of net/http, 405, 408,
 // 431) are not per operation.
 func problemStatuses(a Action, invalid int) []int {
 	if a.InvalidStatus != 0 {
@@ -173,7 +175,7 @@ func problemStatuses(a Action, invalid int) []int {
 		invalid = http.StatusUnprocessableEntity
 	}
 	out := []int{invalid, http.StatusTooManyRequests, http.StatusServiceUnavailable}
-	if !a.ReadOnly {
+	if !a.ReadOnly && !a.NoIdempotencyKey {
 		out = append(out, http.StatusUnprocessableEntity)
 	}
 	if a.Body != nil {

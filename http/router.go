@@ -248,7 +248,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			ActingUser:     p.ActingUser(),
 			CorrelationID:  RequestID(ctx),
 		}}
-		if !a.ReadOnly {
+		if !a.ReadOnly && !a.NoIdempotencyKey {
 			if key := r.Header.Get(HeaderIdempotencyKey); key != "" {
 				if len(key) > 255 {
 					fail(errs.InvalidField("/header/"+HeaderIdempotencyKey, "must be at most 255 characters"))

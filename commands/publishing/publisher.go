@@ -221,7 +221,7 @@ func (p *Publisher) send(ctx context.Context, a *jobs.Attempt[ItemJob]) (ItemPub
 	if len(item.Media) > 0 {
 		media, err := p.mediaOf(ctx, brand, item.Media)
 		if err != nil {
-			return ItemPublished{}, jobs.Fail("media_unavailable", "the post's media could not be read")
+			return ItemPublished{}, jobs.Fail(domain.FailureMediaUnavailable, "the post's media could not be read")
 		}
 		sp.Media = media
 	}
@@ -288,7 +288,7 @@ func (p *Publisher) prepare(ctx context.Context, post domain.Post, t *domain.Tar
 	}
 	net, ok := p.networks.Get(t.Network)
 	if !ok {
-		return fail(jobs.Fail("network_unavailable", "the network is not set up"))
+		return fail(jobs.Fail(domain.FailureNetworkUnavailable, "the network is not set up"))
 	}
 	brand, err := p.h.BrandAny(ctx, post.BrandID)
 	if err != nil {
@@ -301,7 +301,7 @@ func (p *Publisher) prepare(ctx context.Context, post domain.Post, t *domain.Tar
 	connection, err := p.Token(ctx, brand, conn, net)
 	switch {
 	case errors.Is(err, ErrUnreadable):
-		return fail(jobs.Fail("token_unreadable", "the connection's token does not open with the key ring"))
+		return fail(jobs.Fail(domain.FailureTokenUnreadable, "the connection's token does not open with the key ring"))
 	case err != nil && outcome.Of(err) == outcome.Unauthorized:
 		return fail(jobs.Fail(domain.FailureReconnect, "the connection's token could not be used"))
 	case err != nil:
@@ -326,4 +326,4 @@ func networkWait(e *social.Error, now time.Time) time.Duration {
 }
 
 // errNoNetwork is answered for a network without an adapter.
-var errNoNetwork = errs.Conflict("network_unavailable", "the network is not set up")
+var errNoNetwork = errs.Conflict(domain.FailureNetworkUnavailable, "the network is not set up")

@@ -53,7 +53,7 @@ func (p *Publisher) probe(ctx context.Context, a *jobs.Attempt[ItemJob]) (ItemPu
 	if !ok {
 		// Nobody can look: the connection is gone. Fail without sending;
 		// a person decides (retry once connected again).
-		return ItemPublished{}, false, jobs.Fail("unverifiable", "the attempt's connection is gone")
+		return ItemPublished{}, false, jobs.Fail(domain.FailureUnverifiable, "the attempt's connection is gone")
 	}
 	connection, err := p.Token(ctx, brand, conn, net)
 	if err != nil {

@@ -1,19 +1,87 @@
 package publishing
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
-func TestWhatIsRetried(t *testing.T) {
-	for code, want := range map[string][2]bool{ // automatic, by a person
-		FailureRateLimited: {true, true}, FailureProviderFault: {true, true}, FailureReconnect: {false, true},
-		FailureRejected: {false, false}, FailureNoConnection: {false, false}, FailureNotFound: {false, true},
-	} {
-		if Automatic(code) != want[0] || Retryable(code) != want[1] {
-			t.Errorf("%s: automatic %v, retryable %v; want %v", code, Automatic(code), Retryable(code), want)
+// TestEveryFailureCode: each code a target can record says whether the
+// item job retries it by itself and whether failure.retryable is true: "the
+// same attempt may succeed later with nobody changing anything". A revoked
+// grant, an unreadable token, a network this deployment has no adapter for
+// and a connection gone under an unconfirmed attempt each need a person, so
+// they are not retryable. Every Failure* constant has its row, so a new code
+// is decided here.
+func TestEveryFailureCode(t *testing.T) {
+	type want struct{ automatic, retryable bool }
+	table := map[string]want{
+		FailureRateLimited:        {true, true},
+		FailureProviderFault:      {true, true},
+		FailureNotFound:           {false, true},
+		FailureMediaUnavailable:   {false, true},
+		FailureRejected:           {false, false},
+		FailureReconnect:          {false, false},
+		FailureNoConnection:       {false, false},
+		FailureTokenUnreadable:    {false, false},
+		FailureNetworkUnavailable: {false, false},
+		FailureUnverifiable:       {false, false},
+		FailureSuperseded:         {false, false},
+		FailureInvalidInput:       {false, false},
+		"a_code_nobody_decided":   {false, false},
+	}
+	for code, w := range table {
+		if Automatic(code) != w.automatic || Retryable(code) != w.retryable {
+			t.Errorf("%s: automatic %v, retryable %v; want %+v", code, Automatic(code), Retryable(code), w)
+		}
+		if w.automatic && !w.retryable {
+			t.Errorf("%s: retried automatically yet not retryable", code)
 		}
 	}
+	declared := failureConstants(t)
+	if !slices.Equal(FailureCodes(), declared) {
+		t.Errorf("the retry table has %v, the Failure* constants are %v", FailureCodes(), declared)
+	}
+	for _, code := range declared {
+		if _, ok := table[code]; !ok {
+			t.Errorf("%s: no row in this test", code)
+		}
+	}
+}
+
+// failureConstants are the values of the package's Failure* string
+// constants, sorted.
+func failureConstants(t *testing.T) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "retry.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		spec, ok := n.(*ast.ValueSpec)
+		if !ok {
+			return true
+		}
+		for i, name := range spec.Names {
+			if i >= len(spec.Values) {
+				break
+			}
+			if lit, ok := spec.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Failure") && lit.Kind == token.STRING {
+				v, _ := strconv.Unquote(lit.Value)
+				out = append(out, v)
+			}
+		}
+		return true
+	})
+	sort.Strings(out)
+	return out
 }
 
 // TestAutomaticRetryIsTheJobs: a failure the item's job retries leaves the

@@ -44,6 +44,13 @@ type HandshakeIn struct {
 // get the kernel's checks of every route (parameters, sizes, media type, the
 // per-address inbound limit), its problem answers and the OpenAPI document
 // the fuzzing gate reads. Unverified: 400 and nothing stored.
+//
+// A receive is recorded once per provider event id, so it takes no
+// Idempotency-Key (NoIdempotencyKey: one sent is ignored). It keeps seed
+// 000's agentAccess confirm of a mutation: providers call it, never an
+// agent, and an agent that could sign one would be forging a provider's
+// event (receipts recorded, a relay to the app), which is nothing to run
+// unasked.
 func webhookActions(e *gatewaycmd.Edge) []httpapi.Action {
 	var segments []string
 	for _, spec := range gateway.ConnectionProviders {
@@ -57,7 +64,7 @@ func webhookActions(e *gatewaycmd.Edge) []httpapi.Action {
 	for _, segment := range segments {
 		out = append(out, httpapi.Bytes(httpapi.Action{
 			Name: "webhooks." + segment + ".receive", Method: http.MethodPost, Path: "/webhooks/" + segment + "/{connectionId}",
-			AuthorizationMode: httpapi.AuthPublic, Inbound: true, InvalidStatus: http.StatusBadRequest,
+			AuthorizationMode: httpapi.AuthPublic, Inbound: true, InvalidStatus: http.StatusBadRequest, NoIdempotencyKey: true,
 			Summary: "A " + segment + " webhook to the connection, verified with its secret (400 webhook_unverified or " +
 				"webhook_stale, nothing stored), recorded once (a repeat answers duplicate: true) and relayed to its webhook URL",
 			InputSchema: in, OutputSchema: webhookOut,

@@ -84,7 +84,8 @@ func TestFaultsAreRetriedUpToTheBound(t *testing.T) {
 }
 
 // TestRejectionsAndRevokedGrantsAreNotRetried: content the network refuses
-// and a grant the user revoked fail once and stay failed.
+// and a grant the user revoked fail once and stay failed, not retryable
+// (other content, or connecting again, is what helps).
 func TestRejectionsAndRevokedGrantsAreNotRetried(t *testing.T) {
 	f := newFake(t)
 	h := apptest.Start(t, withFake(f, fastRetries))
@@ -99,8 +100,8 @@ func TestRejectionsAndRevokedGrantsAreNotRetried(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond) // several backoffs
 	for id, code := range map[string]string{refused.PostID: domain.FailureRejected, revoked.PostID: domain.FailureReconnect} {
 		tg := target(waitPost(t, h, id, time.Second, "still failed", allTargets(domain.StateFailed)))
-		if tg.Attempt != 1 || tg.Failure.Code != code || tg.Failure.RetryAt != nil {
-			t.Fatalf("target %+v, want one attempt failed %s without a retry", tg, code)
+		if tg.Attempt != 1 || tg.Failure.Code != code || tg.Failure.RetryAt != nil || tg.Failure.Retryable {
+			t.Fatalf("target %+v, failure %+v: want one attempt failed %s, not retryable, without a retry", tg, tg.Failure, code)
 		}
 	}
 	if n, r := f.PostCount(), len(f.RequestsOf(socialfake.OpPost)); n != 0 || r > 2 {

@@ -176,3 +176,54 @@ func TestOpenAPIDescribesInputsAndProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestIdempotencyKeyWhereHonoured: a mutation's OpenAPI operation offers
+// the Idempotency-Key header exactly when the router honours it (not on a
+// NoIdempotencyKey action), and a mutation third parties call (Inbound: a
+// provider's webhook, which dedupes by its own event id and knows nothing of
+// the platform's keys) declares NoIdempotencyKey. Such an action still
+// carries seed 000's agentAccess confirm of a mutation (the descriptor rules
+// above): no agent calls it, and none should run it unasked.
+func TestIdempotencyKeyWhereHonoured(t *testing.T) {
+	for _, svc := range services(t) {
+		raw, err := json.Marshal(httpapi.OpenAPI(svc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Paths map[string]map[string]struct {
+				OperationID string `json:"operationId"`
+				Parameters  []struct {
+					Name string `json:"name"`
+					In   string `json:"in"`
+				} `json:"parameters"`
+			} `json:"paths"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		offered := map[string]bool{}
+		for _, ops := range doc.Paths {
+			for _, op := range ops {
+				offered[op.OperationID] = slices.ContainsFunc(op.Parameters, func(p struct {
+					Name string `json:"name"`
+					In   string `json:"in"`
+				}) bool {
+					return p.In == "header" && p.Name == httpapi.HeaderIdempotencyKey
+				})
+			}
+		}
+		for _, a := range svc.Actions {
+			where := svc.Name + " " + a.Name
+			if honoured := !a.ReadOnly && !a.NoIdempotencyKey; offered[a.Name] != honoured {
+				t.Errorf("%s: the OpenAPI offers Idempotency-Key %v, the router honours it %v", where, offered[a.Name], honoured)
+			}
+			if a.Inbound && !a.ReadOnly && !a.NoIdempotencyKey {
+				t.Errorf("%s: a mutation third parties call takes no Idempotency-Key (set NoIdempotencyKey)", where)
+			}
+			if a.Inbound && !a.ReadOnly && (a.AgentAccess != "confirm" || !a.RequiresConfirmation) {
+				t.Errorf("%s: an inbound mutation keeps agentAccess confirm (%q, confirmation %v)", where, a.AgentAccess, a.RequiresConfirmation)
+			}
+		}
+	}
+}
