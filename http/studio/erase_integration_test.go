@@ -1,12 +1,16 @@
 package studio_test
 
 import (
+	"context"
 	"image/color"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/platform/backend/commands"
+	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/module"
@@ -127,5 +131,41 @@ func TestExportEraseReplay(t *testing.T) {
 	c.problem(http.MethodGet, base+"/projects/"+project, nil, http.StatusNotFound, "not_found")
 	if got := exportCounts(t, other); string(mustJSON(t, got)) != string(mustJSON(t, bystander)) {
 		t.Fatalf("the bystander's export after the rebuild %v, before %v", got, bystander)
+	}
+}
+
+// TestPrivacyNeedsAnAdmin: the member's default bundle holds privacy:read
+// and privacy:write, yet exporting or erasing the organization's studio
+// data needs an admin role (runtime): a member's session and a member's
+// key are refused 403 permission_denied and nothing is erased; an admin's
+// session exports and erases.
+func TestPrivacyNeedsAnAdmin(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	c := newClient(t, h, h.APIKey)
+	c.do(http.MethodPost, base+"/projects", map[string]any{"title": "Kept"}, http.StatusCreated)
+	memberID, memberSession := member(t, h, h.OrgID, "member")
+	memberKey, err := h.Identity().CreateAPIKey(context.Background(), commands.Meta{OrganizationID: h.OrgID,
+		Actor: eventstore.Actor{ID: memberID, Type: "user"}}, identitycmd.CreateAPIKey{Name: "member's key", Scopes: apptest.DefaultScopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, adminSession := member(t, h, h.OrgID, "admin")
+	for name, token := range map[string]string{"a member's session": memberSession, "a member's key": memberKey.Value.Token} {
+		who := newClient(t, h, token)
+		if p := who.problem(http.MethodGet, "/api/organizations/data/export", nil, http.StatusForbidden, "permission_denied"); !strings.Contains(p.Detail, "admin role") {
+			t.Errorf("%s: export refused with %q", name, p.Detail)
+		}
+		who.problem(http.MethodDelete, "/api/organizations/data/erase", map[string]any{"confirmation": "ERASE"}, http.StatusForbidden, "permission_denied")
+	}
+	if n := h.Count(t, `SELECT count(*) FROM studio_objects WHERE organization_id = $1`, h.OrgID); n != 1 {
+		t.Fatalf("%d registered objects after the refused erasures, want 1", n)
+	}
+	admin := newClient(t, h, adminSession)
+	if got := exportCounts(t, admin); got["projects"] != 1 {
+		t.Fatalf("the admin's export %v", got)
+	}
+	admin.do(http.MethodDelete, "/api/organizations/data/erase", map[string]any{"confirmation": "ERASE"}, http.StatusOK)
+	if n := h.Count(t, `SELECT count(*) FROM studio_objects WHERE organization_id = $1`, h.OrgID); n != 0 {
+		t.Fatalf("%d registered objects after the admin's erasure", n)
 	}
 }

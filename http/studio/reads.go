@@ -470,5 +470,8 @@ func (d Deps) modelOptions(ctx context.Context, p principal.Principal, in Worksp
 }
 
 func (d Deps) export(ctx context.Context, p principal.Principal, _ httpapi.NoInput) (studioview.Export, error) {
+	if err := studiocmd.AuthorizePrivacy(p); err != nil {
+		return studioview.Export{}, err
+	}
 	return d.Queries.Export(ctx, p.OrganizationID, d.Now().UTC())
 }
