@@ -62,6 +62,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		Projections:   []projections.Projection{studioview.Projection{}},
 		Notifications: studiomap.Mapping,
 		Widget:        studiohttp.Widget(deps),
+		ActionItems:   studiohttp.ActionItems(deps),
 		Service:       func(httpapi.Deps) (httpapi.Service, error) { return studiohttp.Service(deps), nil },
 	}
 	if cfg.SweepInterval > 0 {
