@@ -245,8 +245,8 @@ func TestQuotaAndPlatformRoutes(t *testing.T) {
 	c.json(http.MethodPost, base+"/projects", map[string]any{"title": "Quota"}, http.StatusCreated, &p)
 	proj := base + "/projects/" + p["projectId"].(string)
 	c.do(http.MethodPost, proj+"/compositions", map[string]any{"title": "v1", "aspectRatio": "landscape_16_9", "snapshot": snapshot("", "")}, http.StatusCreated)
-	for i := 0; i < 5; i++ {
-		c.do(http.MethodPost, proj+"/render-jobs", nil, http.StatusCreated)
+	for i := 0; i < 5; i++ { // an external renderer's: they stay queued (the platform's would render)
+		c.do(http.MethodPost, proj+"/render-jobs", map[string]any{"provider": "acme-render"}, http.StatusCreated)
 	}
 	res := h.Do(t, "studio", http.MethodPost, proj+"/render-jobs", "", nil)
 	apptest.ExpectProblem(t, res, http.StatusTooManyRequests, "quota_exceeded")
