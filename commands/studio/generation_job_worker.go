@@ -30,7 +30,7 @@ type Gateway interface {
 	// Image draws one image (call.Prompt).
 	Image(ctx context.Context, call GatewayCall) (GeneratedImage, error)
 	// Complete answers a completion in JSON mode shaped by call.Schema.
-	Complete(ctx context.Context, call GatewayCall) (string, error)
+	Complete(ctx context.Context, call GatewayCall) (Completion, error)
 	// Kept answers the index of the first of calls whose answer the
 	// gateway keeps under its key for the same request (-1: none).
 	Kept(ctx context.Context, calls []GatewayCall) (int, error)
@@ -53,10 +53,17 @@ type GatewayCall struct {
 	MaxTokens int
 }
 
-// GeneratedImage is an image the gateway answered.
+// GeneratedImage is an image the gateway answered, and the provider that
+// drew it.
 type GeneratedImage struct {
 	Data        []byte
 	ContentType string
+	Provider    string
+}
+
+// Completion is a completion's text, and the provider that wrote it.
+type Completion struct {
+	Text, Provider string
 }
 
 // gatewayProviders are the gateway providers of a generation request's
@@ -124,6 +131,8 @@ func (j *Jobs) generateDo(ctx context.Context, a *jobs.Attempt[domain.Generation
 // provider member: "job:studio.generate:<id>:attempt:<n>:<step>:<member>".
 func (j *Jobs) call(ctx context.Context, a *jobs.Attempt[domain.Generation], step string, base GatewayCall,
 	do func(GatewayCall) error) (route, error) {
+	// (The route answered names the request's member; the gateway's
+	// answer names the provider that drew it.)
 	rs := routes(a.Input)
 	at := func(attempt int, r route) GatewayCall {
 		c := base
@@ -212,7 +221,7 @@ func (j *Jobs) candidates(ctx context.Context, a *jobs.Attempt[domain.Generation
 		for c := 1; c <= g.CandidateCount; c++ {
 			prompt := scenePrompt(pm.State(), scene, g, c)
 			var img GeneratedImage
-			r, err := j.call(ctx, a, sceneID+":"+strconv.Itoa(c), GatewayCall{OrganizationID: a.OrganizationID, ChargedTo: g.ChargedTo,
+			_, err := j.call(ctx, a, sceneID+":"+strconv.Itoa(c), GatewayCall{OrganizationID: a.OrganizationID, ChargedTo: g.ChargedTo,
 				Image: true, Prompt: prompt}, func(call GatewayCall) (err error) {
 				img, err = j.gateway.Image(ctx, call)
 				return err
@@ -224,10 +233,7 @@ func (j *Jobs) candidates(ctx context.Context, a *jobs.Attempt[domain.Generation
 			if err != nil {
 				return out, err
 			}
-			out.AssetIDs, out.Provider = append(out.AssetIDs, asset), r.provider
-			if out.Provider == "" {
-				out.Provider = r.member
-			}
+			out.AssetIDs, out.Provider = append(out.AssetIDs, asset), img.Provider
 			done++
 			a.Progress(done * 99 / total)
 		}

@@ -57,10 +57,10 @@ func (j *Jobs) plan(ctx context.Context, a *jobs.Attempt[domain.Generation], pm 
 	if g.SceneCount != nil {
 		count = *g.SceneCount
 	}
-	var text string
+	var answer Completion
 	r, err := j.call(ctx, a, "plan", GatewayCall{OrganizationID: a.OrganizationID, ChargedTo: g.ChargedTo, System: planSystem,
 		Prompt: briefPrompt(p, count), Schema: planSchema(count), MaxTokens: 400 + 200*count}, func(call GatewayCall) (err error) {
-		text, err = j.gateway.Complete(ctx, call)
+		answer, err = j.gateway.Complete(ctx, call)
 		return err
 	})
 	if err != nil {
@@ -68,7 +68,7 @@ func (j *Jobs) plan(ctx context.Context, a *jobs.Attempt[domain.Generation], pm 
 	}
 	a.Progress(60)
 	var ans planAnswer
-	if err := json.Unmarshal([]byte(text), &ans); err != nil || len(ans.Scenes) == 0 {
+	if err := json.Unmarshal([]byte(answer.Text), &ans); err != nil || len(ans.Scenes) == 0 {
 		// The answer is kept under its key: a retry would replay it.
 		return domain.GenerationOutput{}, jobs.FailWith("invalid_output", "the model's answer is not a plan of scenes", false, 0,
 			domain.GenerationFailure{Provider: r.member})
@@ -97,11 +97,7 @@ func (j *Jobs) plan(ctx context.Context, a *jobs.Attempt[domain.Generation], pm 
 	default:
 		return domain.GenerationOutput{}, jobFailure(err, "generation_failed", "the plan could not be persisted")
 	}
-	out := domain.GenerationOutput{AssetIDs: []string{}, PlanID: id, Provider: r.provider}
-	if out.Provider == "" {
-		out.Provider = r.member
-	}
-	return out, nil
+	return domain.GenerationOutput{AssetIDs: []string{}, PlanID: id, Provider: answer.Provider}, nil
 }
 
 // briefPrompt is the project and its structured brief, as the model reads it.

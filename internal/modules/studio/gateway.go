@@ -57,16 +57,16 @@ func (g gateway) Image(ctx context.Context, c studiocmd.GatewayCall) (studiocmd.
 	}
 	for _, img := range out.Images {
 		if len(img.Data) > 0 {
-			return studiocmd.GeneratedImage{Data: img.Data, ContentType: img.MIMEType}, nil
+			return studiocmd.GeneratedImage{Data: img.Data, ContentType: img.MIMEType, Provider: out.Provider}, nil
 		}
 	}
 	// Charged (the provider drew it) but nothing to keep: the provider's fault.
 	return studiocmd.GeneratedImage{}, errs.BadGateway("provider_error", "the provider "+out.Provider+" answered no image bytes", nil)
 }
 
-func (g gateway) Complete(ctx context.Context, c studiocmd.GatewayCall) (string, error) {
+func (g gateway) Complete(ctx context.Context, c studiocmd.GatewayCall) (studiocmd.Completion, error) {
 	out, err := g.client.Complete(ctx, caller(c), completionInput(c))
-	return out.Text, err
+	return studiocmd.Completion{Text: out.Text, Provider: out.Provider}, err
 }
 
 // Kept fingerprints each call as the client keeps it.
