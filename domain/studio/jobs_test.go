@@ -23,7 +23,9 @@ func TestRenderJobOf(t *testing.T) {
 	}{
 		{"requested", jobs.Job{State: jobs.Queued}, studio.RenderQueued, func(r studio.RenderJob) bool { return r.Attempts == 0 }},
 		{"claimed", jobs.Job{State: jobs.Running, Attempt: 1, Progress: 40, StartedAt: &t0, UpdatedAt: later}, studio.RenderRendering,
-			func(r studio.RenderJob) bool { return r.Attempts == 1 && r.Progress == 40 && r.StartedAt.Equal(t0) && r.UpdatedAt.Equal(later) }},
+			func(r studio.RenderJob) bool {
+				return r.Attempts == 1 && r.Progress == 40 && r.StartedAt.Equal(t0) && r.UpdatedAt.Equal(later)
+			}},
 		{"probed", jobs.Job{State: jobs.Unconfirmed, Attempt: 1}, studio.RenderRendering, nil},
 		{"succeeded", jobs.Job{State: jobs.Succeeded, Attempt: 2, Progress: 100, Result: json.RawMessage(`{"asset_id":"a1"}`), FinishedAt: &later},
 			studio.RenderCompleted, func(r studio.RenderJob) bool {

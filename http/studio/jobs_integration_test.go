@@ -18,8 +18,8 @@ import (
 
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/media"
-	"github.com/platform/backend/internal/testenv"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
+	"github.com/platform/backend/internal/testenv"
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/fakekit"
