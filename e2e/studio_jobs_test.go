@@ -78,7 +78,9 @@ func (c *studioClient) until(timeout time.Duration, what, path string, done func
 	}
 }
 
-func (c *studioClient) count(sql string, args ...any) int64 { return queryInt(c.t, c.s.Pool(), sql, args...) }
+func (c *studioClient) count(sql string, args ...any) int64 {
+	return queryInt(c.t, c.s.Pool(), sql, args...)
+}
 
 const studioBase = "/api/workspaces/default"
 
