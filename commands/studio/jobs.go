@@ -178,6 +178,9 @@ func (JobRequests) Types() []string {
 	return []string{domain.RenderJobCreated, domain.GenerationRequested}
 }
 
+// React requests the job unless it is requested already (a read: the
+// usual case, its command requested it), so the reactor writes nothing
+// for the jobs that need nothing.
 func (r JobRequests) React(ctx context.Context, e eventstore.Event) error {
 	m := reactor.Meta(JobRequestsReactor, e, "job")
 	switch e.Type {
@@ -186,7 +189,7 @@ func (r JobRequests) React(ctx context.Context, e eventstore.Event) error {
 		if err != nil {
 			return err
 		}
-		if !p.Job.Platform() {
+		if !p.Job.Platform() || requested(ctx, r.j.render.Load, e.OrganizationID, p.Job.RenderJobID) {
 			return nil
 		}
 		_, err = r.j.render.Request(ctx, m, p.Job.RenderJobID, p.Job, jobs.RequestOptions{Priority: p.Job.Priority})
@@ -196,10 +199,20 @@ func (r JobRequests) React(ctx context.Context, e eventstore.Event) error {
 		if err != nil {
 			return err
 		}
+		if requested(ctx, r.j.generate.Load, e.OrganizationID, p.Generation.GenerationID) {
+			return nil
+		}
 		_, err = r.j.generate.Request(ctx, m, p.Generation.GenerationID, p.Generation, jobs.RequestOptions{})
 		return err
 	}
 	return nil
+}
+
+// requested reports a job known to exist (an error reads as not: the
+// request then decides).
+func requested(ctx context.Context, load func(context.Context, string, string) (domjobs.Job, error), org, id string) bool {
+	_, err := load(ctx, org, id)
+	return err == nil
 }
 
 // outputNamespace derives the ids of a job's outputs (UUIDv5): a second
