@@ -744,3 +744,40 @@ func TestChangedIsToldOfEachAttempt(t *testing.T) {
 		t.Fatalf("heard %v, want %v", heard, want)
 	}
 }
+
+// TestGuardsAndFailureDetail: a context's guard refuses a cancellation or a
+// report under the job's lock before the kernel decides (nothing
+// recorded); a failure's detail is kept on the job.
+func TestGuardsAndFailureDetail(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld()
+	s := spec(w)
+	s.Do = func(ctx context.Context, a *jobs.Attempt[in]) (out, error) {
+		return out{}, jobs.FailWith("refused", "no", false, 0, map[string]string{"provider": "p2"})
+	}
+	d := e.define(t, s)
+	e.request(t, d, "guarded", in{}, 0)
+	refuse := func(j domain.Job) error { return errs.Conflict("invalid_transition", "the context says no: "+j.State) }
+	if _, err := d.Cancel(e.ctx, meta("cancel:guarded"), "guarded", "", refuse); errs.CodeOf(err) != "invalid_transition" {
+		t.Fatalf("guarded cancel: %v", err)
+	}
+	if _, err := d.Report(e.ctx, meta("report:guarded"), "guarded", 0, out{}, nil, refuse); errs.CodeOf(err) != "invalid_transition" {
+		t.Fatalf("guarded report: %v", err)
+	}
+	if evs := names(e.events(t, "guarded")); !slices.Equal(evs, []string{"requested"}) {
+		t.Fatalf("events after refused commands: %v", evs)
+	}
+	e.runWorker(t, "", d)
+	j := e.wait(t, d, "guarded", 20*time.Second, domain.Failed)
+	var detail map[string]string
+	if j.Failure != nil {
+		_ = json.Unmarshal(j.Failure.Detail, &detail)
+	}
+	if j.Failure == nil || j.Failure.Code != "refused" || detail["provider"] != "p2" || j.Failure.RetryAt != nil {
+		t.Fatalf("failure %+v", j.Failure)
+	}
+	pass := func(domain.Job) error { return nil }
+	if res, err := d.Cancel(e.ctx, meta("cancel:passed"), "guarded", "", pass); err != nil || res.Value.State != domain.Cancelled {
+		t.Fatalf("cancel passing the guard: %+v %v", res.Value, err)
+	}
+}

@@ -253,10 +253,33 @@ func (d *Def[In, Out]) Request(ctx context.Context, m commands.Meta, id string, 
 	return d.k.cmds.execute(ctx, m, d.k.name, id, func(j *domain.Job) ([]eventChange, error) { return j.Request(r, d.k.cmds.now()) })
 }
 
+// Guard is a context's own check of a command on one of its jobs, run on
+// the job as it is, under its stream's lock, before the kernel decides: a
+// context whose states make more of a job final than the kernel's (a
+// failed render stays failed) refuses there what they do not allow.
+type Guard func(j domain.Job) error
+
+// guarded runs the guards before a decision.
+func guarded(decide func(j *domain.Job) ([]eventChange, error), guards []Guard) func(j *domain.Job) ([]eventChange, error) {
+	return func(j *domain.Job) ([]eventChange, error) {
+		if j.Exists() {
+			for _, g := range guards {
+				if err := g(*j); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return decide(j)
+	}
+}
+
 // Cancel ends a job for good (errs.NotFound for a job of another
-// organization; invalid_transition once succeeded or cancelled).
-func (d *Def[In, Out]) Cancel(ctx context.Context, m commands.Meta, id, reason string) (commands.Result[domain.Job], error) {
-	return d.k.cmds.execute(ctx, m, d.k.name, id, func(j *domain.Job) ([]eventChange, error) { return j.Cancel(reason, d.k.cmds.now()) })
+// organization; invalid_transition once succeeded or cancelled, or where a
+// guard refuses).
+func (d *Def[In, Out]) Cancel(ctx context.Context, m commands.Meta, id, reason string, guards ...Guard) (commands.Result[domain.Job], error) {
+	return d.k.cmds.execute(ctx, m, d.k.name, id, guarded(func(j *domain.Job) ([]eventChange, error) {
+		return j.Cancel(reason, d.k.cmds.now())
+	}, guards))
 }
 
 // Retry queues a failed job again with the policy's attempts restored (a
@@ -267,8 +290,9 @@ func (d *Def[In, Out]) Retry(ctx context.Context, m commands.Meta, id string) (c
 
 // Report records an attempt's outcome from outside a worker (an external
 // renderer reporting back): out and err read as Do's answer. attempt 0 is
-// the current attempt. Only a running or unconfirmed attempt is settled.
-func (d *Def[In, Out]) Report(ctx context.Context, m commands.Meta, id string, attempt int, out Out, err error) (commands.Result[domain.Job], error) {
+// the current attempt. Only a running or unconfirmed attempt is settled;
+// guards refuse first what the context does not allow.
+func (d *Def[In, Out]) Report(ctx context.Context, m commands.Meta, id string, attempt int, out Out, err error, guards ...Guard) (commands.Result[domain.Job], error) {
 	var result json.RawMessage
 	if err == nil {
 		if result, err = encodeResult(out); err != nil {
@@ -276,9 +300,9 @@ func (d *Def[In, Out]) Report(ctx context.Context, m commands.Meta, id string, a
 		}
 	}
 	o := outcomeOf(result, err, d.k.cmds.now())
-	res, err := d.k.cmds.execute(ctx, m, d.k.name, id, func(j *domain.Job) ([]eventChange, error) {
+	res, err := d.k.cmds.execute(ctx, m, d.k.name, id, guarded(func(j *domain.Job) ([]eventChange, error) {
 		return j.Record(attempt, o, d.k.retry, d.k.cmds.now())
-	})
+	}, guards))
 	if err == nil && !res.Replayed {
 		d.k.tell(res.Value)
 	}

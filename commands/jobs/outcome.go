@@ -18,6 +18,9 @@ type Failure struct {
 	// other side's Retry-After).
 	Retry bool
 	Wait  time.Duration
+	// Detail (JSON) is kept on the job's failure for the context (the
+	// provider it tried last): FailWith.
+	Detail any
 }
 
 func (f *Failure) Error() string { return "job attempt failed: " + f.Code + ": " + f.Reason }
@@ -25,6 +28,12 @@ func (f *Failure) Error() string { return "job attempt failed: " + f.Code + ": "
 // Fail is a final failure: the same call would fail the same way (a
 // refusal, invalid input). A person may still Retry the job.
 func Fail(code, reason string) error { return &Failure{Code: code, Reason: reason} }
+
+// FailWith is Fail or Retryable (retry) with a detail (JSON) kept on the
+// job's failure for the context's read models and notifications.
+func FailWith(code, reason string, retry bool, wait time.Duration, detail any) error {
+	return &Failure{Code: code, Reason: reason, Retry: retry, Wait: wait, Detail: detail}
+}
 
 // Retryable is a failure worth trying again later (a rate limit, an outage
 // of the other side): the policy retries after its backoff or wait,
@@ -74,8 +83,12 @@ func outcomeOf(result json.RawMessage, err error, now time.Time) domain.Outcome 
 	case err == nil:
 		return domain.Outcome{Succeeded: true, Result: result}
 	case errors.As(err, &f):
+		var detail json.RawMessage
+		if f.Detail != nil {
+			detail, _ = json.Marshal(f.Detail)
+		}
 		return domain.Outcome{Failure: &domain.FailureOutcome{Code: bound(f.Code, text.MaxID), Reason: bound(f.Reason, text.MaxReason),
-			Retry: f.Retry, Wait: f.Wait}}
+			Retry: f.Retry, Wait: f.Wait, Detail: detail}}
 	case errors.As(err, &n):
 		return domain.Outcome{NotDone: true, Reason: bound(n.reason, text.MaxReason)}
 	case errors.As(err, &u):

@@ -33,8 +33,11 @@ type Erasure struct {
 // models drop the organization's rows, and write only objects the registry
 // knows: a rebuild from the log brings nothing back). The files are deleted
 // right after. Backups and the event log itself are kept under the
-// retention policy (seed 002).
+// retention policy (seed 002). Only an admin erases (AuthorizePrivacy).
 func (h *Handlers) EraseData(ctx context.Context, m commands.Meta, p principal.Principal, in EraseData) (commands.Result[Erasure], error) {
+	if err := AuthorizePrivacy(p); err != nil {
+		return commands.Result[Erasure]{}, err
+	}
 	org := p.OrganizationID
 	var objects, files int
 	prepare := func(ctx context.Context, tx eventstore.Tx) error {

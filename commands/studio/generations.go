@@ -90,9 +90,9 @@ func (h *Handlers) GeneratePlan(ctx context.Context, m commands.Meta, p principa
 }
 
 // requestGeneration records a generation request counted against the
-// workspace's monthly generation quota. Its execution is the job kernel's
-// (the studio.generation stream's next events: running, completed with its
-// assets, failed); nothing runs it yet.
+// workspace's monthly generation quota, then requests its job (the kernel
+// runs it: generateDo; the job_requests reactor requests it should this
+// process stop first).
 func (h *Handlers) requestGeneration(ctx context.Context, m commands.Meta, p principal.Principal, ws Workspace, projectID, kind string,
 	sceneID *string, in domain.GenerationInput, known []string) (commands.Result[domain.Generation], error) {
 	if (in.GatewayProviderOverride != nil || in.GatewayModelOverride != nil) && !WorkspaceAdmin(p, ws.ID) {
@@ -117,13 +117,26 @@ func (h *Handlers) requestGeneration(ctx context.Context, m commands.Meta, p pri
 		if claim, err = g.quota.claim(); err != nil {
 			return nil, err
 		}
-		return gm.Request(domain.NewGeneration{ID: id, ProjectID: projectID, WorkspaceID: ws.ID, RequestedBy: Actor(p), Kind: kind,
+		return gm.Request(domain.NewGeneration{ID: id, ProjectID: projectID, WorkspaceID: ws.ID, RequestedBy: Actor(p), ChargedTo: chargedTo(p), Kind: kind,
 			SceneID: sceneID, Input: in, KnownScenes: known, Quota: claim}, h.now())
 	})
 	if err == nil && !res.Replayed {
 		h.warnLogged(ctx, meta(m, p), ws.ID, claim)
 	}
+	if err == nil {
+		h.requestGenerationJob(ctx, jobMeta(meta(m, p)), res.Value)
+	}
 	return res, err
+}
+
+// chargedTo is whose gateway spend a generation counts against: the user
+// behind the credential (a key's: the user it acts as), else the
+// credential itself.
+func chargedTo(p principal.Principal) string {
+	if u := p.ActingUser(); u != "" {
+		return u
+	}
+	return Actor(p)
 }
 
 // projectScenes are the scene ids of a live project of the workspace, from

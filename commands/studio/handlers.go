@@ -142,6 +142,9 @@ type Handlers struct {
 	now     func() time.Time
 	cfg     Config
 	log     *slog.Logger
+	// jobs are the studio's kinds of durable job (NewJobs): nil, nothing
+	// is requested (a render or generation waits for the reactor).
+	jobs *Jobs
 }
 
 func NewHandlers(store commands.Store, pool *pgxpool.Pool, objects objectstore.Store, dir Directory, now func() time.Time, cfg Config,

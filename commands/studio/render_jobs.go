@@ -5,8 +5,10 @@ import (
 	"time"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	domjobs "github.com/platform/backend/domain/jobs"
 	"github.com/platform/backend/domain/principal"
 	domain "github.com/platform/backend/domain/studio"
 	"github.com/platform/backend/eventstore"
@@ -74,6 +76,9 @@ func (h *Handlers) CreateRenderJob(ctx context.Context, m commands.Meta, p princ
 	if err == nil && !res.Replayed {
 		h.warnLogged(ctx, meta(m, p), ws.ID, claim)
 	}
+	if err == nil {
+		h.requestRender(ctx, jobMeta(meta(m, p)), res.Value)
+	}
 	return res, err
 }
 
@@ -105,11 +110,21 @@ type UpdateRenderJob struct {
 
 // UpdateRenderJob moves a job along the render machine (terminal stays
 // terminal: 409 invalid_transition); an output asset must be the
-// workspace's.
+// workspace's. An external renderer's job moves on its own stream; a
+// platform render's report goes to its kernel job (reportPlatform).
 func (h *Handlers) UpdateRenderJob(ctx context.Context, m commands.Meta, p principal.Principal, in UpdateRenderJob) (commands.Result[domain.RenderJob], error) {
 	ws, err := h.Enter(ctx, p, in.WorkspaceSlug, PermExportsRead)
 	if err != nil {
 		return commands.Result[domain.RenderJob]{}, err
+	}
+	report := domain.RenderReport{RenderStatus: in.RenderStatus, Progress: in.Progress, FailureReason: in.FailureReason,
+		OutputAssetID: in.OutputAssetID, StartedAt: in.StartedAt, CompletedAt: in.CompletedAt}
+	created, err := h.renderJobIn(ctx, p.OrganizationID, ws.ID, in.ProjectID, in.RenderJobID)
+	if err != nil {
+		return commands.Result[domain.RenderJob]{}, err
+	}
+	if created.Platform() {
+		return h.reportPlatform(ctx, meta(m, p), ws.ID, created, report)
 	}
 	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: in.ProjectID, object: in.RenderJobID}
 	if in.OutputAssetID != nil {
@@ -119,8 +134,7 @@ func (h *Handlers) UpdateRenderJob(ctx context.Context, m commands.Meta, p princ
 		if err := rm.In(ws.ID, in.ProjectID); err != nil {
 			return nil, err
 		}
-		return rm.Report(domain.RenderReport{RenderStatus: in.RenderStatus, Progress: in.Progress, FailureReason: in.FailureReason,
-			OutputAssetID: in.OutputAssetID, StartedAt: in.StartedAt, CompletedAt: in.CompletedAt}, h.now())
+		return rm.Report(report, h.now())
 	})
 }
 
@@ -138,6 +152,14 @@ func (h *Handlers) CancelRenderJob(ctx context.Context, m commands.Meta, p princ
 	if err != nil {
 		return commands.Result[domain.RenderJob]{}, err
 	}
+	created, err := h.renderJobIn(ctx, p.OrganizationID, ws.ID, in.ProjectID, in.RenderJobID)
+	if err != nil {
+		return commands.Result[domain.RenderJob]{}, err
+	}
+	if created.Platform() {
+		cancelled := domain.RenderCancelled
+		return h.reportPlatform(ctx, meta(m, p), ws.ID, created, domain.RenderReport{RenderStatus: &cancelled})
+	}
 	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: in.ProjectID, object: in.RenderJobID}
 	return h.renderJob(in.RenderJobID, g).run(ctx, h, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
 		if err := rm.In(ws.ID, in.ProjectID); err != nil {
@@ -145,4 +167,91 @@ func (h *Handlers) CancelRenderJob(ctx context.Context, m commands.Meta, p princ
 		}
 		return rm.Cancel(h.now())
 	})
+}
+
+// renderJobIn reads a live render job of a project of the workspace as
+// created (404 for another organization's, workspace's or project's, and
+// once erased).
+func (h *Handlers) renderJobIn(ctx context.Context, org, workspaceID, projectID, id string) (domain.RenderJob, error) {
+	live, err := h.registered(ctx, org, workspaceID, KindRenderJob, id)
+	if err != nil {
+		return domain.RenderJob{}, err
+	}
+	history, err := h.loadOwn(ctx, org, id)
+	if err != nil {
+		return domain.RenderJob{}, err
+	}
+	rm, err := domain.LoadRenderJob(commands.Recorded(history))
+	if err != nil {
+		return domain.RenderJob{}, err
+	}
+	if err := rm.In(workspaceID, projectID); err != nil || !live {
+		return domain.RenderJob{}, errs.NotFound("render job")
+	}
+	return rm.State(), nil
+}
+
+// registered reports whether the registry knows a live object of a kind
+// in the organization's workspace.
+func (h *Handlers) registered(ctx context.Context, org, workspaceID, kind, id string) (bool, error) {
+	var live bool
+	err := h.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM studio_objects WHERE object_id = $1 AND organization_id = $2
+		AND workspace_id = $3 AND kind = $4 AND live)`, id, org, workspaceID, kind).Scan(&live)
+	if err != nil {
+		return false, errs.Unavailable("the studio's store is unavailable", err)
+	}
+	return live, nil
+}
+
+// reportPlatform applies a report to a platform render's kernel job, on
+// the render machine's terms (domain.PlatformReport; RenderGuard again
+// under the job's lock): cancelled cancels the job (a running attempt is
+// stopped, and nothing it does afterwards completes the job), completed
+// (with an output asset of the workspace) or failed settles its running
+// attempt. The answer is the render job as the job leaves it.
+func (h *Handlers) reportPlatform(ctx context.Context, m commands.Meta, workspaceID string, created domain.RenderJob,
+	r domain.RenderReport) (commands.Result[domain.RenderJob], error) {
+	var none commands.Result[domain.RenderJob]
+	if h.jobs == nil {
+		return none, errs.Unavailable("the studio's render jobs are not available", nil)
+	}
+	kind := h.jobs.render
+	job, err := kind.Load(ctx, m.OrganizationID, created.RenderJobID)
+	if errs.KindOf(err) == errs.KindNotFound {
+		// Not requested yet (its command's process stopped first, and the
+		// reactor has not caught up): requested now, then reported on.
+		var res commands.Result[domjobs.Job]
+		res, err = kind.Request(ctx, jobMeta(m), created.RenderJobID, created, jobs.RequestOptions{Priority: created.Priority})
+		job = res.Value
+	}
+	if err != nil {
+		return none, err
+	}
+	move, err := domain.PlatformReport(domain.RenderJobOf(created, job), r)
+	if err != nil {
+		return none, err
+	}
+	if move.AssetID != "" {
+		live, err := h.registered(ctx, m.OrganizationID, workspaceID, KindAsset, move.AssetID)
+		if err != nil {
+			return none, err
+		}
+		if !live {
+			return none, errs.InvalidField("/outputAssetId", "no such asset in this workspace")
+		}
+	}
+	guard := jobs.Guard(domain.RenderGuard(created, move.To))
+	var res commands.Result[domjobs.Job]
+	switch {
+	case move.Cancel:
+		res, err = kind.Cancel(ctx, m, created.RenderJobID, "cancelled by "+m.Actor.ID, guard)
+	case move.AssetID != "":
+		res, err = kind.Report(ctx, m, created.RenderJobID, 0, domain.RenderOutput{AssetID: move.AssetID}, nil, guard)
+	default:
+		res, err = kind.Report(ctx, m, created.RenderJobID, 0, domain.RenderOutput{}, jobs.Fail(domain.RenderFailedCode, move.Reason), guard)
+	}
+	if err != nil {
+		return none, err
+	}
+	return commands.Result[domain.RenderJob]{Value: domain.RenderJobOf(created, res.Value), Position: res.Position, Replayed: res.Replayed}, nil
 }

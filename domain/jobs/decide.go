@@ -147,6 +147,7 @@ type FailureOutcome struct {
 	Code, Reason string
 	Retry        bool
 	Wait         time.Duration
+	Detail       json.RawMessage // kept on the failure (Failure.Detail)
 }
 
 // Record applies an attempt's outcome. attempt 0 is the current attempt
@@ -172,7 +173,10 @@ func (j *Job) Record(attempt int, o Outcome, policy RetryPolicy, now time.Time) 
 		j.State, j.Progress, j.LeaseUntil, j.Result, j.FinishedAt = Succeeded, 100, nil, o.Result, &now
 		c.emit(nameSucceeded, attempt, "", cancelReconcile)
 	case o.Failure != nil:
-		f := &Failure{Attempt: attempt, Code: o.Failure.Code, Reason: o.Failure.Reason, At: now}
+		if len(o.Failure.Detail) > MaxResult || len(o.Failure.Detail) > 0 && !json.Valid(o.Failure.Detail) {
+			return nil, errs.InvalidField("/detail", "must be JSON of at most 64 KiB")
+		}
+		f := &Failure{Attempt: attempt, Code: o.Failure.Code, Reason: o.Failure.Reason, At: now, Detail: o.Failure.Detail}
 		if o.Failure.Retry {
 			f.RetryAt = policy.At(j.Tries, o.Failure.Wait, now)
 		}

@@ -153,6 +153,9 @@ type Failure struct {
 	// final unless a person retries).
 	RetryAt *time.Time `json:"retry_at"`
 	At      time.Time  `json:"at"`
+	// Detail is what the attempt left beside its code for the context's
+	// read models and notifications (the provider it tried last); JSON.
+	Detail json.RawMessage `json:"detail,omitempty"`
 }
 
 // Kernel failure codes.

@@ -31,27 +31,43 @@ const DefaultGenerationProvider = "gateway-configured"
 // assets), failed (retries exhausted) or cancelled, the statuses of
 // GenerationStatuses.
 type Generation struct {
-	GenerationID            string     `json:"generationId"`
-	ProjectID               string     `json:"projectId"`
-	WorkspaceID             string     `json:"workspaceId"`
-	Kind                    string     `json:"kind"`
-	SceneID                 *string    `json:"sceneId"`
-	SceneIDs                []string   `json:"sceneIds"`
-	SceneCount              *int       `json:"sceneCount"`
-	Provider                string     `json:"provider"`
-	FallbackProvider        *string    `json:"fallbackProvider"`
-	CandidateCount          int        `json:"candidateCount"`
-	SourceAssetID           *string    `json:"sourceAssetId"`
-	OutputKind              string     `json:"outputKind"`
-	VideoDurationSeconds    *int       `json:"videoDurationSeconds"`
-	GatewayProviderOverride *string    `json:"gatewayProviderOverride"`
-	GatewayModelOverride    *string    `json:"gatewayModelOverride"`
-	AssetID                 *string    `json:"assetId"`
-	Status                  string     `json:"status"`
-	RequestedBy             string     `json:"requestedBy"`
-	CreatedAt               time.Time  `json:"createdAt"`
-	UpdatedAt               time.Time  `json:"updatedAt"`
-	CompletedAt             *time.Time `json:"completedAt"`
+	GenerationID            string   `json:"generationId"`
+	ProjectID               string   `json:"projectId"`
+	WorkspaceID             string   `json:"workspaceId"`
+	Kind                    string   `json:"kind"`
+	SceneID                 *string  `json:"sceneId"`
+	SceneIDs                []string `json:"sceneIds"`
+	SceneCount              *int     `json:"sceneCount"`
+	Provider                string   `json:"provider"`
+	FallbackProvider        *string  `json:"fallbackProvider"`
+	CandidateCount          int      `json:"candidateCount"`
+	SourceAssetID           *string  `json:"sourceAssetId"`
+	OutputKind              string   `json:"outputKind"`
+	VideoDurationSeconds    *int     `json:"videoDurationSeconds"`
+	GatewayProviderOverride *string  `json:"gatewayProviderOverride"`
+	GatewayModelOverride    *string  `json:"gatewayModelOverride"`
+	AssetID                 *string  `json:"assetId"`
+	Status                  string   `json:"status"`
+	// Attempts counts the job's attempts; AssetIDs are the generated assets
+	// (candidates, in order) of a completed scene request, PlanID the plan
+	// of a completed planning request; ProviderUsed the gateway provider
+	// that answered last. A failed request says why (FailureCode,
+	// FailureReason) and which provider it tried last (FailedProvider).
+	Attempts       int      `json:"attempts"`
+	AssetIDs       []string `json:"assetIds"`
+	PlanID         *string  `json:"planId"`
+	ProviderUsed   *string  `json:"providerUsed"`
+	FailureCode    *string  `json:"failureCode"`
+	FailureReason  *string  `json:"failureReason"`
+	FailedProvider *string  `json:"failedProvider"`
+	RequestedBy    string   `json:"requestedBy"`
+	// ChargedTo is the user whose gateway spend (and user spend caps) the
+	// generation's calls count against: the requester's user (a key's: the
+	// user it acts as), else the requesting credential.
+	ChargedTo   string     `json:"chargedTo"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+	CompletedAt *time.Time `json:"completedAt"`
 }
 
 // GenerationModel is the write model of one generation request stream.
@@ -86,9 +102,9 @@ type GenerationInput struct {
 
 // NewGeneration is a request to queue.
 type NewGeneration struct {
-	ID, ProjectID, WorkspaceID, RequestedBy, Kind string
-	SceneID                                       *string // the path's scene (scenes kind)
-	Input                                         GenerationInput
+	ID, ProjectID, WorkspaceID, RequestedBy, ChargedTo, Kind string
+	SceneID                                                  *string // the path's scene (scenes kind)
+	Input                                                    GenerationInput
 	// KnownScenes are the project's scene ids (sceneIds must be among them).
 	KnownScenes []string
 	Quota       *QuotaClaim
@@ -104,7 +120,7 @@ func (m *GenerationModel) Request(n NewGeneration, now time.Time) ([]event.Chang
 		SceneIDs: in.SceneIDs, Provider: DefaultGenerationProvider, FallbackProvider: in.FallbackProvider, CandidateCount: 1,
 		SourceAssetID: in.SourceAssetID, OutputKind: "image", VideoDurationSeconds: in.VideoDurationSeconds,
 		GatewayProviderOverride: in.GatewayProviderOverride, GatewayModelOverride: in.GatewayModelOverride, AssetID: in.AssetID,
-		Status: GenQueued, RequestedBy: n.RequestedBy, CreatedAt: now, UpdatedAt: now}
+		Status: GenQueued, AssetIDs: []string{}, RequestedBy: n.RequestedBy, ChargedTo: n.ChargedTo, CreatedAt: now, UpdatedAt: now}
 	if in.Provider != nil {
 		g.Provider = *in.Provider
 	}

@@ -42,23 +42,26 @@ const DefaultRenderProvider = "platform"
 
 // RenderJob is one render of a composition version.
 type RenderJob struct {
-	RenderJobID          string     `json:"renderJobId"`
-	ProjectID            string     `json:"projectId"`
-	WorkspaceID          string     `json:"workspaceId"`
-	CompositionVersionID string     `json:"compositionVersionId"`
-	Provider             string     `json:"provider"`
-	OutputFormat         string     `json:"outputFormat"`
-	Priority             int        `json:"priority"`
-	RenderStatus         string     `json:"renderStatus"`
-	Progress             int        `json:"progress"`
-	Attempts             int        `json:"attempts"`
-	FailureReason        *string    `json:"failureReason"`
-	OutputAssetID        *string    `json:"outputAssetId"`
-	StartedAt            *time.Time `json:"startedAt"`
-	CompletedAt          *time.Time `json:"completedAt"`
-	CreatedBy            string     `json:"createdBy"`
-	CreatedAt            time.Time  `json:"createdAt"`
-	UpdatedAt            time.Time  `json:"updatedAt"`
+	RenderJobID          string  `json:"renderJobId"`
+	ProjectID            string  `json:"projectId"`
+	WorkspaceID          string  `json:"workspaceId"`
+	CompositionVersionID string  `json:"compositionVersionId"`
+	Provider             string  `json:"provider"`
+	OutputFormat         string  `json:"outputFormat"`
+	Priority             int     `json:"priority"`
+	RenderStatus         string  `json:"renderStatus"`
+	Progress             int     `json:"progress"`
+	Attempts             int     `json:"attempts"`
+	FailureReason        *string `json:"failureReason"`
+	// FailureCode is a failed platform render's stable word (unrenderable,
+	// render_failed, lost, ...); null otherwise.
+	FailureCode   *string    `json:"failureCode"`
+	OutputAssetID *string    `json:"outputAssetId"`
+	StartedAt     *time.Time `json:"startedAt"`
+	CompletedAt   *time.Time `json:"completedAt"`
+	CreatedBy     string     `json:"createdBy"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
 }
 
 // RenderJobModel is the write model of one render job stream.
@@ -136,16 +139,11 @@ type RenderReport struct {
 // DefaultFailureReason is a failure reported without a reason.
 const DefaultFailureReason = "render_failed"
 
-// Report moves the job along the render machine. A terminal job refuses
-// every report (409 invalid_transition); entering rendering counts an
-// attempt; completed needs the output asset (the caller checked it is an
-// asset of the workspace) and sets progress 100; a failure reason goes
-// only with failed, an output only with completed.
-func (m *RenderJobModel) Report(r RenderReport, now time.Time) ([]event.Change, error) {
-	if !m.Exists() {
-		return nil, errs.NotFound("render job")
-	}
-	to := m.j.RenderStatus
+// check validates a report on a job as it is and answers the status it
+// moves to: 422 for members that do not go together, 409
+// invalid_transition for a terminal job or a move the machine has not.
+func (r RenderReport) check(cur RenderJob) (string, error) {
+	to := cur.RenderStatus
 	if r.RenderStatus != nil {
 		to = *r.RenderStatus
 	}
@@ -155,7 +153,8 @@ func (m *RenderJobModel) Report(r RenderReport, now time.Time) ([]event.Change, 
 		f.add("/progress", "must be 0 to 100")
 	}
 	if r.FailureReason != nil {
-		*r.FailureReason = trim(*r.FailureReason)
+		trimmed := trim(*r.FailureReason)
+		r.FailureReason = &trimmed
 		f.line("/failureReason", r.FailureReason, MaxReason)
 		if to != RenderFailed {
 			f.add("/failureReason", "only a failed render has a failure reason")
@@ -164,24 +163,42 @@ func (m *RenderJobModel) Report(r RenderReport, now time.Time) ([]event.Change, 
 	if r.OutputAssetID != nil && to != RenderCompleted {
 		f.add("/outputAssetId", "only a completed render has an output asset")
 	}
-	if to == RenderCompleted && r.OutputAssetID == nil && m.j.OutputAssetID == nil {
+	if to == RenderCompleted && r.OutputAssetID == nil && cur.OutputAssetID == nil {
 		f.add("/outputAssetId", "a completed render names its output asset")
 	}
 	if r.StartedAt != nil && r.CompletedAt != nil && r.CompletedAt.Before(*r.StartedAt) {
 		f.add("/completedAt", "must not be before startedAt")
 	}
 	if err := f.err(); err != nil {
-		return nil, err
+		return "", err
 	}
-	from := m.j.RenderStatus
+	from := cur.RenderStatus
 	if Terminal(from) {
-		return nil, invalidTransition("render", from, to)
+		return "", invalidTransition("render", from, to)
 	}
 	if to != from || r.RenderStatus != nil && to == RenderRendering {
 		if !slices.Contains(renderMoves[from], to) {
-			return nil, invalidTransition("render", from, to)
+			return "", invalidTransition("render", from, to)
 		}
 	}
+	return to, nil
+}
+
+// Report moves the job along the render machine. A terminal job refuses
+// every report (409 invalid_transition); entering rendering counts an
+// attempt; completed needs the output asset (the caller checked it is an
+// asset of the workspace) and sets progress 100; a failure reason goes
+// only with failed, an output only with completed. (An external
+// renderer's job: a platform render follows its kernel job, PlatformReport.)
+func (m *RenderJobModel) Report(r RenderReport, now time.Time) ([]event.Change, error) {
+	if !m.Exists() {
+		return nil, errs.NotFound("render job")
+	}
+	to, err := r.check(m.j)
+	if err != nil {
+		return nil, err
+	}
+	from := m.j.RenderStatus
 	next := m.j
 	next.RenderStatus = to
 	switch {
@@ -196,8 +213,8 @@ func (m *RenderJobModel) Report(r RenderReport, now time.Time) ([]event.Change, 
 		next.CompletedAt = at(r.CompletedAt, now)
 	case to == RenderFailed:
 		reason := DefaultFailureReason
-		if r.FailureReason != nil && *r.FailureReason != "" {
-			reason = *r.FailureReason
+		if r.FailureReason != nil && trim(*r.FailureReason) != "" {
+			reason = trim(*r.FailureReason)
 		}
 		next.FailureReason, next.CompletedAt = &reason, at(r.CompletedAt, now)
 	case to == RenderCancelled:

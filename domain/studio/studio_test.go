@@ -380,7 +380,7 @@ func TestGeneration(t *testing.T) {
 	req := func(kind string, in studio.GenerationInput) eventtest.Outcome {
 		return eventtest.Given(t, studio.LoadGeneration).When(func(m *studio.GenerationModel) ([]event.Change, error) {
 			return m.Request(studio.NewGeneration{ID: "g1", ProjectID: "p1", WorkspaceID: "w1", Kind: kind, SceneID: ptr("s1"),
-				KnownScenes: []string{"s1", "s2"}, Input: in}, t0)
+				KnownScenes: []string{"s1", "s2"}, Input: in, RequestedBy: "k1", ChargedTo: "u1"}, t0)
 		})
 	}
 	g := eventtest.GivenHistory(t, studio.LoadGeneration, req(studio.GenerationScenes, studio.GenerationInput{}).History()).Model().State()
@@ -397,7 +397,7 @@ func TestGeneration(t *testing.T) {
 		studio.GenerationV1{Generation: studio.Generation{GenerationID: "g1", ProjectID: "p1", WorkspaceID: "w1", Kind: "scenes",
 			SceneID: ptr("s1"), SceneIDs: []string{"s1"}, Provider: "gateway-configured", CandidateCount: 4, OutputKind: "video",
 			VideoDurationSeconds: ptr(15), GatewayProviderOverride: ptr("ai_provider_3"), GatewayModelOverride: ptr("m"),
-			Status: "queued", CreatedAt: t0, UpdatedAt: t0}})))
+			Status: "queued", AssetIDs: []string{}, RequestedBy: "k1", ChargedTo: "u1", CreatedAt: t0, UpdatedAt: t0}})))
 	req(studio.GenerationPlanning, studio.GenerationInput{SceneCount: ptr(21)}).Then(eventtest.Invalid("/sceneCount"))
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	studiocmd "github.com/platform/backend/commands/studio"
 	"github.com/platform/backend/domain/principal"
@@ -134,4 +135,41 @@ func Widget(d Deps) *httpapi.Widget {
 			projects, pending, rendering, err := d.Queries.OrganizationCounts(ctx, p.OrganizationID, bound)
 			return WidgetFigures{Projects: projects, PendingApprovals: pending, ActiveRenders: rendering}, err
 		})
+}
+
+// actionItemsLimit bounds the approvals the action queue reads.
+const actionItemsLimit = 100
+
+// ActionItems are the studio's part of the dashboard's action queue: the
+// approval requests waiting for a decision that the caller may decide
+// (the reviewer they name, or an admin of their workspace), in the
+// workspaces the caller may enter. approvals:write is the permission that
+// decides them.
+func ActionItems(d Deps) *httpapi.ActionItems {
+	return httpapi.NewActionItems("approvals:write", func(ctx context.Context, p principal.Principal, _ time.Time) ([]httpapi.ActionItem, error) {
+		var bound []string // nil: every workspace
+		for _, b := range p.Workspaces {
+			bound = append(bound, b.WorkspaceID)
+		}
+		open, err := d.Queries.OpenApprovals(ctx, p.OrganizationID, bound, actionItemsLimit)
+		if err != nil {
+			return nil, err
+		}
+		me := studiocmd.Actor(p)
+		out := []httpapi.ActionItem{}
+		for _, a := range open {
+			if a.ReviewerUserID != me && !studiocmd.WorkspaceAdmin(p, a.WorkspaceID) || !p.AllowsIn(a.WorkspaceID, studiocmd.PermApprovalsWrite) {
+				continue
+			}
+			at := a.RequestedAt
+			detail := "Approve or reject the project \"" + a.ProjectTitle + "\"."
+			if a.Note != nil {
+				detail += " " + *a.Note
+			}
+			out = append(out, httpapi.ActionItem{Kind: "studio.approval.requested", ObjectID: a.ApprovalRequestID,
+				Title: "A project awaits approval", Detail: detail, Severity: "warning",
+				Path: "/app/projects/" + a.ProjectID + "/review", Resolve: "projects.approvals.approve", At: &at})
+		}
+		return out, nil
+	})
 }

@@ -94,21 +94,23 @@ func TestProjectsRoutes(t *testing.T) {
 
 	t.Run("planning and regenerate queue generation requests", func(t *testing.T) {
 		var g map[string]any
-		c.json(http.MethodPost, proj+"/planning/generate", map[string]any{"sceneCount": 4}, http.StatusAccepted, &g)
-		if g["status"] != "queued" || g["kind"] != "planning" || g["sceneCount"].(float64) != 4 {
-			t.Fatalf("planning request %v", g)
-		}
-		var pl map[string]any
-		c.json(http.MethodGet, proj+"/planning", nil, http.StatusOK, &pl)
-		if pl["status"] != "generating" || pl["latestGeneration"].(map[string]any)["generationId"] != g["generationId"] {
-			t.Fatalf("planning %v", pl)
-		}
 		scene := scenes["scenes"].([]any)[0].(map[string]any)["sceneId"].(string)
-		c.json(http.MethodPost, proj+"/scenes/"+scene+"/generation/regenerate", map[string]any{"candidateCount": 4, "outputKind": "video",
-			"videoDurationSeconds": 15}, http.StatusAccepted, &g)
-		if g["kind"] != "scenes" || g["sceneIds"].([]any)[0] != scene {
+		c.json(http.MethodPost, proj+"/scenes/"+scene+"/generation/regenerate", map[string]any{"candidateCount": 2, "outputKind": "video",
+			"videoDurationSeconds": 1}, http.StatusAccepted, &g)
+		if g["kind"] != "scenes" || g["status"] != "queued" || g["sceneIds"].([]any)[0] != scene || g["candidateCount"].(float64) != 2 {
 			t.Fatalf("regenerate %v", g)
 		}
+		// Its job makes two clips; sync shows the request as it goes.
+		apptest.Eventually(t, 90*time.Second, "the regeneration", func() bool {
+			var s map[string]any
+			c.json(http.MethodGet, proj+"/sync", nil, http.StatusOK, &s)
+			gens := s["generations"].([]any)
+			done := len(gens) == 1 && gens[0].(map[string]any)["status"] == "completed"
+			if done && len(gens[0].(map[string]any)["assetIds"].([]any)) != 2 {
+				t.Fatalf("the regeneration %v", gens[0])
+			}
+			return done
+		})
 		pp := c.problem(http.MethodPost, proj+"/scenes/"+scene+"/generation/regenerate", map[string]any{"candidateCount": 5,
 			"videoDurationSeconds": 16, "sceneIds": []string{}, "gatewayModelOverride": strings.Repeat("m", 201)}, http.StatusUnprocessableEntity, "invalid_input")
 		if len(pp.Errors) < 4 {
@@ -125,6 +127,25 @@ func TestProjectsRoutes(t *testing.T) {
 		limited := key(t, h, h.OrgID, []string{"generation:write", "workspace:read"})
 		apptest.ExpectProblem(t, h.Do(t, "studio", http.MethodPost, proj+"/scenes/"+scene+"/generation/regenerate", limited,
 			map[string]any{"gatewayProviderOverride": "ai_provider_3"}), http.StatusForbidden, "permission_denied")
+
+		// The plan replaces the project's scenes once its job persists it.
+		c.json(http.MethodPost, proj+"/planning/generate", map[string]any{"sceneCount": 4}, http.StatusAccepted, &g)
+		if g["status"] != "queued" || g["kind"] != "planning" || g["sceneCount"].(float64) != 4 {
+			t.Fatalf("planning request %v", g)
+		}
+		var pl map[string]any
+		c.json(http.MethodGet, proj+"/planning", nil, http.StatusOK, &pl)
+		if (pl["status"] != "generating" && pl["status"] != "ready") || pl["latestGeneration"].(map[string]any)["generationId"] != g["generationId"] {
+			t.Fatalf("planning %v", pl)
+		}
+		apptest.Eventually(t, 60*time.Second, "the plan", func() bool {
+			c.json(http.MethodGet, proj+"/planning", nil, http.StatusOK, &pl)
+			return pl["status"] == "ready"
+		})
+		if len(pl["scenes"].([]any)) != 4 || pl["latestGeneration"].(map[string]any)["planId"] != pl["planId"] {
+			t.Fatalf("the plan %v", pl)
+		}
+		c.json(http.MethodGet, proj+"/scenes", nil, http.StatusOK, &scenes)
 	})
 
 	var cv map[string]any
@@ -172,7 +193,10 @@ func TestProjectsRoutes(t *testing.T) {
 
 	t.Run("render jobs", func(t *testing.T) {
 		var j map[string]any
-		c.json(http.MethodPost, proj+"/render-jobs", map[string]any{"priority": 7, "outputFormat": "gif"}, http.StatusCreated, &j)
+		// An external renderer's job (a provider other than the platform):
+		// its reports move it along the machine.
+		c.json(http.MethodPost, proj+"/render-jobs", map[string]any{"priority": 7, "outputFormat": "gif", "provider": "acme-render"},
+			http.StatusCreated, &j)
 		if j["renderStatus"] != "queued" || j["compositionVersionId"] != cv["compositionVersionId"] || j["priority"].(float64) != 7 {
 			t.Fatalf("job %v", j)
 		}
@@ -219,9 +243,12 @@ func TestProjectsRoutes(t *testing.T) {
 		if s["latestComposition"] == nil || counts["compositions"].(float64) != 1 || counts["renderJobs"].(map[string]any)["completed"].(float64) != 1 {
 			t.Fatalf("sync %v", s)
 		}
+		var originals map[string]any
+		c.json(http.MethodGet, base+"/assets?projectId="+pid, nil, http.StatusOK, &originals)
+		want := len(originals["assets"].([]any)) // the logo, the reported output, two generated clips
 		var dup map[string]any
 		c.json(http.MethodPost, proj+"/duplicate", map[string]any{"includeAssets": true}, http.StatusCreated, &dup)
-		if dup["title"] != "Copy of Spring launch" || dup["duplicatedFrom"] != pid || dup["sceneCount"].(float64) != 2 {
+		if dup["title"] != "Copy of Spring launch" || dup["duplicatedFrom"] != pid || dup["sceneCount"].(float64) != 4 {
 			t.Fatalf("duplicate %v", dup)
 		}
 		// The answer's position is the new project's; its copied assets and
@@ -230,7 +257,7 @@ func TestProjectsRoutes(t *testing.T) {
 		apptest.Eventually(t, 30*time.Second, "the copies in the read model", func() bool {
 			c.json(http.MethodGet, base+"/assets?projectId="+dup["projectId"].(string), nil, http.StatusOK, &assets)
 			c.json(http.MethodGet, base+"/projects/"+dup["projectId"].(string)+"/compositions", nil, http.StatusOK, &comps)
-			return len(assets["assets"].([]any)) == 2 && len(comps["compositions"].([]any)) == 1
+			return len(assets["assets"].([]any)) == want && len(comps["compositions"].([]any)) == 1
 		})
 		copied := comps["compositions"].([]any)
 		logo := copied[0].(map[string]any)["snapshot"].(map[string]any)["scenes"].([]any)[0].(map[string]any)["layers"].([]any)[1].(map[string]any)["assetId"]

@@ -221,9 +221,16 @@ type Sync struct {
 	Project           domain.Project      `json:"project"`
 	Scenes            []domain.Scene      `json:"scenes"`
 	LatestComposition *domain.Composition `json:"latestComposition"`
-	Counts            studioview.Counts   `json:"counts"`
-	SyncedAt          time.Time           `json:"syncedAt"`
+	// Generations are the project's latest scene generation requests
+	// (newest first, at most 20), with their status, attempts and the
+	// assets they made: how a client follows a regeneration.
+	Generations []domain.Generation `json:"generations"`
+	Counts      studioview.Counts   `json:"counts"`
+	SyncedAt    time.Time           `json:"syncedAt"`
 }
+
+// syncGenerations bounds Sync.Generations.
+const syncGenerations = 20
 
 func (d Deps) sync(ctx context.Context, p principal.Principal, in ProjectQuery) (Sync, error) {
 	s, _, err := d.scope(ctx, p, in.WorkspaceSlug, studiocmd.PermWorkspaceRead)
@@ -244,6 +251,9 @@ func (d Deps) sync(ctx context.Context, p principal.Principal, in ProjectQuery) 
 	}
 	if len(comps) > 0 {
 		out.LatestComposition = &comps[0]
+	}
+	if out.Generations, err = d.Queries.Generations(ctx, s, in.ProjectID, domain.GenerationScenes, syncGenerations); err != nil {
+		return Sync{}, err
 	}
 	out.Counts, err = d.Queries.Counts(ctx, s, in.ProjectID)
 	return out, err
@@ -470,5 +480,8 @@ func (d Deps) modelOptions(ctx context.Context, p principal.Principal, in Worksp
 }
 
 func (d Deps) export(ctx context.Context, p principal.Principal, _ httpapi.NoInput) (studioview.Export, error) {
+	if err := studiocmd.AuthorizePrivacy(p); err != nil {
+		return studioview.Export{}, err
+	}
 	return d.Queries.Export(ctx, p.OrganizationID, d.Now().UTC())
 }

@@ -61,15 +61,17 @@ func (d Deps) seedActions(c *studiocmd.Handlers, read string) []httpapi.Action {
 	return []httpapi.Action{
 		httpapi.Query(httpapi.Action{
 			Name: "organizations.data.export", Method: http.MethodGet, Path: "/api/organizations/data/export", Permission: "privacy:read",
-			ReadOnly: true, ReadModel: read, OutputSchema: exportOut,
+			ReadOnly: true, ReadModel: read, OutputSchema: exportOut, AuthorizationMode: httpapi.AuthRuntime,
 			Summary: "Every studio record of the organization (projects, scenes, approvals, composition versions, render jobs, " +
-				"generation requests, asset metadata, templates, presets, quota counts); no credentials, keys or signed links",
+				"generation requests, asset metadata, templates, presets, quota counts); no credentials, keys or signed links. " +
+				"Needs an admin role too (a key: its creator's), else 403 permission_denied",
 		}, d.export),
 		httpapi.CommandAs(httpapi.Action{
 			Name: "organizations.data.erase", Method: http.MethodDelete, Path: "/api/organizations/data/erase", Permission: "privacy:write",
-			Destructive: true, ReadModel: read, OutputSchema: erasureOut,
+			Destructive: true, ReadModel: read, OutputSchema: erasureOut, AuthorizationMode: httpapi.AuthRuntime,
 			Summary: "Erase the organization's studio data and asset files (confirmation must be ERASE); it stays erased after a " +
-				"rebuild of the read models. Backups and the event log are kept under the retention policy",
+				"rebuild of the read models. Backups and the event log are kept under the retention policy. Needs an admin role " +
+				"too (a key: its creator's), else 403 permission_denied",
 			InputSchema: httpapi.Object([]string{"confirmation"}, map[string]string{"confirmation": confirmationConst}),
 		}, c.EraseData),
 		httpapi.Perform(httpapi.Action{

@@ -77,8 +77,38 @@ func TestTemplatesPresetsApprovals(t *testing.T) {
 	c.json(http.MethodPost, proj+"/approvals", map[string]any{"reviewerUserId": reviewer, "note": "Please look"}, http.StatusCreated, &a)
 	c.problem(http.MethodPost, proj+"/approvals", map[string]any{"reviewerUserId": reviewer}, http.StatusConflict, "approval_pending")
 	decide := proj + "/approvals/" + a["approvalRequestId"].(string)
+	// The dashboard's action queue shows the request to whoever may decide
+	// it (the reviewer, a workspace admin), not to another member.
+	studioItems := func(token string) []map[string]any {
+		res := h.Do(t, "dashboard", http.MethodGet, "/api/action-items", token, nil)
+		apptest.Must(t, res, http.StatusOK, "action items")
+		var q struct {
+			Items []map[string]any `json:"items"`
+		}
+		res.JSON(t, &q)
+		var out []map[string]any
+		for _, it := range q.Items {
+			if it["appId"] == "studio" {
+				out = append(out, it)
+			}
+		}
+		return out
+	}
+	apptest.Eventually(t, 15*time.Second, "the reviewer's action item", func() bool { return len(studioItems(reviewerToken)) == 1 })
+	if it := studioItems(reviewerToken)[0]; it["kind"] != "studio.approval.requested" || it["objectId"] != a["approvalRequestId"] ||
+		it["resolve"] != "projects.approvals.approve" || !strings.HasSuffix(it["url"].(string), "/app/projects/"+p["projectId"].(string)+"/review") ||
+		!strings.Contains(it["detail"].(string), "Review me") {
+		t.Fatalf("the reviewer's item %v", it)
+	}
+	if n := len(studioItems(bystanderToken)); n != 0 {
+		t.Fatalf("another member sees %d studio items", n)
+	}
+	if n := len(studioItems(h.APIKey)); n != 1 { // the harness key holds workspace:manage
+		t.Fatalf("a workspace admin sees %d studio items, want 1", n)
+	}
 	newClient(t, h, bystanderToken).problem(http.MethodPost, decide+"/approve", nil, http.StatusForbidden, "permission_denied")
 	newClient(t, h, reviewerToken).json(http.MethodPost, decide+"/approve", map[string]any{"note": "Ship it"}, http.StatusOK, &a)
+	apptest.Eventually(t, 15*time.Second, "the item resolved", func() bool { return len(studioItems(reviewerToken)) == 0 })
 	if a["status"] != "approved" || a["decidedBy"] != reviewer {
 		t.Fatalf("approved %v", a)
 	}
@@ -215,8 +245,8 @@ func TestQuotaAndPlatformRoutes(t *testing.T) {
 	c.json(http.MethodPost, base+"/projects", map[string]any{"title": "Quota"}, http.StatusCreated, &p)
 	proj := base + "/projects/" + p["projectId"].(string)
 	c.do(http.MethodPost, proj+"/compositions", map[string]any{"title": "v1", "aspectRatio": "landscape_16_9", "snapshot": snapshot("", "")}, http.StatusCreated)
-	for i := 0; i < 5; i++ {
-		c.do(http.MethodPost, proj+"/render-jobs", nil, http.StatusCreated)
+	for i := 0; i < 5; i++ { // an external renderer's: they stay queued (the platform's would render)
+		c.do(http.MethodPost, proj+"/render-jobs", map[string]any{"provider": "acme-render"}, http.StatusCreated)
 	}
 	res := h.Do(t, "studio", http.MethodPost, proj+"/render-jobs", "", nil)
 	apptest.ExpectProblem(t, res, http.StatusTooManyRequests, "quota_exceeded")

@@ -149,8 +149,8 @@ func TestJobWorkersAreServicesOfTheirOwn(t *testing.T) {
 	if want := "http://" + c.Addrs[Services()[0]] + "/objects"; c.Objects.PublicURL != want {
 		t.Fatalf("object store URL %q, want %q", c.Objects.PublicURL, want)
 	}
-	platformEnv(t, map[string]string{"PLATFORM_SERVICES": "studio-jobs"})
-	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), `unknown service "studio-jobs"`) {
+	platformEnv(t, map[string]string{"PLATFORM_SERVICES": "status-jobs"}) // status declares no jobs
+	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), `unknown service "status-jobs"`) {
 		t.Fatalf("an unknown worker: %v", err)
 	}
 }

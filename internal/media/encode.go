@@ -13,8 +13,10 @@ var ErrTimeout = errors.New("media: the encode took longer than its time limit")
 
 // sink is where frames go: ffmpeg's stdin, or the Go PNG zip.
 type sink interface {
-	// frames writes pix n times (it may not keep pix after returning).
-	frames(pix []byte, n int) error
+	// frames writes pix n times (it may not keep pix after returning);
+	// again says pix is the previous call's frame once more (a long run
+	// written in parts, for progress), so a sink may reuse what it made of it.
+	frames(pix []byte, n int, again bool) error
 	// finish ends the output and reports how it went.
 	finish() error
 }
@@ -193,11 +195,25 @@ func (e *Encoder) write() {
 	var err error
 	finished := false
 	written, shown := 0, 0
+	step := max(1, (e.video.Frames+99)/100)
 	for r := range e.queue {
 		if err != nil {
 			continue // the producer learns of the failure and stops
 		}
-		if err = e.sink.frames(r.pix, r.n); err != nil {
+		// A long run of one frame (a still segment) is written in parts of
+		// about a percent of the video each, so progress moves while it is.
+		for left, again := r.n, false; left > 0 && err == nil; again = true {
+			n := min(left, step)
+			if err = e.sink.frames(r.pix, n, again); err != nil {
+				break
+			}
+			left, written = left-n, written+n
+			if p := min(written*100/e.video.Frames, 99); p != shown {
+				shown = p
+				e.progress(p)
+			}
+		}
+		if err != nil {
 			// A broken pipe says less than ffmpeg's own last words.
 			if ferr := e.sink.finish(); ferr != nil {
 				err = ferr
@@ -205,11 +221,6 @@ func (e *Encoder) write() {
 			finished = true
 			e.fail(err)
 			continue
-		}
-		written += r.n
-		if p := min(written*100/e.video.Frames, 99); p != shown {
-			shown = p
-			e.progress(p)
 		}
 		select {
 		case e.free <- r.pix:

@@ -118,7 +118,7 @@ func startFFmpeg(ctx context.Context, c Config, v Video, output []string, path s
 	return &ffmpegSink{cmd: cmd, stdin: stdin, errs: errs}, nil
 }
 
-func (s *ffmpegSink) frames(pix []byte, n int) error {
+func (s *ffmpegSink) frames(pix []byte, n int, _ bool) error {
 	for range n {
 		if _, err := s.stdin.Write(pix); err != nil {
 			return err

@@ -38,14 +38,16 @@ func newPNGZip(ctx context.Context, v Video, path string) (*pngZip, error) {
 // Name is the zip entry of frame i (from 0).
 func PNGSequenceName(i int) string { return fmt.Sprintf("frame_%05d.png", i+1) }
 
-func (z *pngZip) frames(pix []byte, n int) error {
+func (z *pngZip) frames(pix []byte, n int, again bool) error {
 	if err := z.ctx.Err(); err != nil {
 		return err
 	}
-	img := &image.RGBA{Pix: pix, Stride: z.v.Width * 4, Rect: image.Rect(0, 0, z.v.Width, z.v.Height)}
-	z.buf.Reset()
-	if err := z.enc.Encode(&z.buf, img); err != nil {
-		return err
+	if !again || z.buf.Len() == 0 { // a run's next part reuses its PNG: one encode a run
+		img := &image.RGBA{Pix: pix, Stride: z.v.Width * 4, Rect: image.Rect(0, 0, z.v.Width, z.v.Height)}
+		z.buf.Reset()
+		if err := z.enc.Encode(&z.buf, img); err != nil {
+			return err
+		}
 	}
 	data := z.buf.Bytes()
 	sum := crc32.ChecksumIEEE(data)

@@ -5,18 +5,69 @@
 package studio
 
 import (
+	"encoding/json"
 	"fmt"
 
+	domjobs "github.com/platform/backend/domain/jobs"
 	domain "github.com/platform/backend/domain/studio"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/notifications"
 )
 
-// Mapping maps studio events to the studio contracts this service emits
-// now: plan ready, approval requested, quota warning, and asset ready for a
-// generated asset. generation.completed and generation.failed come with the
-// generation jobs' events (the job kernel's), as does most of asset.ready.
+// jobTypes are the studio's kernel job events.
+var jobTypes = domjobs.TypesOf("studio")
+
+// Mapping maps studio events to the six studio contracts: plan ready,
+// approval requested, quota warning, asset ready for a generated asset,
+// and a scenes generation job's completion and final failure (its kernel
+// job's succeeded and failed events).
 var Mapping = notifications.Mapping{
+	jobTypes.Succeeded: notifications.MapAs(func(e eventstore.Event, p domjobs.Event) ([]notifications.Notification, error) {
+		g, ok, err := sceneGeneration(p.Job)
+		if !ok || err != nil {
+			return nil, err
+		}
+		var out domain.GenerationOutput
+		if err := json.Unmarshal(p.Job.Result, &out); err != nil {
+			return nil, err
+		}
+		return notifications.One("studio.generation.completed", "studio:generation:"+g.GenerationID+":completed", map[string]any{
+			"title": "Generation completed", "body": fmt.Sprintf("%d generated %s candidate(s) are ready.", len(out.AssetIDs), g.OutputKind),
+			"object_id": g.GenerationID, "occurred_at": notifications.Timestamp(p.At), "category": "studio", "severity": "success",
+			"object_type": "studio_generation",
+			"payload": map[string]any{"job_id": g.GenerationID, "project_id": g.ProjectID, "scene_id": sceneOf(g),
+				"asset_count": len(out.AssetIDs), "asset_ids": out.AssetIDs, "workspace_id": g.WorkspaceID},
+		}), nil
+	}),
+	// Only a final failure: retries exhausted, or one no retry would
+	// change (a spend cap's refusal); a failure the policy retries is not one.
+	jobTypes.Failed: notifications.MapAs(func(e eventstore.Event, p domjobs.Event) ([]notifications.Notification, error) {
+		g, ok, err := sceneGeneration(p.Job)
+		if !ok || err != nil || !domain.FailedFinally(p.Job) {
+			return nil, err
+		}
+		failed := domain.GenerationOf(g, p.Job)
+		provider, code := g.Provider, "generation_failed"
+		if failed.FailedProvider != nil {
+			provider = *failed.FailedProvider
+		}
+		if failed.FailureCode != nil {
+			code = *failed.FailureCode
+		}
+		return notifications.One("studio.generation.failed", "studio:generation:"+g.GenerationID+":failed", map[string]any{
+			"title": "Generation failed", "body": "The generation could not be completed (" + code + ").",
+			"object_id": g.GenerationID, "occurred_at": notifications.Timestamp(p.At), "category": "studio", "severity": "critical",
+			"object_type": "studio_generation",
+			"payload": map[string]any{"job_id": g.GenerationID, "project_id": g.ProjectID, "scene_id": sceneOf(g), "provider": provider,
+				"error_code": code, "workspace_id": g.WorkspaceID, "attempts": p.Job.Attempt},
+		}), nil
+	}),
+	jobTypes.Requested:   notifications.Silent,
+	jobTypes.Claimed:     notifications.Silent,
+	jobTypes.Progressed:  notifications.Silent,
+	jobTypes.Unconfirmed: notifications.Silent,
+	jobTypes.Requeued:    notifications.Silent,
+	jobTypes.Cancelled:   notifications.Silent, // a person's decision: no contract
 	domain.PlanReady: notifications.MapAs(func(e eventstore.Event, p domain.PlanV1) ([]notifications.Notification, error) {
 		return notifications.One("studio.plan.ready", fmt.Sprintf("studio:plan:%s:ready:%s", p.ProjectID, p.PlanID), map[string]any{
 			"title": "Creative plan ready for review", "body": fmt.Sprintf("A plan of %d scenes is ready for review.", len(p.Scenes)),
@@ -83,4 +134,29 @@ var Mapping = notifications.Mapping{
 	domain.PresetCreated:          notifications.Silent,
 	domain.PresetUpdated:          notifications.Silent,
 	domain.OrganizationDataErased: notifications.Silent,
+}
+
+// sceneGeneration is the generation request of a scenes generation job
+// (ok false for renders and planning jobs: a plan's outcome is
+// studio.plan.ready, and the generation contracts require a scene).
+func sceneGeneration(j domjobs.Job) (domain.Generation, bool, error) {
+	if j.Kind != domain.KindGenerate {
+		return domain.Generation{}, false, nil
+	}
+	var g domain.Generation
+	if err := json.Unmarshal(j.Input, &g); err != nil {
+		return g, false, err
+	}
+	return g, g.Kind == domain.GenerationScenes, nil
+}
+
+// sceneOf is the scene a scenes request names: the path's, else its first.
+func sceneOf(g domain.Generation) string {
+	if g.SceneID != nil {
+		return *g.SceneID
+	}
+	if len(g.SceneIDs) > 0 {
+		return g.SceneIDs[0]
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	domjobs "github.com/platform/backend/domain/jobs"
 	domain "github.com/platform/backend/domain/studio"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/notifications/contracts"
@@ -54,6 +55,10 @@ func TestStudioMappingValidates(t *testing.T) {
 		{ev(t, domain.AssetStored, domain.AssetV1{ObjectKey: "k", Asset: domain.Asset{AssetID: "as1", WorkspaceID: "w1", ProjectID: ptr("p1"),
 			Kind: "image", ContentType: "image/png", Source: domain.SourceGeneration, JobID: ptr("g1"), SceneID: ptr("s1"), CreatedAt: at}}),
 			"studio.asset.ready", "studio:asset:as1:ready"},
+		{jobEvent(t, "succeeded", generationJob(t, domjobs.Succeeded, `{"asset_ids":["a1","a2"]}`, nil)),
+			"studio.generation.completed", "studio:generation:g1:completed"},
+		{jobEvent(t, "failed", generationJob(t, domjobs.Failed, "", &domjobs.Failure{Code: "spend_cap_exceeded", Reason: "the cap",
+			Detail: json.RawMessage(`{"provider":"media-provider-2"}`)})), "studio.generation.failed", "studio:generation:g1:failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typ, func(t *testing.T) {
@@ -83,6 +88,51 @@ func TestStudioMappingOnlyGeneratedAssets(t *testing.T) {
 			ProjectID: ptr("p"), JobID: ptr("j"), SceneID: ptr("s")}}))
 		if err != nil || len(ns) != 0 {
 			t.Fatalf("%s: %v %v", src, ns, err)
+		}
+	}
+}
+
+// generationJob is a scenes generation job of request g1 in a state.
+func generationJob(t *testing.T, state, result string, f *domjobs.Failure) domjobs.Job {
+	t.Helper()
+	in, _ := json.Marshal(domain.Generation{GenerationID: "g1", ProjectID: "p1", WorkspaceID: "w1", Kind: domain.GenerationScenes,
+		SceneID: ptr("s1"), SceneIDs: []string{"s1"}, Provider: "media-provider-1", FallbackProvider: ptr("media-provider-2"), CandidateCount: 2,
+		OutputKind: "image"})
+	j := domjobs.Job{ID: "g1", Kind: domain.KindGenerate, OrganizationID: "org-1", State: state, Input: in, Attempt: 3, Failure: f}
+	if result != "" {
+		j.Result = json.RawMessage(result)
+	}
+	return j
+}
+
+func jobEvent(t *testing.T, name string, j domjobs.Job) eventstore.Event {
+	return ev(t, "studio.job."+name, domjobs.Event{JobID: j.ID, Attempt: j.Attempt, At: time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC), Job: j})
+}
+
+// The generation contracts: a scenes job's completion (asset_count) and
+// final failure (the provider tried last, the code) only; a failure the
+// policy retries, a planning job (studio.plan.ready is its) and a render
+// notify nothing.
+func TestStudioMappingGenerationJobs(t *testing.T) {
+	ns, err := studiomap.Mapping.Map(jobEvent(t, "succeeded", generationJob(t, domjobs.Succeeded, `{"asset_ids":["a1","a2"]}`, nil)))
+	if err != nil || len(ns) != 1 || ns[0].Payload["payload"].(map[string]any)["asset_count"] != 2 {
+		t.Fatalf("completed: %+v %v", ns, err)
+	}
+	ns, _ = studiomap.Mapping.Map(jobEvent(t, "failed", generationJob(t, domjobs.Failed, "", &domjobs.Failure{Code: "provider_error",
+		Detail: json.RawMessage(`{"provider":"media-provider-2"}`)})))
+	if p := ns[0].Payload["payload"].(map[string]any); p["provider"] != "media-provider-2" || p["error_code"] != "provider_error" || p["scene_id"] != "s1" {
+		t.Fatalf("failed: %+v", p)
+	}
+	retry := time.Now()
+	retried := generationJob(t, domjobs.Failed, "", &domjobs.Failure{Code: "provider_error", RetryAt: &retry})
+	planning := generationJob(t, domjobs.Succeeded, `{"asset_ids":[],"plan_id":"plan-1"}`, nil)
+	planning.Input, _ = json.Marshal(domain.Generation{GenerationID: "g1", ProjectID: "p1", Kind: domain.GenerationPlanning})
+	render := domjobs.Job{ID: "r1", Kind: domain.KindRender, State: domjobs.Succeeded, Input: json.RawMessage(`{}`), Result: json.RawMessage(`{}`)}
+	for name, e := range map[string]eventstore.Event{"a retried failure": jobEvent(t, "failed", retried),
+		"a planning job": jobEvent(t, "succeeded", planning), "a render": jobEvent(t, "succeeded", render),
+		"a claim": jobEvent(t, "claimed", generationJob(t, domjobs.Running, "", nil))} {
+		if ns, err := studiomap.Mapping.Map(e); err != nil || len(ns) != 0 {
+			t.Errorf("%s: %+v %v", name, ns, err)
 		}
 	}
 }

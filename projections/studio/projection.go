@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 
+	domjobs "github.com/platform/backend/domain/jobs"
 	domain "github.com/platform/backend/domain/studio"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
@@ -114,15 +115,23 @@ var reducers = projections.Reducers{
 	domain.ApprovalRejected:   projections.On(approvalChanged),
 	domain.CompositionCreated: projections.On(compositionChanged),
 	domain.CompositionUpdated: projections.On(compositionChanged),
-	domain.RenderJobCreated:   projections.On(renderJobChanged),
+	// A render job's row is written by its creation, then by its
+	// renderer's reports (an external renderer's job) or by its kernel
+	// job's events (a platform render: jobRow). The creation inserts only:
+	// its kernel job's events, on another stream and partition, may come
+	// first (a rebuild, a lagging partition), and carry the render job as
+	// created in their input.
+	domain.RenderJobCreated: projections.On(func(e eventstore.Event, p domain.RenderJobV1) ([]projections.Statement, error) {
+		out, err := renderJobRow(e, p.Job, true)
+		return append(out, quotaCounted(e, p.Job.WorkspaceID, p.Job.RenderJobID, p.Quota)...), err
+	}),
 	domain.RenderJobUpdated:   projections.On(renderJobChanged),
 	domain.RenderJobCancelled: projections.On(renderJobChanged),
+	// A generation request's row: its request (insert only), then its
+	// kernel job's events.
 	domain.GenerationRequested: projections.On(func(e eventstore.Event, p domain.GenerationV1) ([]projections.Statement, error) {
-		g := p.Generation
-		out, err := upsert(e, "studio_generations", "generation_id", g.GenerationID, g.GenerationID, g, g.WorkspaceID,
-			col("project_id", "text", g.ProjectID), col("kind", "text", g.Kind), col("status", "text", g.Status),
-			col("created_at", "timestamptz", g.CreatedAt))
-		return append(out, quotaCounted(e, g.WorkspaceID, g.GenerationID, p.Quota)...), err
+		out, err := generationRow(e, p.Generation, true)
+		return append(out, quotaCounted(e, p.Generation.WorkspaceID, p.Generation.GenerationID, p.Quota)...), err
 	}),
 	domain.AssetStored:  projections.On(assetChanged),
 	domain.AssetDeleted: projections.On(assetChanged),
@@ -158,6 +167,33 @@ var reducers = projections.Reducers{
 	}),
 }
 
+// jobRow follows the studio's kernel jobs: a platform render's and a
+// generation request's row is the object as its job leaves it (the job's
+// input is the object as created).
+func jobRow(e eventstore.Event, j domjobs.Job) ([]projections.Statement, error) {
+	switch j.Kind {
+	case domain.KindRender:
+		var created domain.RenderJob
+		if err := json.Unmarshal(j.Input, &created); err != nil {
+			return nil, err
+		}
+		return renderJobRow(e, domain.RenderJobOf(created, j), false)
+	case domain.KindGenerate:
+		var created domain.Generation
+		if err := json.Unmarshal(j.Input, &created); err != nil {
+			return nil, err
+		}
+		return generationRow(e, domain.GenerationOf(created, j), false)
+	}
+	return nil, nil
+}
+
+func init() {
+	for typ, r := range projections.JobReducers("studio", jobRow) {
+		reducers[typ] = r
+	}
+}
+
 // column is one column a reducer writes, with its SQL type (an INSERT ...
 // SELECT types its parameters by their casts).
 type column struct {
@@ -171,6 +207,11 @@ func col(name, typ string, value any) column { return column{name: name, typ: ty
 // registry knows the object named by registered: a row's every column but
 // its key and creation time is replaced.
 func upsert(e eventstore.Event, table, key, id, registered string, doc any, workspace string, more ...column) ([]projections.Statement, error) {
+	return write(e, false, table, key, id, registered, doc, workspace, more...)
+}
+
+// write is upsert, or with insertOnly a row written only when there is none.
+func write(e eventstore.Event, insertOnly bool, table, key, id, registered string, doc any, workspace string, more ...column) ([]projections.Statement, error) {
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
@@ -190,6 +231,9 @@ func upsert(e eventstore.Event, table, key, id, registered string, doc any, work
 	sql := `INSERT INTO {{` + table + `}} (` + strings.Join(names, ", ") + `) SELECT ` + strings.Join(params, ", ") +
 		fmt.Sprintf(` WHERE EXISTS (SELECT 1 FROM studio_objects WHERE object_id = $%d)`, len(args)) +
 		` ON CONFLICT (` + key + `) DO UPDATE SET ` + strings.Join(sets, ", ")
+	if insertOnly {
+		sql = sql[:strings.LastIndex(sql, " ON CONFLICT")] + ` ON CONFLICT (` + key + `) DO NOTHING`
+	}
 	return []projections.Statement{projections.Exec(sql, args...)}, nil
 }
 
@@ -249,11 +293,19 @@ func compositionChanged(e eventstore.Event, p domain.CompositionV1) ([]projectio
 }
 
 func renderJobChanged(e eventstore.Event, p domain.RenderJobV1) ([]projections.Statement, error) {
-	j := p.Job
-	out, err := upsert(e, "studio_render_jobs", "render_job_id", j.RenderJobID, j.RenderJobID, j, j.WorkspaceID,
+	return renderJobRow(e, p.Job, false)
+}
+
+func renderJobRow(e eventstore.Event, j domain.RenderJob, insertOnly bool) ([]projections.Statement, error) {
+	return write(e, insertOnly, "studio_render_jobs", "render_job_id", j.RenderJobID, j.RenderJobID, j, j.WorkspaceID,
 		col("project_id", "text", j.ProjectID), col("status", "text", j.RenderStatus), col("priority", "int", j.Priority),
 		col("created_at", "timestamptz", j.CreatedAt))
-	return append(out, quotaCounted(e, j.WorkspaceID, j.RenderJobID, p.Quota)...), err
+}
+
+func generationRow(e eventstore.Event, g domain.Generation, insertOnly bool) ([]projections.Statement, error) {
+	return write(e, insertOnly, "studio_generations", "generation_id", g.GenerationID, g.GenerationID, g, g.WorkspaceID,
+		col("project_id", "text", g.ProjectID), col("kind", "text", g.Kind), col("status", "text", g.Status),
+		col("created_at", "timestamptz", g.CreatedAt))
 }
 
 // quotaCounted records the month's count a counted object's creation left.

@@ -129,6 +129,24 @@ func (q *Queries) Approvals(ctx context.Context, s Scope, project string) ([]dom
 		ORDER BY requested_at DESC, approval_request_id DESC`, s.Organization, s.Workspace, project)
 }
 
+// OpenApproval is an approval request still waiting for its decision,
+// with where it is and what it is about.
+type OpenApproval struct {
+	domain.Approval
+	WorkspaceID  string `json:"workspaceId"`
+	ProjectTitle string `json:"projectTitle"`
+}
+
+// OpenApprovals are the organization's approval requests waiting for a
+// decision, oldest first, in the given workspaces (nil: every one) of live
+// projects, at most limit of them (the dashboard's action queue).
+func (q *Queries) OpenApprovals(ctx context.Context, org string, workspaces []string, limit int) ([]OpenApproval, error) {
+	return docs[OpenApproval](ctx, q, `SELECT a.doc || jsonb_build_object('workspaceId', a.workspace_id, 'projectTitle', p.doc->>'title')
+		FROM {{studio_approvals}} a JOIN {{studio_projects}} p ON p.project_id = a.project_id AND NOT p.deleted
+		WHERE a.organization_id = $1 AND a.status = 'requested' AND ($2::text[] IS NULL OR a.workspace_id = ANY($2))
+		ORDER BY a.requested_at, a.approval_request_id LIMIT $3`, org, workspaces, limit)
+}
+
 // Compositions are a project's composition versions, newest first.
 func (q *Queries) Compositions(ctx context.Context, s Scope, project string) ([]domain.Composition, error) {
 	return docs[domain.Composition](ctx, q, `SELECT doc FROM {{studio_compositions}} WHERE organization_id = $1 AND workspace_id = $2

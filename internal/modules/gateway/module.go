@@ -70,6 +70,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	// Answers of calls with an Idempotency-Key are sealed with the
 	// platform's key ring, for the gateway.
 	answers := gatewaycmd.NewAnswers(handlers, p.Sealer("gateway"))
+	client.SetAnswers(answers)
 	dashboard := cfg.DashboardURL
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]

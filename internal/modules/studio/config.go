@@ -22,6 +22,10 @@ type Config struct {
 	// random key is made at start, and preview links die with the process
 	// (and are not shared between processes).
 	Production bool
+	// Jobs tune the render and generation jobs (STUDIO_RENDER_CONCURRENCY,
+	// STUDIO_GENERATION_CONCURRENCY, STUDIO_JOB_LEASE, STUDIO_JOB_MAX_ATTEMPTS,
+	// STUDIO_JOB_RETRY_BACKOFF; FFMPEG, FFPROBE).
+	Jobs studiocmd.JobsConfig
 	// SweepInterval drains the object deletions a crash left behind
 	// (STUDIO_SWEEP_INTERVAL, default 1m; negative: never).
 	SweepInterval time.Duration
@@ -39,6 +43,11 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.Int("STUDIO_QUOTA_GENERATIONS", &c.Commands.GenerationQuota)
 	env.Int("STUDIO_QUOTA_WARNING_PERCENT", &c.Commands.QuotaWarningPercent)
 	env.Duration("STUDIO_SWEEP_INTERVAL", &c.SweepInterval)
+	env.Int("STUDIO_RENDER_CONCURRENCY", &c.Jobs.RenderConcurrency)
+	env.Int("STUDIO_GENERATION_CONCURRENCY", &c.Jobs.GenerationConcurrency)
+	env.Duration("STUDIO_JOB_LEASE", &c.Jobs.Lease)
+	env.Int("STUDIO_JOB_MAX_ATTEMPTS", &c.Jobs.MaxAttempts)
+	env.Duration("STUDIO_JOB_RETRY_BACKOFF", &c.Jobs.RetryBackoff)
 	env.Parse("STUDIO_PREVIEW_KEY", func(v string) (err error) { c.Commands.PreviewKey, err = decodeKey(v); return err })
 	env.Parse("PLATFORM_ENV", func(v string) error { c.Production = strings.EqualFold(v, "production"); return nil })
 	return env.Err()
@@ -60,6 +69,7 @@ func decodeKey(v string) ([]byte, error) {
 
 func (c *Config) Defaults() {
 	c.Commands = c.Commands.WithDefaults()
+	c.Jobs = c.Jobs.WithDefaults()
 	if c.SweepInterval == 0 {
 		c.SweepInterval = time.Minute
 	}
@@ -76,5 +86,5 @@ func (c *Config) Validate() error {
 	if c.Commands.PreviewKey == nil {
 		problems = append(problems, errors.New("STUDIO_PREVIEW_KEY is required in production (32 bytes or more, hex or base64)"))
 	}
-	return errors.Join(append(problems, c.Commands.Validate())...)
+	return errors.Join(append(problems, c.Commands.Validate(), c.Jobs.Validate())...)
 }

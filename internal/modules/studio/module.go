@@ -7,10 +7,14 @@ package studio
 
 import (
 	"context"
+	"slices"
 	"time"
 
+	gatewaycmd "github.com/platform/backend/commands/gateway"
 	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/commands/reactor"
 	studiocmd "github.com/platform/backend/commands/studio"
+	domjobs "github.com/platform/backend/domain/jobs"
 	domain "github.com/platform/backend/domain/studio"
 	httpapi "github.com/platform/backend/http"
 	studiohttp "github.com/platform/backend/http/studio"
@@ -31,15 +35,21 @@ var Scopes = []string{"privacy:read", "privacy:write", "workspace:read", "worksp
 var Module = module.Module{
 	Name:       "studio",
 	Topic:      true,
-	EventTypes: domain.EventTypes,
+	EventTypes: append(slices.Clone(domain.EventTypes), domjobs.EventTypes("studio")...),
 	Migrations: []module.Migration{studiocmd.Migrate},
 	NewConfig:  func() module.Section { return &Config{} },
 	Service: &module.ServiceSpec{Name: "studio", DefaultAddr: "127.0.0.1:8087", HealthPath: studiohttp.HealthPath,
 		Summary: "/api/workspaces/{workspaceSlug}/projects..., /api/whoami, /api/bootstrap, /api/widget, /app/projects, /readyz"},
 	App: &module.App{AppID: studiocmd.AppID, Name: "Studio", SurfaceKind: "app", SurfaceGroup: "create", Launchable: true,
 		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"workspace", "studio_workspace"}},
+	// Its workers render and generate (studio-jobs, the seed's "jobs: queue
+	// consumer, liveness GET /health").
+	Jobs:            &module.JobsSpec{DefaultAddr: "127.0.0.1:8097"},
 	TenantKeyScopes: Scopes,
-	Build:           build,
+	// Failed attempts are retried at once in tests (the policy's backoff is
+	// proved by the kernel's own tests).
+	TestEnv: map[string]string{"STUDIO_JOB_RETRY_BACKOFF": "100ms"},
+	Build:   build,
 }
 
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
@@ -52,6 +62,17 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		p.Log.Warn("studio: preview links are signed with a key made at start (no STUDIO_PREVIEW_KEY): they die with the process")
 	}
 	commands := studiocmd.NewHandlers(p.Store, p.Pool, p.Objects, directory{access: access}, p.Now, cfg.Commands, p.Log)
+	// Generations go through the gateway, metered; without its module
+	// they wait (retried), never an unmetered stand-in: in a sandbox the
+	// gateway's fake providers answer.
+	var gw studiocmd.Gateway
+	if client, err := module.Lookup[*gatewaycmd.Client](p); err == nil {
+		gw = gateway{client: client}
+	}
+	studioJobs, err := studiocmd.NewJobs(commands, p.Jobs, gw, cfg.Jobs)
+	if err != nil {
+		return module.Parts{}, err
+	}
 	queries := studioview.NewQueries(p.Pool, p.Reader)
 	module.Provide(p, commands)
 	module.Provide(p, queries)
@@ -61,7 +82,10 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	parts := module.Parts{
 		Projections:   []projections.Projection{studioview.Projection{}},
 		Notifications: studiomap.Mapping,
+		Jobs:          studioJobs.Kinds(),
+		Reactors:      []reactor.Reactor{studioJobs.Requests()},
 		Widget:        studiohttp.Widget(deps),
+		ActionItems:   studiohttp.ActionItems(deps),
 		Service:       func(httpapi.Deps) (httpapi.Service, error) { return studiohttp.Service(deps), nil },
 	}
 	if cfg.SweepInterval > 0 {
