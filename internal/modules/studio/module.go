@@ -11,6 +11,7 @@ import (
 
 	identitycmd "github.com/platform/backend/commands/identity"
 	studiocmd "github.com/platform/backend/commands/studio"
+	"github.com/platform/backend/commands/workspace"
 	domain "github.com/platform/backend/domain/studio"
 	httpapi "github.com/platform/backend/http"
 	studiohttp "github.com/platform/backend/http/studio"
@@ -48,10 +49,14 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	if err != nil {
 		return module.Parts{}, err
 	}
+	spaces, err := module.Lookup[workspace.Directory](p)
+	if err != nil {
+		return module.Parts{}, err
+	}
 	if cfg.generatedKey {
 		p.Log.Warn("studio: preview links are signed with a key made at start (no STUDIO_PREVIEW_KEY): they die with the process")
 	}
-	commands := studiocmd.NewHandlers(p.Store, p.Pool, p.Objects, directory{access: access}, p.Now, cfg.Commands, p.Log)
+	commands := studiocmd.NewHandlers(p.Store, p.Pool, p.Objects, directory{Directory: spaces, access: access}, p.Now, cfg.Commands, p.Log)
 	queries := studioview.NewQueries(p.Pool, p.Reader)
 	module.Provide(p, commands)
 	module.Provide(p, queries)
