@@ -5,6 +5,7 @@ package modules
 
 import (
 	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/modules/brands"
 	"github.com/platform/backend/internal/modules/contacts"
 	"github.com/platform/backend/internal/modules/dashboard"
 	"github.com/platform/backend/internal/modules/gateway"
@@ -16,13 +17,16 @@ import (
 )
 
 // All are the platform's modules in build order: identity first (every
-// service authenticates through it), ops last (it reads every context).
+// service authenticates through it), brands before the contexts that
+// reference kits (publishing, studio, design), ops last (it reads every
+// context).
 func All() []module.Module {
 	return []module.Module{
 		identity.Module,
 		status.Module,
 		gateway.Module,
 		contacts.Module,
+		brands.Module,
 		publishing.Module,
 		studio.Module,
 		dashboard.Module,
