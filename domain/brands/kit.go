@@ -247,8 +247,8 @@ func (m *KitModel) File(kind, id string) (string, bool) {
 var logoExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg"}
 
 // LogoTypes are the content types a logo may have.
-func LogoTypes() []string { return []string{"image/png", "image/jpeg"} }
-func (m *KitModel) State() Kit   { return m.k }
+func LogoTypes() []string      { return []string{"image/png", "image/jpeg"} }
+func (m *KitModel) State() Kit { return m.k }
 
 // Live reports a kit that exists and is not deleted (404 otherwise).
 func (m *KitModel) Live() error {

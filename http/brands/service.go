@@ -95,7 +95,7 @@ func Service(d Deps) httpapi.Service {
 					"availableForDesign": boolSchema}), "name", "colours", "availableForDesign")}, c.UpdateKit),
 			httpapi.CommandAs(httpapi.Action{Name: "brand_kits.delete", Method: http.MethodDelete, Path: kit, Permission: "kits:manage",
 				Destructive: true, ReadModel: read, OutputSchema: kitOut,
-				Summary: "Retire a kit: it leaves every list and governs no new design; designs pinned to its versions keep them",
+				Summary:     "Retire a kit: it leaves every list and governs no new design; designs pinned to its versions keep them",
 				InputSchema: kitIn(nil)}, c.DeleteKit),
 			httpapi.CommandAs(httpapi.Action{Name: "brand_kits.publish", Method: http.MethodPost, Path: kit + "/publish", Permission: "kits:manage",
 				ReadModel: read, OutputSchema: kitOut,

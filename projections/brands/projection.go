@@ -41,7 +41,9 @@ func (Projection) Schema() []string {
 	}
 }
 
-func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) { return reducers.Reduce(e) }
+func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
+	return reducers.Reduce(e)
+}
 
 // Reducers: every kit event writes the kit as it is after it; a
 // publication also its version.
