@@ -29,7 +29,9 @@ var AssetTypes = []string{"image/png", "image/jpeg"}
 // AssetModel is the write model of an asset's stream.
 type AssetModel struct{ a Asset }
 
-func LoadAsset(history []event.Recorded) (*AssetModel, error) { return assetFold.Load(&AssetModel{}, history) }
+func LoadAsset(history []event.Recorded) (*AssetModel, error) {
+	return assetFold.Load(&AssetModel{}, history)
+}
 
 var assetFold = event.Fold[*AssetModel]{AssetStored: event.Apply((*AssetModel).set), AssetDeleted: event.Apply((*AssetModel).set)}
 

@@ -26,12 +26,12 @@ const (
 	ProjectUpdated = "design.project.updated"
 	ProjectDeleted = "design.project.deleted"
 
-	DesignCreated    = "design.design.created"
-	DesignUpdated    = "design.design.updated"
-	DesignRebranded  = "design.design.rebranded"
-	DesignDeleted    = "design.design.deleted"
-	AssetStored      = "design.asset.stored"
-	AssetDeleted     = "design.asset.deleted"
+	DesignCreated   = "design.design.created"
+	DesignUpdated   = "design.design.updated"
+	DesignRebranded = "design.design.rebranded"
+	DesignDeleted   = "design.design.deleted"
+	AssetStored     = "design.asset.stored"
+	AssetDeleted    = "design.asset.deleted"
 
 	OrganizationDataErased = "design.organization.data_erased"
 )
