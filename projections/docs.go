@@ -52,7 +52,10 @@ func One[T any](ctx context.Context, pool *pgxpool.Pool, r *Reader, p Projection
 	return list[0], nil
 }
 
-// readErr: an outage is 503, anything else as it is.
+// ReadErr is a read model's query error as answered: an outage is 503
+// (what names the read model), anything else as it is.
+func ReadErr(what string, err error) error { return readErr(what, err) }
+
 func readErr(what string, err error) error {
 	if err != nil && eventstore.IsTransient(err) {
 		return errs.Unavailable(what+" is unavailable", err)

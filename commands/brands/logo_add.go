@@ -1,9 +1,7 @@
 package brands
 
 import (
-	"bytes"
 	"context"
-	"image"
 	"io"
 
 	"github.com/platform/backend/commands"
@@ -61,13 +59,9 @@ func (h *Handlers) AddLogo(ctx context.Context, m commands.Meta, p principal.Pri
 // ParseLogo checks a logo image: 422 at /body unless it decodes as the
 // type it was sent as, within raster.MaxImagePixels.
 func ParseLogo(data []byte, contentType string) (domain.Logo, error) {
-	kinds := map[string]string{"image/png": "png", "image/jpeg": "jpeg"}
-	cfg, kind, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil || kinds[contentType] != kind {
-		return domain.Logo{}, errs.InvalidField("/body", "must be a PNG or JPEG image of the type it is sent as")
+	w, h, err := raster.CheckImage(data, contentType)
+	if err != nil {
+		return domain.Logo{}, errs.InvalidField("/body", "must be a PNG or JPEG image of the type it is sent as, at most 40 megapixels")
 	}
-	if _, err := raster.DecodeImage(data); err != nil {
-		return domain.Logo{}, errs.InvalidField("/body", "the image does not decode, or is larger than 40 megapixels")
-	}
-	return domain.Logo{ContentType: contentType, Width: cfg.Width, Height: cfg.Height, Size: int64(len(data)), SHA256: digest(data)}, nil
+	return domain.Logo{ContentType: contentType, Width: w, Height: h, Size: int64(len(data)), SHA256: digest(data)}, nil
 }

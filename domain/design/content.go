@@ -361,9 +361,12 @@ func (g governor) layer(at string, l *Layer, pageMs, depth int) {
 	g.keyframes(at+"/keyframes", l.Keyframes, pageMs)
 }
 
-// pathData is the alphabet of SVG path data; the renderer parses it whole
-// (commands check that too, at the same pointer).
-var pathData = regexp.MustCompile(`^\s*[Mm][MmLlHhVvCcSsQqTtAaZz0-9eE.,+\-\s]*$`)
+// PathPattern is the alphabet of SVG path data on one line (the schemas
+// say the same); the renderer parses it whole (commands check that too, at
+// the same pointer).
+const PathPattern = `^ *[Mm][MmLlHhVvCcSsQqTtAaZz0-9eE.,+ -]*$`
+
+var pathData = regexp.MustCompile(PathPattern)
 
 func (g governor) text(at string, l *Layer) {
 	f := g.f

@@ -1,7 +1,9 @@
 package design
 
 import (
+	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/platform/backend/domain/errs"
 	domjobs "github.com/platform/backend/domain/jobs"
@@ -27,7 +29,7 @@ var (
 // Bounds of an export.
 const (
 	MinScale       = 0.1
-	MaxScale       = 4
+	MaxScale       = 4.0
 	MaxImagePixels = 8192 * 8192 // png and jpeg
 	MaxVideoPixels = 3840 * 2160 // mp4 (internal/media's frame bound)
 	DefaultQuality = 90
@@ -186,4 +188,77 @@ func safeName(s string) string {
 		return "design"
 	}
 	return string(out)
+}
+
+// Export is an export as the API answers it: what was asked, and its job's
+// state in the seed's words.
+type Export struct {
+	ExportID    string      `json:"exportId"`
+	DesignID    string      `json:"designId"`
+	ProjectID   string      `json:"projectId"`
+	WorkspaceID string      `json:"workspaceId"`
+	Format      string      `json:"format"`
+	PageID      *string     `json:"pageId"`
+	AtMs        int         `json:"atMs"`
+	Scale       float64     `json:"scale"`
+	Quality     *int        `json:"quality"`
+	Revision    int         `json:"revision"`
+	Status      string      `json:"status"`
+	Progress    int         `json:"progress"`
+	Attempts    int         `json:"attempts"`
+	Failure     *Failure    `json:"failure"`
+	File        *ExportFile `json:"file"`
+	CreatedBy   string      `json:"createdBy"`
+	CreatedAt   time.Time   `json:"createdAt"`
+	UpdatedAt   time.Time   `json:"updatedAt"`
+	ReadyAt     *time.Time  `json:"readyAt"`
+}
+
+// Failure is why an export failed (its last attempt's).
+type Failure struct {
+	Code   string `json:"code"`
+	Reason string `json:"reason"`
+}
+
+// ExportFile is a ready export's file.
+type ExportFile struct {
+	ContentType string `json:"contentType"`
+	Size        int64  `json:"size"`
+	SHA256      string `json:"sha256"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	DurationMs  *int   `json:"durationMs"`
+	Frames      *int   `json:"frames"`
+}
+
+// ExportOf is an export job as the API answers it.
+func ExportOf(j domjobs.Job) (Export, error) {
+	var in ExportJob
+	if err := json.Unmarshal(j.Input, &in); err != nil {
+		return Export{}, err
+	}
+	e := Export{ExportID: j.ID, DesignID: in.DesignID, ProjectID: in.ProjectID, WorkspaceID: in.WorkspaceID, Format: in.Format,
+		AtMs: in.AtMs, Scale: in.Scale, Revision: in.Revision, Status: StatusOf(j.State), Progress: j.Progress, Attempts: j.Attempt,
+		CreatedBy: in.CreatedBy, CreatedAt: j.RequestedAt, UpdatedAt: j.UpdatedAt}
+	if in.PageID != "" {
+		e.PageID = &in.PageID
+	}
+	if in.Quality != 0 {
+		e.Quality = &in.Quality
+	}
+	if j.Failure != nil && j.State != domjobs.Succeeded {
+		e.Failure = &Failure{Code: j.Failure.Code, Reason: j.Failure.Reason}
+	}
+	if j.State == domjobs.Succeeded {
+		var r ExportResult
+		if err := json.Unmarshal(j.Result, &r); err != nil {
+			return Export{}, err
+		}
+		f := &ExportFile{ContentType: r.ContentType, Size: r.Size, SHA256: r.SHA256, Width: r.Width, Height: r.Height}
+		if in.Format == FormatMP4 {
+			f.DurationMs, f.Frames = &r.DurationMs, &r.Frames
+		}
+		e.File, e.ReadyAt = f, j.FinishedAt
+	}
+	return e, nil
 }

@@ -34,20 +34,15 @@ var (
 	boolSchema    = `{"type":"boolean"}`
 	noteSchema    = httpapi.StringSchema(0, domain.MaxNote, text.LinePattern, []string{"string", "null"})
 
-	kitOut      = httpapi.OutputOf(domain.Kit{}, hexes("draft/colours")...)
-	kitViewOut  = httpapi.OutputOf(brandsview.KitView{}, append(hexes("draft/colours"), httpapi.Nullable("draft"))...)
+	kitOut      = httpapi.OutputOf(domain.Kit{})
+	kitViewOut  = httpapi.OutputOf(brandsview.KitView{})
 	kitsOut     = httpapi.ObjectOf(map[string]json.RawMessage{"kits": httpapi.ArrayOf(kitViewOut)})
-	versionOut  = httpapi.OutputOf(domain.Version{}, hexes("colours")...)
+	versionOut  = httpapi.OutputOf(domain.Version{})
 	versionsOut = httpapi.ObjectOf(map[string]json.RawMessage{"versions": httpapi.ArrayOf(versionOut)})
 	linkOut     = httpapi.OutputOf(brandscmd.FileLink{}, httpapi.FormatOf("url", "uri"), httpapi.FormatOf("expiresAt", "date-time"))
 	fontBody    = httpapi.Raw(`{"type":"string","format":"binary","description":"a TTF, OTF or WOFF2 font file"}`)
 	logoBody    = httpapi.Raw(`{"type":"string","format":"binary","description":"a PNG or JPEG image, its Content-Type its type"}`)
 )
-
-// hexes types the hex of the colours at path (an array of colours).
-func hexes(path string) []httpapi.OutputOption {
-	return []httpapi.OutputOption{httpapi.WithSchema(path, `{"type":"array","items":`+colourSchema+`}`)}
-}
 
 // fontTypes are the Content-Types a font upload may declare (the file's
 // own bytes decide what it is).

@@ -8,6 +8,7 @@ import (
 	"github.com/platform/backend/internal/modules/brands"
 	"github.com/platform/backend/internal/modules/contacts"
 	"github.com/platform/backend/internal/modules/dashboard"
+	"github.com/platform/backend/internal/modules/design"
 	"github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/internal/modules/identity"
 	"github.com/platform/backend/internal/modules/ops"
@@ -29,6 +30,7 @@ func All() []module.Module {
 		brands.Module,
 		publishing.Module,
 		studio.Module,
+		design.Module,
 		dashboard.Module,
 		ops.Module,
 	}
