@@ -101,4 +101,3 @@ var (
 	previewOut = httpapi.Raw(`{"type":"string","format":"binary","description":"the page drawn as a PNG"}`)
 	imageBody  = httpapi.Raw(`{"type":"string","format":"binary","description":"a PNG or JPEG image, its Content-Type its type"}`)
 )
-

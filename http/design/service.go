@@ -249,7 +249,7 @@ func (d Deps) designActions() []httpapi.Action {
 				"brandKitVersionId": httpapi.NullableLine(128)})}, c.RebrandDesign),
 		httpapi.Query(httpapi.Action{Name: "designs.brand_kit.get", Method: http.MethodGet, Path: ws + "/designs/{designId}/brand-kit",
 			Permission: "workspace:read", ReadOnly: true, ReadModel: read, OutputSchema: kitOut,
-			Summary: "The brand kit version the design pins: the colours, fonts and logos its layers may use",
+			Summary:     "The brand kit version the design pins: the colours, fonts and logos its layers may use",
 			InputSchema: in([]string{"designId"}, design)}, d.pinned),
 		httpapi.CommandAs(httpapi.Action{Name: "designs.duplicate", Method: http.MethodPost, Path: ws + "/designs/{designId}/duplicate",
 			Permission: "workspace:write", SuccessStatus: http.StatusCreated, ReadModel: read, OutputSchema: designOut,
