@@ -41,6 +41,12 @@ func (h *Handlers) CreateDesign(ctx context.Context, m commands.Meta, p principa
 	if err != nil {
 		return none, err
 	}
+	// The path's project before the body's kit (the transaction checks it
+	// again): a project of no workspace of the caller's is 404 whatever
+	// the body names.
+	if err := h.registered(ctx, p.OrganizationID, ws.ID, in.ProjectID, KindProject); err != nil {
+		return none, err
+	}
 	kit, err := h.governing(ctx, p, in.BrandKitID, in.BrandKitVersionID)
 	if err != nil {
 		return none, err
@@ -254,6 +260,9 @@ func (h *Handlers) RebrandDesign(ctx context.Context, m commands.Meta, p princip
 	ws, err := h.Enter(ctx, p, in.WorkspaceSlug, PermWorkspaceWrite)
 	if err != nil {
 		return none, err
+	}
+	if err := h.registered(ctx, p.OrganizationID, ws.ID, in.DesignID, KindDesign); err != nil {
+		return none, err // the path's design before the body's kit
 	}
 	kit, err := h.governing(ctx, p, in.BrandKitID, in.BrandKitVersionID)
 	if err != nil {

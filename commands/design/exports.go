@@ -309,16 +309,7 @@ func (h *Handlers) owned(ctx context.Context, p principal.Principal, in ExportRe
 	if err != nil {
 		return err
 	}
-	var ok bool
-	err = h.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM design_objects WHERE object_id = $1 AND organization_id = $2 AND workspace_id = $3
-		AND kind = 'export' AND live)`, in.ExportID, p.OrganizationID, ws.ID).Scan(&ok)
-	if err != nil {
-		return errs.Unavailable("the design service's store is unavailable", err)
-	}
-	if !ok {
-		return errs.NotFound("export")
-	}
-	return nil
+	return h.registered(ctx, p.OrganizationID, ws.ID, in.ExportID, KindExport)
 }
 
 // CancelExport is designs.exports.cancel: a queued or rendering export

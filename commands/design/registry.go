@@ -106,6 +106,22 @@ func (g *guard) refs(kind, what string, byPointer map[string]string) error {
 	return nil
 }
 
+// registered answers 404 unless the registry holds a live object of the
+// kind in the workspace (a check before a command's own, in its
+// transaction).
+func (h *Handlers) registered(ctx context.Context, org, workspaceID, id, kind string) error {
+	var ok bool
+	err := h.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM design_objects WHERE object_id = $1 AND organization_id = $2
+		AND workspace_id = $3 AND kind = $4 AND live)`, id, org, workspaceID, kind).Scan(&ok)
+	if err != nil {
+		return errs.Unavailable("the design service's store is unavailable", err)
+	}
+	if !ok {
+		return errs.NotFound(kind)
+	}
+	return nil
+}
+
 // register records a new object in the registry (with its creation's events).
 func register(org, workspace, kind, id, project, design, objectKey string) eventstore.Write {
 	return eventstore.Write{SQL: `INSERT INTO design_objects (object_id, organization_id, workspace_id, kind, project_id, design_id, object_key)
