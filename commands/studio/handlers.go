@@ -131,8 +131,16 @@ type WorkspaceGuard struct {
 	Writes  func(workspaceID string) []eventstore.Write
 }
 
+// BrandKits is the brand service as the studio asks it: whether a caller
+// sees a brand kit (a project's brandKitId: one that exists, is not
+// deleted, and is its organization's or the library's).
+type BrandKits interface {
+	Sees(ctx context.Context, p principal.Principal, kitID string) (bool, error)
+}
+
 // Handlers executes studio commands.
 type Handlers struct {
+	kits    BrandKits
 	store   commands.Store
 	pool    *pgxpool.Pool
 	objects objectstore.Store
@@ -148,6 +156,23 @@ func NewHandlers(store commands.Store, pool *pgxpool.Pool, objects objectstore.S
 		log = slog.Default()
 	}
 	return &Handlers{store: store, pool: pool, objects: objects, dir: dir, now: commands.Clock(now), cfg: cfg.WithDefaults(), log: log}
+}
+
+// SetBrandKits sets the brand service's answer for projects' brandKitId
+// (without it, a kit reference is kept as given).
+func (h *Handlers) SetBrandKits(k BrandKits) { h.kits = k }
+
+// brandKit checks a project's kit reference: a kit the caller sees, or
+// none ("" clears it). Its refusal is a field of the command's 422.
+func (h *Handlers) brandKit(ctx context.Context, p principal.Principal, id *string) (*errs.Field, error) {
+	if h.kits == nil || id == nil || *id == "" {
+		return nil, nil
+	}
+	ok, err := h.kits.Sees(ctx, p, *id)
+	if err != nil || ok {
+		return nil, err
+	}
+	return &errs.Field{Pointer: "/brandKitId", Detail: "no such brand kit"}, nil
 }
 
 // Config is the handlers' configuration (defaults applied).

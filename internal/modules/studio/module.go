@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	brandscmd "github.com/platform/backend/commands/brands"
 	identitycmd "github.com/platform/backend/commands/identity"
 	studiocmd "github.com/platform/backend/commands/studio"
 	"github.com/platform/backend/commands/workspace"
@@ -58,6 +59,9 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	}
 	commands := studiocmd.NewHandlers(p.Store, p.Pool, p.Objects, directory{Directory: spaces, access: access}, p.Now, cfg.Commands, p.Log)
 	queries := studioview.NewQueries(p.Pool, p.Reader)
+	if kits, err := module.Lookup[*brandscmd.Handlers](p); err == nil {
+		commands.SetBrandKits(brandKits{h: kits})
+	}
 	module.Provide(p, commands)
 	module.Provide(p, queries)
 	kafka := p.Kafka
