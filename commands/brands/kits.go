@@ -48,16 +48,13 @@ func (h *Handlers) row(ctx context.Context, kitID string) (row, bool, error) {
 // Sees reports whether a kit exists, is not deleted and the caller sees it
 // (its own organization's, in a workspace it may enter; or a published
 // library kit): what a studio project's or a publishing brand's kit
-// reference needs. ErrNoSuchKit otherwise.
-func (h *Handlers) Sees(ctx context.Context, p principal.Principal, kitID string) error {
+// reference needs.
+func (h *Handlers) Sees(ctx context.Context, p principal.Principal, kitID string) (bool, error) {
 	r, ok, err := h.row(ctx, kitID)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if !ok || r.deleted || !(domain.Owner{OrganizationID: r.org, WorkspaceID: r.workspace}).Sees(p, r.current != "", h.cfg.Library) {
-		return ErrNoSuchKit
-	}
-	return nil
+	return ok && !r.deleted && (domain.Owner{OrganizationID: r.org, WorkspaceID: r.workspace}).Sees(p, r.current != "", h.cfg.Library), nil
 }
 
 // Governing is the version a new design of the caller pins: the kit must

@@ -2,14 +2,11 @@ package studio
 
 import (
 	"context"
-	"errors"
 
 	"github.com/platform/backend/commands"
-	brandscmd "github.com/platform/backend/commands/brands"
 	identitycmd "github.com/platform/backend/commands/identity"
 	studiocmd "github.com/platform/backend/commands/studio"
 	"github.com/platform/backend/commands/workspace"
-	"github.com/platform/backend/domain/principal"
 )
 
 // directory is identity's answer to the studio (studiocmd.Directory): the
@@ -37,15 +34,4 @@ func (d directory) DeleteWorkspace(ctx context.Context, m commands.Meta, slug st
 		out[i] = studiocmd.Workspace{ID: w.WorkspaceID, Slug: w.Slug, Name: w.Name, Default: w.Default}
 	}
 	return out, nil
-}
-
-// brandKits is the brand service's answer to the studio (studiocmd.BrandKits).
-type brandKits struct{ h *brandscmd.Handlers }
-
-func (k brandKits) Sees(ctx context.Context, p principal.Principal, kitID string) (bool, error) {
-	err := k.h.Sees(ctx, p, kitID)
-	if errors.Is(err, brandscmd.ErrNoSuchKit) {
-		return false, nil
-	}
-	return err == nil, err
 }

@@ -60,7 +60,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	commands := studiocmd.NewHandlers(p.Store, p.Pool, p.Objects, directory{Directory: spaces, access: access}, p.Now, cfg.Commands, p.Log)
 	queries := studioview.NewQueries(p.Pool, p.Reader)
 	if kits, err := module.Lookup[*brandscmd.Handlers](p); err == nil {
-		commands.SetBrandKits(brandKits{h: kits})
+		commands.SetBrandKits(kits)
 	}
 	module.Provide(p, commands)
 	module.Provide(p, queries)
