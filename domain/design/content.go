@@ -267,8 +267,8 @@ func Governed(c *Content, kit brands.Content) error {
 		}
 		g.layers(at+"/layers", p.Layers, p.DurationMs, 1)
 	}
-	if d := c.Duration(); d > MaxClipMs && len(c.Pages) <= MaxPages {
-		f.add("/pages", "the pages last %d ms together: at most %d", d, MaxClipMs)
+	if c.Duration() > MaxClipMs && len(c.Pages) <= MaxPages {
+		f.add("/pages", "the pages last more than 15 seconds together")
 	}
 	return f.err()
 }
@@ -399,7 +399,7 @@ func (g governor) text(at string, l *Layer) {
 	case !g.kit.HasFamily(l.FontFamily):
 		f.add(at+"/fontFamily", "must be a font family of the design's brand kit version")
 	default:
-		f.add(at+"/fontWeight", "the brand kit version has no %s font of this weight and style", l.FontFamily)
+		f.add(at+"/fontWeight", "the brand kit version has no font of this family in this weight and style")
 	}
 }
 
@@ -430,7 +430,7 @@ func (g governor) keyframes(at string, ks []Keyframe, pageMs int) {
 		k := &ks[i]
 		kat := fmt.Sprintf("%s/%d", at, i)
 		if k.AtMs < 0 || k.AtMs > pageMs {
-			f.add(kat+"/atMs", "must be within the page's duration (0 to %d)", pageMs)
+			f.add(kat+"/atMs", "must be within the page's duration")
 		} else if k.AtMs <= last {
 			f.add(kat+"/atMs", "keyframes are in time order, one per time")
 		}

@@ -119,9 +119,9 @@ func Plan(d Design, r ExportRequest, createdBy string) (ExportJob, error) {
 	w, h := Size(d.Content, job.Scale, r.Format)
 	switch {
 	case r.Format == FormatMP4 && w*h > MaxVideoPixels:
-		f.add("/scale", "an mp4 is at most %d pixels a frame: this one would be %dx%d", MaxVideoPixels, w, h)
+		f.add("/scale", "the mp4's frames would be larger than 3840x2160 pixels")
 	case r.Format != FormatMP4 && w*h > MaxImagePixels:
-		f.add("/scale", "an image is at most %d pixels: this one would be %dx%d", MaxImagePixels, w, h)
+		f.add("/scale", "the image would be larger than 8192x8192 pixels")
 	case w < 1 || h < 1:
 		f.add("/scale", "the export would be empty")
 	}
