@@ -22,7 +22,6 @@ import (
 	"os"
 
 	"github.com/tdewolff/canvas"
-	"github.com/tdewolff/canvas/renderers/rasterizer"
 	"github.com/tdewolff/canvas/renderers/svg"
 
 	"github.com/platform/backend/domain/brands"
@@ -176,8 +175,6 @@ func (s *scene) raster(page *pageScene, ms int, matte *color.RGBA) *image.RGBA {
 	if page.background == nil && matte != nil {
 		raster.Fill(img, *matte)
 	}
-	ras := rasterizer.FromImage(img, canvas.DPMM(1), canvas.LinearColorSpace{})
-	s.canvas(page, ms).RenderTo(ras)
-	ras.Close()
+	s.canvas(page, ms).RenderTo(newRaster(img))
 	return img
 }

@@ -5,7 +5,6 @@ import (
 	"image"
 
 	"github.com/tdewolff/canvas"
-	"github.com/tdewolff/canvas/renderers/rasterizer"
 
 	design "github.com/platform/backend/domain/design"
 	"github.com/platform/backend/internal/media"
@@ -79,9 +78,7 @@ func (s *scene) frames(ctx context.Context, sink Sink) error {
 		copy(buf, base.Pix)
 		if len(top) > 0 {
 			frame := raster.FrameOf(buf, s.w, s.h)
-			ras := rasterizer.FromImage(frame, canvas.DPMM(1), canvas.LinearColorSpace{})
-			s.draw(canvas.NewContext(ras), page, top, local, false)
-			ras.Close()
+			s.draw(canvas.NewContext(newRaster(frame)), page, top, local, false)
 		}
 		n := 1
 		for k+n < v.Frames {
@@ -131,9 +128,7 @@ func (s *scene) base(page *pageScene) (*image.RGBA, []*node) {
 	if page.background == nil {
 		raster.Fill(img, white)
 	}
-	ras := rasterizer.FromImage(img, canvas.DPMM(1), canvas.LinearColorSpace{})
-	s.draw(canvas.NewContext(ras), page, page.nodes[:first], 0, true)
-	ras.Close()
+	s.draw(canvas.NewContext(newRaster(img)), page, page.nodes[:first], 0, true)
 	return img, page.nodes[first:]
 }
 
