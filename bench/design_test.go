@@ -194,4 +194,3 @@ func BenchmarkDesignMP4Export(b *testing.B) {
 			cpu.self, cpu.children, rawCPU.self, rawCPU.children, cpuRatio, 100*cpu.busy, cpu.other/cpu.wall.Seconds())
 	}
 }
-
