@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/commands/deletions"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
@@ -203,39 +204,8 @@ func objectError(err error, limit int64) error {
 }
 
 // DrainDeletions deletes the bytes of forgotten objects (asset deletions,
-// erasures), at most limit of them, each row once its bytes are gone:
-// after the command that forgot them and, for what a crash left, by the
-// sweeper. Failures stay queued for the next drain.
+// erasures), at most limit of them (commands/deletions): after the command
+// that forgot them and, for what a crash left, by the sweeper.
 func (h *Handlers) DrainDeletions(ctx context.Context, limit int) int {
-	if h.objects == nil {
-		return 0
-	}
-	tx, err := h.pool.Begin(ctx)
-	if err != nil {
-		return 0
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck
-	rows, err := tx.Query(ctx, `SELECT object_key FROM studio_object_deletions ORDER BY requested_at LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
-	if err != nil {
-		return 0
-	}
-	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return 0
-	}
-	var done []string
-	for _, k := range keys {
-		if err := h.objects.Delete(ctx, k); err == nil {
-			done = append(done, k)
-		} else {
-			h.log.Warn("studio: an object's bytes could not be deleted; kept for the next sweep", "key", k, "err", err)
-		}
-	}
-	if _, err := tx.Exec(ctx, `DELETE FROM studio_object_deletions WHERE object_key = ANY($1)`, done); err != nil {
-		return 0
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return 0
-	}
-	return len(done)
+	return deletions.Drain(ctx, h.pool, h.objects, "studio_object_deletions", limit, h.log)
 }

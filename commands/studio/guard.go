@@ -3,6 +3,7 @@ package studio
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/eventstore"
@@ -44,6 +45,9 @@ type guard struct {
 	refs map[string]ref
 	// quota, when set, is counted in the same transaction (quota.go).
 	quota *quota
+	// outside are refusals of references checked outside the transaction
+	// (a brand kit, the brand service's), answered with the registry's.
+	outside []errs.Field
 
 	wsDeleted   bool
 	objectLive  bool
@@ -131,7 +135,7 @@ func (g *guard) missing() error {
 		pointers = append(pointers, p)
 	}
 	slices.Sort(pointers)
-	var fields []errs.Field
+	fields := append([]errs.Field{}, g.outside...)
 	for _, p := range pointers {
 		r := g.refs[p]
 		if g.live[r.id] != r.kind || r.project != "" && g.parents[r.id] != r.project {
@@ -145,6 +149,7 @@ func (g *guard) missing() error {
 		}
 	}
 	if len(fields) > 0 {
+		slices.SortFunc(fields, func(a, b errs.Field) int { return strings.Compare(a.Pointer, b.Pointer) })
 		return errs.Invalid(fields...)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/principal"
 	"github.com/platform/backend/eventstore"
@@ -111,17 +112,14 @@ func (c Config) Validate() error {
 }
 
 // Workspace is an identity workspace as the studio sees it.
-type Workspace struct {
-	ID, Slug, Name string
-	Default        bool
-}
+type Workspace = workspace.Workspace
 
 // Directory is what the studio asks identity: the organization's workspaces
 // (from identity's write side, so a new or renamed one is seen at once),
 // whether a user is an active member, and the deletion of a workspace with
 // the studio's guard in its transaction.
 type Directory interface {
-	Workspaces(ctx context.Context, organizationID string) ([]Workspace, error)
+	workspace.Directory
 	ActiveMember(ctx context.Context, organizationID, userID string) (bool, error)
 	DeleteWorkspace(ctx context.Context, m commands.Meta, slug string, guard WorkspaceGuard) ([]Workspace, error)
 }
@@ -133,8 +131,16 @@ type WorkspaceGuard struct {
 	Writes  func(workspaceID string) []eventstore.Write
 }
 
+// BrandKits is the brand service as the studio asks it: whether a caller
+// sees a brand kit (a project's brandKitId: one that exists, is not
+// deleted, and is its organization's or the library's).
+type BrandKits interface {
+	Sees(ctx context.Context, p principal.Principal, kitID string) (bool, error)
+}
+
 // Handlers executes studio commands.
 type Handlers struct {
+	kits    BrandKits
 	store   commands.Store
 	pool    *pgxpool.Pool
 	objects objectstore.Store
@@ -155,51 +161,43 @@ func NewHandlers(store commands.Store, pool *pgxpool.Pool, objects objectstore.S
 	return &Handlers{store: store, pool: pool, objects: objects, dir: dir, now: commands.Clock(now), cfg: cfg.WithDefaults(), log: log}
 }
 
+// SetBrandKits sets the brand service's answer for projects' brandKitId
+// (without it, a kit reference is kept as given).
+func (h *Handlers) SetBrandKits(k BrandKits) { h.kits = k }
+
+// brandKit checks a project's kit reference: a kit the caller sees, or
+// none ("" clears it). Its refusal is a field of the command's 422.
+func (h *Handlers) brandKit(ctx context.Context, p principal.Principal, id *string) (*errs.Field, error) {
+	if h.kits == nil || id == nil || *id == "" {
+		return nil, nil
+	}
+	ok, err := h.kits.Sees(ctx, p, *id)
+	if err != nil || ok {
+		return nil, err
+	}
+	return &errs.Field{Pointer: "/brandKitId", Detail: "no such brand kit"}, nil
+}
+
 // Config is the handlers' configuration (defaults applied).
 func (h *Handlers) Config() Config { return h.cfg }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-// errWorkspaceBinding is a credential bound to other workspaces.
-var errWorkspaceBinding = errs.PermissionDenied("the credential is not bound to this workspace")
 
 // Enter resolves a workspace slug of the caller's organization and checks
 // the caller may act there with permission: an unknown slug (or another
 // organization's) is 404; a key bound to other workspaces, or not allowed
 // the permission's scope in this one, is 403 permission_denied.
 func (h *Handlers) Enter(ctx context.Context, p principal.Principal, slug, permission string) (Workspace, error) {
-	all, err := h.dir.Workspaces(ctx, p.OrganizationID)
-	if err != nil {
-		return Workspace{}, err
-	}
-	for _, ws := range all {
-		if ws.Slug == slug {
-			if !p.BoundTo(ws.ID) {
-				return Workspace{}, errWorkspaceBinding
-			}
-			if !p.AllowsIn(ws.ID, permission) {
-				return Workspace{}, errs.PermissionDenied("the credential lacks permission " + permission + " in this workspace")
-			}
-			return ws, nil
-		}
-	}
-	return Workspace{}, errs.NotFound("workspace")
+	return workspace.Enter(ctx, h.dir, p, slug, permission)
 }
 
 // Workspaces lists the organization's workspaces the caller is bound to.
 func (h *Handlers) Workspaces(ctx context.Context, p principal.Principal) ([]Workspace, error) {
-	all, err := h.dir.Workspaces(ctx, p.OrganizationID)
-	if err != nil {
-		return nil, err
-	}
-	out := all[:0:0]
-	for _, ws := range all {
-		if p.BoundTo(ws.ID) {
-			out = append(out, ws)
-		}
-	}
-	return out, nil
+	return workspace.Bound(ctx, h.dir, p)
 }
+
+// Directory is the handlers' directory of workspaces (the bootstrap's).
+func (h *Handlers) Directory() Directory { return h.dir }
 
 // WorkspaceAdmin reports whether the caller administers the workspace.
 func WorkspaceAdmin(p principal.Principal, workspaceID string) bool {

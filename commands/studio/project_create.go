@@ -20,15 +20,22 @@ type CreateProject struct {
 }
 
 // CreateProject starts a project in a workspace. A templateId must name a
-// template of the workspace; a brand kit is the brand service's (kept as
-// given).
+// template of the workspace; a brandKitId a brand kit the caller sees (the
+// brand service's, SetBrandKits): 422 at the member otherwise.
 func (h *Handlers) CreateProject(ctx context.Context, m commands.Meta, p principal.Principal, in CreateProject) (commands.Result[domain.Project], error) {
 	ws, err := h.Enter(ctx, p, in.WorkspaceSlug, PermWorkspaceWrite)
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
+	kit, err := h.brandKit(ctx, p, in.BrandKitID)
+	if err != nil {
+		return commands.Result[domain.Project]{}, err
+	}
 	id := newID()
 	g := &guard{org: p.OrganizationID, workspace: ws.ID}
+	if kit != nil {
+		g.outside = append(g.outside, *kit)
+	}
 	if in.TemplateID != nil && *in.TemplateID != "" {
 		g.name("/templateId", KindTemplate, *in.TemplateID)
 	}

@@ -25,7 +25,14 @@ func (h *Handlers) UpdateProject(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
+	kit, err := h.brandKit(ctx, p, in.BrandKitID)
+	if err != nil {
+		return commands.Result[domain.Project]{}, err
+	}
 	g := &guard{org: p.OrganizationID, workspace: ws.ID, object: in.ProjectID}
+	if kit != nil {
+		g.outside = append(g.outside, *kit)
+	}
 	if in.TemplateID != nil && *in.TemplateID != "" {
 		g.name("/templateId", KindTemplate, *in.TemplateID)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/principal"
 	"github.com/platform/backend/eventstore"
@@ -20,21 +21,10 @@ type WorkspaceList struct {
 }
 
 // WorkspaceView is a workspace as the studio answers it.
-type WorkspaceView struct {
-	WorkspaceID string `json:"workspaceId"`
-	Slug        string `json:"slug"`
-	Name        string `json:"name"`
-	Default     bool   `json:"default"`
-}
+type WorkspaceView = workspace.View
 
 // Views are workspaces as the studio answers them.
-func Views(all []Workspace) []WorkspaceView {
-	out := make([]WorkspaceView, len(all))
-	for i, w := range all {
-		out[i] = WorkspaceView{WorkspaceID: w.ID, Slug: w.Slug, Name: w.Name, Default: w.Default}
-	}
-	return out
-}
+func Views(all []Workspace) []WorkspaceView { return workspace.Views(all) }
 
 // DeleteWorkspace deletes a non-default empty workspace (identity's record,
 // with the studio's check in the same transaction): 409 default_workspace

@@ -24,14 +24,17 @@ const (
 // (HomeOrganizationID); which organization may use it is OrganizationID,
 // moved by a transfer without touching a stream.
 type Brand struct {
-	BrandID            string       `json:"id"`
-	Name               string       `json:"name"`
-	OrganizationID     string       `json:"organization_id"`
-	HomeOrganizationID string       `json:"-"`
-	CreatedBy          string       `json:"created_by"`
-	Connections        []Connection `json:"connections"`
-	CreatedAt          time.Time    `json:"created_at"`
-	UpdatedAt          time.Time    `json:"updated_at"`
+	BrandID            string `json:"id"`
+	Name               string `json:"name"`
+	OrganizationID     string `json:"organization_id"`
+	HomeOrganizationID string `json:"-"`
+	CreatedBy          string `json:"created_by"`
+	// BrandKitID is the brand kit (the brand service's) the brand's content
+	// follows; null: none.
+	BrandKitID  *string      `json:"brand_kit_id"`
+	Connections []Connection `json:"connections"`
+	CreatedAt   time.Time    `json:"created_at"`
+	UpdatedAt   time.Time    `json:"updated_at"`
 }
 
 // brandRecord is the brand as events carry it (the home organization is
@@ -147,6 +150,22 @@ func (b *Brand) Transfer(to string, now time.Time) ([]event.Change, error) {
 	from := b.OrganizationID
 	b.OrganizationID = to
 	return []event.Change{b.emit(BrandTransferred, BrandEvent{From: from, To: to}, now)}, nil
+}
+
+// SetBrandKit names the brand's kit (nil or "": none); the caller checked
+// the kit is one the caller sees.
+func (b *Brand) SetBrandKit(kitID *string, now time.Time) ([]event.Change, error) {
+	if !b.Exists() {
+		return nil, errs.NotFound("brand")
+	}
+	if kitID != nil && *kitID == "" {
+		kitID = nil
+	}
+	if kitID == nil && b.BrandKitID == nil || kitID != nil && b.BrandKitID != nil && *kitID == *b.BrandKitID {
+		return nil, nil
+	}
+	b.BrandKitID = kitID
+	return []event.Change{b.emit(BrandKitSet, BrandEvent{}, now)}, nil
 }
 
 // Connect records a connected account; the same network account connected

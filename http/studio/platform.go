@@ -8,6 +8,7 @@ import (
 	"time"
 
 	studiocmd "github.com/platform/backend/commands/studio"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/principal"
 	httpapi "github.com/platform/backend/http"
 	studioview "github.com/platform/backend/projections/studio"
@@ -66,50 +67,14 @@ func (d Deps) whoami(ctx context.Context, p principal.Principal, _ httpapi.NoInp
 	return out, nil
 }
 
-// Bootstrap is seed 000's bootstrap answer: user and organization only.
-type Bootstrap struct {
-	User         BootstrapUser         `json:"user"`
-	Organization BootstrapOrganization `json:"organization"`
-}
-
-// BootstrapUser is who the credential speaks for.
-type BootstrapUser struct {
-	PrincipalID   string  `json:"principalId"`
-	PrincipalType string  `json:"principalType"`
-	UserID        *string `json:"userId"`
-	Role          string  `json:"role"`
-}
-
-// BootstrapOrganization is the organization with the workspaces this
-// credential may enter (a workspace id is valid within this credential's
-// context only, seed 000) and the identity actions that manage them.
-type BootstrapOrganization struct {
-	OrganizationID   string                    `json:"organizationId"`
-	Workspaces       []studiocmd.WorkspaceView `json:"workspaces"`
-	DefaultWorkspace *string                   `json:"defaultWorkspace"`
-	SuggestedActions []string                  `json:"suggestedActions"`
-}
+// Bootstrap is seed 000's bootstrap answer (commands/workspace).
+type Bootstrap = workspace.Bootstrap
 
 // SuggestedActions are seed 000's follow-up identity actions.
-var SuggestedActions = []string{"app_platform_auth.workspaces.list", "app_platform_auth.workspaces.create",
-	"app_platform_auth.workspaces.rename", "app_platform_auth.workspaces.default.set"}
+var SuggestedActions = workspace.SuggestedActions
 
 func (d Deps) bootstrap(ctx context.Context, p principal.Principal, _ httpapi.NoInput) (Bootstrap, error) {
-	all, err := d.Commands.Workspaces(ctx, p)
-	if err != nil {
-		return Bootstrap{}, err
-	}
-	out := Bootstrap{User: BootstrapUser{PrincipalID: p.ID, PrincipalType: p.Type, Role: p.Role},
-		Organization: BootstrapOrganization{OrganizationID: p.OrganizationID, Workspaces: studiocmd.Views(all), SuggestedActions: SuggestedActions}}
-	if p.UserID != "" {
-		out.User.UserID = &p.UserID
-	}
-	for _, w := range all {
-		if w.Default {
-			out.Organization.DefaultWorkspace = &w.Slug
-		}
-	}
-	return out, nil
+	return workspace.BootstrapOf(ctx, d.Commands.Directory(), p)
 }
 
 // WidgetFigures are the studio's tile: projects, approvals waiting for a

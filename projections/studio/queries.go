@@ -53,40 +53,12 @@ func readErr(err error) error {
 
 // docs runs a query of doc columns and decodes each into T.
 func docs[T any](ctx context.Context, q *Queries, sql string, args ...any) ([]T, error) {
-	resolved, err := q.reader.SQL(ctx, Projection{}, sql)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.pool.Query(ctx, resolved, args...)
-	if err != nil {
-		return nil, readErr(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) {
-		var raw []byte
-		var v T
-		if err := r.Scan(&raw); err != nil {
-			return v, err
-		}
-		return v, json.Unmarshal(raw, &v)
-	})
-	if out == nil {
-		out = []T{}
-	}
-	return out, readErr(err)
+	return projections.Docs[T](ctx, q.pool, q.reader, Projection{}, "the studio's read model", sql, args...)
 }
 
 // one is docs for a single row: 404 (what) when there is none.
 func one[T any](ctx context.Context, q *Queries, what, sql string, args ...any) (T, error) {
-	list, err := docs[T](ctx, q, sql, args...)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	if len(list) == 0 {
-		var zero T
-		return zero, errs.NotFound(what)
-	}
-	return list[0], nil
+	return projections.One[T](ctx, q.pool, q.reader, Projection{}, "the studio's read model", what, sql, args...)
 }
 
 // ProjectPage is a page of projects, newest first.

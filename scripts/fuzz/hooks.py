@@ -225,6 +225,61 @@ KNOWN_422.update({
     "projects.planning.generate": _GENERATION_RULES,
 })
 
+# Brand kits: rules that are data (a colour's name unique in its kit,
+# ignoring case; a kit needs a colour to be published) or the file itself
+# (a font or image is checked by parsing it). The design service: a design
+# is governed by the kit version it pins (its colours, fonts and logos are
+# data), the images it names must be the workspace's, ids are unique in the
+# design, members depend on the layer's type, keyframes are in order within
+# their page, the clip lasts at most 15 s, an export's page and time are the
+# design's and its frame is bounded by its format. docs/decisions.md
+# (Design) says why.
+_FILE_RULES = [("/body", "the file is empty")]
+_LAYER = "/pages/{i}/layers{*}"
+_GOVERNED_RULES = [
+    ("/pages/{i}/background", "must be a colour of the design's brand kit version"),
+    ("/pages/{i}/pageId", "another page of the design has this id"),
+    ("/pages", "the pages last more than 15 seconds together"),
+    ("/pages/{i}/layers", "a page has at most 200 layers, group children included"),
+] + [(_LAYER, d) for d in (
+    "must be a colour of the design's brand kit version", "a text has a colour of the design's brand kit version",
+    "must be a font family of the design's brand kit version", "the brand kit version has no font of this family in this weight and style",
+    "must be a logo of the design's brand kit version", "no such image in this workspace",
+    "names either a logoId of the brand kit version or an assetId of the workspace", "another layer of the design has this id",
+    "only a path layer has path data", "only a text layer has text", "only an image layer has an image", "only a group has children",
+    "a group has at least one layer", "the path data does not parse", "must not be empty",
+    "must be within the page's duration", "keyframes are in time order, one per time", "a keyframe sets x, y, opacity, rotation or scale")]
+_KIT_RULES = [("/brandKitId", "no such brand kit offered for governed design"),
+              ("/brandKitVersionId", "no such published version of the brand kit")]
+_EXPORT_RULES = [("/pageId", "no such page in the design"), ("/atMs", "must be within the page's duration"),
+                 ("/pageId", "an mp4 plays every page: it takes no page or time"),
+                 ("/scale", "the mp4's frames would be larger than 3840x2160 pixels"),
+                 ("/scale", "the image would be larger than 8192x8192 pixels"), ("/quality", "only a jpeg has a quality, 1 to 100")]
+KNOWN_422.update({
+    "brand_kits.create": [("/colours/{i}/name", "another colour of the kit has this name")],
+    "brand_kits.update": [("/colours/{i}/name", "another colour of the kit has this name")],
+    "brand_kits.publish": [("/draft/colours", "a kit needs at least one colour to be published")],
+    "brand_kits.fonts.upload": _FILE_RULES + [(("/body", d)) for d in (
+        "must be a TTF, OTF or WOFF2 font file", "the font file does not parse", "the font file names no usable family",
+        "the font file does not set text")],
+    "brand_kits.logos.upload": _FILE_RULES + [("/body", "must be a PNG or JPEG image of the type it is sent as, at most 40 megapixels")],
+    "designs.create": _GOVERNED_RULES + _KIT_RULES,
+    "designs.update": _GOVERNED_RULES,
+    "designs.duplicate": _GOVERNED_RULES,
+    "designs.brand_kit.update": _GOVERNED_RULES + _KIT_RULES,
+    "designs.layers.update": _GOVERNED_RULES + [(p, d) for p in ("/fill", "/stroke", "/fontFamily", "/fontWeight", "/text")
+                                                for d in ("must be a colour of the design's brand kit version",
+                                                          "a text has a colour of the design's brand kit version",
+                                                          "must be a font family of the design's brand kit version",
+                                                          "the brand kit version has no font of this family in this weight and style",
+                                                          "only a text layer has text")],
+    "designs.exports.create": _EXPORT_RULES,
+    "designs.preview.get": _EXPORT_RULES + [("/scale", "a preview is at most 1920x1920 pixels: ask a smaller scale, or export")],
+    # An upload of the design service and the studio share the operation
+    # id (assets.upload): the image's check, and the studio's type check.
+    "assets.upload": [("/body", "must be a PNG or JPEG image of the type it is sent as, at most 40 megapixels")],
+})
+
 _KNOWN = {
     op: [(re.compile("^" + re.escape(pointer).replace(re.escape("{i}"), "[0-9]+").replace(re.escape("{*}"), "(/.*)?") + "$"), detail)
          for pointer, detail in rules]

@@ -75,3 +75,19 @@ func Premultiplied(src image.Image) *image.RGBA {
 	draw.Draw(out, out.Bounds(), src, src.Bounds().Min, draw.Src)
 	return out
 }
+
+// imageKinds are the formats image.DecodeConfig names, by media type.
+var imageKinds = map[string]string{"image/png": "png", "image/jpeg": "jpeg"}
+
+// CheckImage checks an uploaded image: it decodes as the media type it was
+// sent as (PNG or JPEG), within MaxImagePixels. It answers its size.
+func CheckImage(data []byte, contentType string) (width, height int, err error) {
+	cfg, kind, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil || imageKinds[contentType] != kind {
+		return 0, 0, fmt.Errorf("not a %s image", contentType)
+	}
+	if _, err := DecodeImage(data); err != nil {
+		return 0, 0, err
+	}
+	return cfg.Width, cfg.Height, nil
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/commands/workspace"
 	domain "github.com/platform/backend/domain/identity"
 	httpapi "github.com/platform/backend/http"
 	identityhttp "github.com/platform/backend/http/identity"
@@ -61,6 +62,7 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, commands)
 	module.Provide(p, access)
 	module.Provide(p, accounts)
+	module.Provide[workspace.Directory](p, workspaces{access: access})
 
 	parts := module.Parts{
 		Projections: []projections.Projection{identityview.Projection{}, accessview.Projection{}},

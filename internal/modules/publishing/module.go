@@ -6,6 +6,7 @@ package publishing
 
 import (
 	"context"
+	brandscmd "github.com/platform/backend/commands/brands"
 	"slices"
 	"strings"
 
@@ -64,6 +65,9 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	}
 	base = strings.TrimRight(base, "/")
 	h := pubcmd.NewHandlers(p.Store, p.Pool, p.Now)
+	if kits, err := module.Lookup[*brandscmd.Handlers](p); err == nil {
+		h.SetBrandKits(kits)
+	}
 	if ids, err := module.Lookup[*identitycmd.Handlers](p); err == nil {
 		h.SetOrganizationAccess(func(ctx context.Context, userID, organizationID string) (bool, error) {
 			a, err := ids.ActorIn(ctx, principal.Principal{ID: userID, Type: "user", UserID: userID}, organizationID)

@@ -6,34 +6,19 @@ import (
 	"github.com/platform/backend/commands"
 	identitycmd "github.com/platform/backend/commands/identity"
 	studiocmd "github.com/platform/backend/commands/studio"
-	domain "github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/commands/workspace"
 )
 
 // directory is identity's answer to the studio (studiocmd.Directory): the
-// organization's workspaces and members from identity's write side, and a
-// workspace's deletion with the studio's guard in its transaction.
-type directory struct{ access *identitycmd.Access }
+// organization's workspaces (identity's workspace.Directory), its members
+// from identity's write side, and a workspace's deletion with the studio's
+// guard in its transaction.
+type directory struct {
+	workspace.Directory
+	access *identitycmd.Access
+}
 
 var _ studiocmd.Directory = directory{}
-
-func workspaces(list []domain.WorkspaceInfo) []studiocmd.Workspace {
-	out := make([]studiocmd.Workspace, len(list))
-	for i, w := range list {
-		out[i] = studiocmd.Workspace{ID: w.WorkspaceID, Slug: w.Slug, Name: w.Name, Default: w.Default}
-	}
-	return out
-}
-
-func (d directory) Workspaces(ctx context.Context, organizationID string) ([]studiocmd.Workspace, error) {
-	if organizationID == "" {
-		return nil, nil
-	}
-	ws, err := d.access.Workspaces(ctx, organizationID)
-	if err != nil {
-		return nil, err
-	}
-	return workspaces(ws.List()), nil
-}
 
 func (d directory) ActiveMember(ctx context.Context, organizationID, userID string) (bool, error) {
 	return d.access.ActiveMember(ctx, organizationID, userID)
@@ -44,5 +29,9 @@ func (d directory) DeleteWorkspace(ctx context.Context, m commands.Meta, slug st
 	if err != nil {
 		return nil, err
 	}
-	return workspaces(res.Value.Workspaces), nil
+	out := make([]studiocmd.Workspace, len(res.Value.Workspaces))
+	for i, w := range res.Value.Workspaces {
+		out[i] = studiocmd.Workspace{ID: w.WorkspaceID, Slug: w.Slug, Name: w.Name, Default: w.Default}
+	}
+	return out, nil
 }

@@ -10,10 +10,12 @@ import (
 	"slices"
 	"time"
 
+	brandscmd "github.com/platform/backend/commands/brands"
 	gatewaycmd "github.com/platform/backend/commands/gateway"
 	identitycmd "github.com/platform/backend/commands/identity"
 	"github.com/platform/backend/commands/reactor"
 	studiocmd "github.com/platform/backend/commands/studio"
+	"github.com/platform/backend/commands/workspace"
 	domjobs "github.com/platform/backend/domain/jobs"
 	domain "github.com/platform/backend/domain/studio"
 	httpapi "github.com/platform/backend/http"
@@ -58,10 +60,14 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	if err != nil {
 		return module.Parts{}, err
 	}
+	spaces, err := module.Lookup[workspace.Directory](p)
+	if err != nil {
+		return module.Parts{}, err
+	}
 	if cfg.generatedKey {
 		p.Log.Warn("studio: preview links are signed with a key made at start (no STUDIO_PREVIEW_KEY): they die with the process")
 	}
-	commands := studiocmd.NewHandlers(p.Store, p.Pool, p.Objects, directory{access: access}, p.Now, cfg.Commands, p.Log)
+	commands := studiocmd.NewHandlers(p.Store, p.Pool, p.Objects, directory{Directory: spaces, access: access}, p.Now, cfg.Commands, p.Log)
 	// Generations go through the gateway, metered; without its module
 	// they wait (retried), never an unmetered stand-in: in a sandbox the
 	// gateway's fake providers answer.
@@ -74,6 +80,9 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		return module.Parts{}, err
 	}
 	queries := studioview.NewQueries(p.Pool, p.Reader)
+	if kits, err := module.Lookup[*brandscmd.Handlers](p); err == nil {
+		commands.SetBrandKits(kits)
+	}
 	module.Provide(p, commands)
 	module.Provide(p, queries)
 	kafka := p.Kafka
