@@ -21,14 +21,16 @@ func (h *Handlers) AddDocument(ctx context.Context, m commands.Meta, in domain.D
 
 // UpdateDocument is knowledge.update's input.
 type UpdateDocument struct {
-	DocumentID string `json:"documentId"`
-	domain.DocumentPatch
+	DocumentID string  `json:"documentId"`
+	Title      *string `json:"title"`
+	URL        *string `json:"url"`
+	Content    *string `json:"content"`
 }
 
 // UpdateDocument changes a document.
 func (h *Handlers) UpdateDocument(ctx context.Context, m commands.Meta, in UpdateDocument) (commands.Result[domain.Document], error) {
 	now := h.now()
-	return h.onDocument(ctx, m, in.DocumentID, func(d *domain.Document) ([]event.Change, error) { return d.Update(in.DocumentPatch, now) })
+	return h.onDocument(ctx, m, in.DocumentID, func(d *domain.Document) ([]event.Change, error) { return d.Update(domain.DocumentPatch{Title: in.Title, URL: in.URL, Content: in.Content}, now) })
 }
 
 // DocumentRef names a document.

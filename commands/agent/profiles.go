@@ -33,8 +33,8 @@ type CreateProfile = domain.ProfileInput
 
 // CreateProfile makes a profile of a member of the organization: the
 // caller's own, or (an admin) anyone's.
-func (a *Assistant) CreateProfile(ctx context.Context, m commands.Meta, p principal.Principal, in CreateProfile) (commands.Result[domain.Profile], error) {
-	var zero commands.Result[domain.Profile]
+func (a *Assistant) CreateProfile(ctx context.Context, m commands.Meta, p principal.Principal, in CreateProfile) (commands.Result[domain.ProfileView], error) {
+	var zero commands.Result[domain.ProfileView]
 	if in.SubjectUserID == "" {
 		in.SubjectUserID = p.ActingUser()
 	}
@@ -64,54 +64,58 @@ func (a *Assistant) CreateProfile(ctx context.Context, m commands.Meta, p princi
 
 // ProfileRef names a profile.
 type ProfileRef struct {
-	ProfileID string `json:"profileId"`
+	ProfileID string `json:"id"`
 }
 
 // UpdateProfile is person_profiles.update's input.
 type UpdateProfile struct {
-	ProfileID string `json:"profileId"`
-	domain.ProfilePatch
+	ProfileID   string  `json:"id"`
+	DisplayName *string `json:"displayName"`
+	Headline    *string `json:"headline"`
 }
 
 // UpdateProfile changes a profile's names.
-func (a *Assistant) UpdateProfile(ctx context.Context, m commands.Meta, p principal.Principal, in UpdateProfile) (commands.Result[domain.Profile], error) {
+func (a *Assistant) UpdateProfile(ctx context.Context, m commands.Meta, p principal.Principal, in UpdateProfile) (commands.Result[domain.ProfileView], error) {
 	now := a.h.now()
-	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.Update(in.ProfilePatch, now) })
+	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.Update(domain.ProfilePatch{DisplayName: in.DisplayName, Headline: in.Headline}, now) })
 }
 
 // DeleteProfile removes a profile with its sources and snapshots.
-func (a *Assistant) DeleteProfile(ctx context.Context, m commands.Meta, p principal.Principal, in ProfileRef) (commands.Result[domain.Profile], error) {
+func (a *Assistant) DeleteProfile(ctx context.Context, m commands.Meta, p principal.Principal, in ProfileRef) (commands.Result[domain.ProfileView], error) {
 	now := a.h.now()
 	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.Delete(m.OrganizationID, now) })
 }
 
 // AddSource is person_profiles.sources.add's input.
 type AddSource struct {
-	ProfileID string `json:"profileId"`
-	domain.SourceInput
+	ProfileID string `json:"id"`
+	Kind      string `json:"kind"`
+	Title     string `json:"title"`
+	URL       string `json:"url"`
+	Content   string `json:"content"`
 }
 
 // AddSource adds a text the profile learns from.
-func (a *Assistant) AddSource(ctx context.Context, m commands.Meta, p principal.Principal, in AddSource) (commands.Result[domain.Profile], error) {
+func (a *Assistant) AddSource(ctx context.Context, m commands.Meta, p principal.Principal, in AddSource) (commands.Result[domain.ProfileView], error) {
 	id := uuid.Must(uuid.NewV7()).String()
 	now := a.h.now()
-	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.AddSource(id, in.SourceInput, now) })
+	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.AddSource(id, domain.SourceInput{Kind: in.Kind, Title: in.Title, URL: in.URL, Content: in.Content}, now) })
 }
 
 // SourceRef names a source of a profile.
 type SourceRef struct {
-	ProfileID string `json:"profileId"`
+	ProfileID string `json:"id"`
 	SourceID  string `json:"sourceId"`
 }
 
 // RemoveSource takes a source out of a profile.
-func (a *Assistant) RemoveSource(ctx context.Context, m commands.Meta, p principal.Principal, in SourceRef) (commands.Result[domain.Profile], error) {
+func (a *Assistant) RemoveSource(ctx context.Context, m commands.Meta, p principal.Principal, in SourceRef) (commands.Result[domain.ProfileView], error) {
 	now := a.h.now()
 	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.RemoveSource(in.SourceID, now) })
 }
 
 // TakeSnapshot measures the person's style over the profile's sources.
-func (a *Assistant) TakeSnapshot(ctx context.Context, m commands.Meta, p principal.Principal, in ProfileRef) (commands.Result[domain.Profile], error) {
+func (a *Assistant) TakeSnapshot(ctx context.Context, m commands.Meta, p principal.Principal, in ProfileRef) (commands.Result[domain.ProfileView], error) {
 	id := uuid.Must(uuid.NewV7()).String()
 	now := a.h.now()
 	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.TakeSnapshot(id, now) })
@@ -136,19 +140,19 @@ func (a *Assistant) Profile(ctx context.Context, p principal.Principal, id strin
 	return pr, nil
 }
 
-func (a *Assistant) onProfile(ctx context.Context, m commands.Meta, id string, act func(*domain.Profile) ([]event.Change, error)) (commands.Result[domain.Profile], error) {
+func (a *Assistant) onProfile(ctx context.Context, m commands.Meta, id string, act func(*domain.Profile) ([]event.Change, error)) (commands.Result[domain.ProfileView], error) {
 	if !validID(id) {
-		return commands.Result[domain.Profile]{}, errs.NotFound("person profile")
+		return commands.Result[domain.ProfileView]{}, errs.NotFound("person profile")
 	}
 	res, err := commands.Execute(ctx, a.h.store, m, domain.StreamProfile, id, domain.LoadProfile, act,
-		func(pr *domain.Profile) domain.Profile { return *pr })
+		func(pr *domain.Profile) domain.ProfileView { return pr.View() })
 	return res, missing(err, domain.StreamProfile, "person profile")
 }
 
 // onOwnProfile acts on a profile the caller may access (its person or an
 // admin), checked in the decision from the profile's events.
 func (a *Assistant) onOwnProfile(ctx context.Context, m commands.Meta, p principal.Principal, id string,
-	act func(*domain.Profile) ([]event.Change, error)) (commands.Result[domain.Profile], error) {
+	act func(*domain.Profile) ([]event.Change, error)) (commands.Result[domain.ProfileView], error) {
 	return a.onProfile(ctx, m, id, func(pr *domain.Profile) ([]event.Change, error) {
 		if !pr.Exists() || !MayAccessProfile(p, pr.SubjectUserID) {
 			return nil, errs.NotFound("person profile")
@@ -172,7 +176,7 @@ type SourceFinder interface {
 
 // PreviewIn is person_profiles.preview's input.
 type PreviewIn struct {
-	ProfileID string `json:"profileId"`
+	ProfileID string `json:"id"`
 	// Topic is what the draft is about.
 	Topic string `json:"topic"`
 	// Format says what to draft: post, email or article (default post).

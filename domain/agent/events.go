@@ -23,6 +23,11 @@ const (
 	StreamPolicy    = "agent.policy" // one per organization: refused cross-organization actions
 )
 
+// AssistantStreamID and PolicyStreamID are an organization's assistant and
+// policy streams (stream ids are the platform's, across contexts and types).
+func AssistantStreamID(organizationID string) string { return "agent-assistant:" + organizationID }
+func PolicyStreamID(organizationID string) string    { return "agent-policy:" + organizationID }
+
 // Event types: dotted, past tense, schema version 1.
 const (
 	FlowCreated   = "agent.flow.created"
@@ -82,10 +87,10 @@ var EventTypes = []string{
 const (
 	// TimerSchedule fires a scheduled flow (on the flow's stream, name
 	// "schedule").
-	TimerSchedule = "agent.flow.schedule"
+	TimerSchedule = "agent.flow_schedule"
 	// TimerApprovalExpiry ends a run whose approval was not decided in
 	// time (on the run's stream, name "approval:<step>").
-	TimerApprovalExpiry = "agent.run.approval_expiry"
+	TimerApprovalExpiry = "agent.approval_expiry"
 )
 
 // StepKind is the job kind that runs one action step of a run.

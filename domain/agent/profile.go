@@ -281,3 +281,22 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// ProfileView is a profile as its commands and reads answer it: without
+// its sources' texts (a profile holds up to 200 of them).
+type ProfileView struct {
+	ProfileID     string         `json:"profileId"`
+	SubjectUserID string         `json:"subjectUserId"`
+	DisplayName   string         `json:"displayName"`
+	Headline      string         `json:"headline"`
+	Sources       int            `json:"sources"`
+	StyleSnapshot *StyleSnapshot `json:"styleSnapshot"`
+	CreatedAt     time.Time      `json:"createdAt"`
+	UpdatedAt     time.Time      `json:"updatedAt"`
+}
+
+// View is the profile's view.
+func (p *Profile) View() ProfileView {
+	return ProfileView{ProfileID: p.ID, SubjectUserID: p.SubjectUserID, DisplayName: p.DisplayName, Headline: p.Headline,
+		Sources: len(p.Sources), StyleSnapshot: p.Latest(), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
+}

@@ -672,3 +672,7 @@ func bound(s string, n int) string {
 	}
 	return s
 }
+
+// FlowScopes are the scopes the run's flow version checks in app: what the
+// credential its steps call app with holds.
+func (r *Run) FlowScopes(app string) []string { return Definition{Steps: r.defs}.Scopes()[app] }

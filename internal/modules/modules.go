@@ -5,6 +5,7 @@ package modules
 
 import (
 	"github.com/platform/backend/internal/module"
+	"github.com/platform/backend/internal/modules/agent"
 	"github.com/platform/backend/internal/modules/contacts"
 	"github.com/platform/backend/internal/modules/dashboard"
 	"github.com/platform/backend/internal/modules/gateway"
@@ -26,6 +27,7 @@ func All() []module.Module {
 		publishing.Module,
 		studio.Module,
 		dashboard.Module,
+		agent.Module,
 		ops.Module,
 	}
 }
