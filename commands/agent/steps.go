@@ -16,6 +16,7 @@ import (
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	domjobs "github.com/platform/backend/domain/jobs"
+	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/actioncall"
 )
 
@@ -114,6 +115,9 @@ func (h *Handlers) call(ctx context.Context, a *jobs.Attempt[domain.StepInput]) 
 	if !c.ReadOnly {
 		req.Header.Set("Idempotency-Key", domain.IdempotencyKey(r.ID, i))
 	}
+	if min := positionsOf(r.PositionsBefore(i)); min != "" {
+		req.Header.Set("X-Platform-Min-Position", min)
+	}
 	// The request id is the correlation id of the events the call causes:
 	// the event-trigger reactor reads it to bound chains of runs.
 	req.Header.Set("X-Request-Id", CorrelationOf(r.FlowID, r.ID, i))
@@ -139,7 +143,7 @@ func (h *Handlers) call(ctx context.Context, a *jobs.Attempt[domain.StepInput]) 
 		// The request's key makes a repeat safe; its answer was not one.
 		return domain.CallResult{}, jobs.Retryable(codeOf(raw, "internal"), "the action answered "+strconv.Itoa(resp.StatusCode), 0)
 	}
-	out := domain.CallResult{Status: resp.StatusCode}
+	out := domain.CallResult{Status: resp.StatusCode, Position: positionsOf([]string{resp.Header.Get("X-Platform-Position")})}
 	switch {
 	case len(raw) > MaxOutput:
 		out.Truncated = true
@@ -237,4 +241,25 @@ func stepOf(jobID string) (string, int, bool) {
 	}
 	n, err := strconv.Atoi(jobID[i+1:])
 	return jobID[:i], n, err == nil
+}
+
+// positionsOf merges positions headers (each stream at its latest version),
+// at most eventstore.MaxPositions of them: "" when none parse.
+func positionsOf(headers []string) string {
+	var all eventstore.Positions
+	for _, h := range headers {
+		if h == "" {
+			continue
+		}
+		ps, err := eventstore.ParsePositions(h)
+		if err != nil {
+			continue
+		}
+		for _, p := range ps {
+			if len(all) < eventstore.MaxPositions {
+				all = all.Add(p)
+			}
+		}
+	}
+	return all.String()
 }

@@ -159,7 +159,9 @@ type StepSucceededV1 struct {
 	// OutputTruncated: the answer was larger than a run keeps (Output null).
 	OutputTruncated bool      `json:"output_truncated,omitempty"`
 	Attempts        int       `json:"attempts"`
-	At              time.Time `json:"at"`
+	// Position is where the step's writes reached (CallResult.Position).
+	Position string    `json:"position,omitempty"`
+	At       time.Time `json:"at"`
 }
 
 // StepFailedV1 is a step that failed: its action refused it (Status, the
@@ -190,6 +192,10 @@ type CallResult struct {
 	Status    int             `json:"status"`
 	Body      json.RawMessage `json:"body"`
 	Truncated bool            `json:"truncated,omitempty"`
+	// Position is where the action's writes reached (its answer's
+	// X-Platform-Position): later steps' calls wait for it, so a step
+	// reads what an earlier step wrote.
+	Position string `json:"position,omitempty"`
 }
 
 // StepInput is a step job's input: which step of which run.
@@ -254,7 +260,8 @@ type Run struct {
 	FinishedAt     *time.Time  `json:"finishedAt"`
 	UpdatedAt      time.Time   `json:"updatedAt"`
 
-	defs []Step
+	defs      []Step
+	positions map[int]string // where each step's writes reached
 }
 
 // LoadRun folds a run's stream.
@@ -328,6 +335,12 @@ var runFold = event.Fold[*Run]{
 		s := r.step(p.Step)
 		at := p.At
 		s.Status, s.Output, s.OutputTruncated, s.HTTPStatus, s.Attempts, s.FinishedAt = StepDone, p.Output, p.OutputTruncated, p.Status, p.Attempts, &at
+		if p.Position != "" {
+			if r.positions == nil {
+				r.positions = map[int]string{}
+			}
+			r.positions[p.Step] = p.Position
+		}
 		r.UpdatedAt = p.At
 	}),
 	StepFailed: event.Apply(func(r *Run, p StepFailedV1) {
@@ -590,7 +603,7 @@ func (r *Run) RecordJob(i int, j domjobs.Job, p Policy, now time.Time) ([]event.
 				out = json.RawMessage("null")
 			}
 			d.emit(event.New(StepSucceeded, StepSucceededV1{RunID: r.ID, Step: i, Status: res.Status, Output: out,
-				OutputTruncated: res.Truncated, Attempts: j.Attempt, At: now}))
+				OutputTruncated: res.Truncated, Attempts: j.Attempt, Position: res.Position, At: now}))
 			d.reach(i + 1)
 			break
 		}
@@ -676,3 +689,16 @@ func bound(s string, n int) string {
 // FlowScopes are the scopes the run's flow version checks in app: what the
 // credential its steps call app with holds.
 func (r *Run) FlowScopes(app string) []string { return Definition{Steps: r.defs}.Scopes()[app] }
+
+// PositionsBefore are where the writes of the steps before step i reached,
+// in step order: step i's call waits for them (read your writes across
+// services).
+func (r *Run) PositionsBefore(i int) []string {
+	var out []string
+	for j := 0; j < i; j++ {
+		if p := r.positions[j]; p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

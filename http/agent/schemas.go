@@ -132,7 +132,7 @@ var (
 
 func flowOpts(at string) []httpapi.OutputOption {
 	return []httpapi.OutputOption{
-		httpapi.EnumOf(at+"state", domain.FlowStates...),
+		httpapi.EnumOf(at+"state", domain.FlowStateActive, domain.FlowStatePaused, domain.FlowStateDeleted),
 		httpapi.EnumOf(at+"definition.trigger.type", domain.TriggerTypes...),
 		httpapi.EnumOf(at+"definition.steps[].kind", domain.StepKinds...),
 		httpapi.EnumOf(at+"owner.type", "user", "api_key"),

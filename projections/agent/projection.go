@@ -311,8 +311,8 @@ func openWait(e eventstore.Event, id, kind, state, runID string, step int, input
 	expires *time.Time) projections.Statement {
 	return projections.Exec(`INSERT INTO {{agent_waits_view}} (wait_id, organization_id, kind, run_id, flow_id, flow_name, step, step_name,
 		service, action, state, input, instructions, requested_at, expires_at)
-		SELECT $1, $2, $3, r.run_id, r.flow_id, r.flow_name, $5, COALESCE(r.steps->$5->>'name', ''), COALESCE(r.steps->$5->>'service', ''),
-			COALESCE(r.steps->$5->>'action', ''), $6, $7, $8, $9, $10
+		SELECT $1, $2, $3, r.run_id, r.flow_id, r.flow_name, $5::int, COALESCE(r.steps->($5::int)->>'name', ''),
+			COALESCE(r.steps->($5::int)->>'service', ''), COALESCE(r.steps->($5::int)->>'action', ''), $6, $7, $8, $9, $10
 		FROM {{agent_runs}} r WHERE r.run_id = $4
 		ON CONFLICT (wait_id) DO NOTHING`, id, e.OrganizationID, kind, runID, step, state, input, instructions, at, expires)
 }
