@@ -30,7 +30,9 @@ type UpdateDocument struct {
 // UpdateDocument changes a document.
 func (h *Handlers) UpdateDocument(ctx context.Context, m commands.Meta, in UpdateDocument) (commands.Result[domain.Document], error) {
 	now := h.now()
-	return h.onDocument(ctx, m, in.DocumentID, func(d *domain.Document) ([]event.Change, error) { return d.Update(domain.DocumentPatch{Title: in.Title, URL: in.URL, Content: in.Content}, now) })
+	return h.onDocument(ctx, m, in.DocumentID, func(d *domain.Document) ([]event.Change, error) {
+		return d.Update(domain.DocumentPatch{Title: in.Title, URL: in.URL, Content: in.Content}, now)
+	})
 }
 
 // DocumentRef names a document.

@@ -77,7 +77,9 @@ type UpdateProfile struct {
 // UpdateProfile changes a profile's names.
 func (a *Assistant) UpdateProfile(ctx context.Context, m commands.Meta, p principal.Principal, in UpdateProfile) (commands.Result[domain.ProfileView], error) {
 	now := a.h.now()
-	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.Update(domain.ProfilePatch{DisplayName: in.DisplayName, Headline: in.Headline}, now) })
+	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) {
+		return pr.Update(domain.ProfilePatch{DisplayName: in.DisplayName, Headline: in.Headline}, now)
+	})
 }
 
 // DeleteProfile removes a profile with its sources and snapshots.
@@ -99,7 +101,9 @@ type AddSource struct {
 func (a *Assistant) AddSource(ctx context.Context, m commands.Meta, p principal.Principal, in AddSource) (commands.Result[domain.ProfileView], error) {
 	id := uuid.Must(uuid.NewV7()).String()
 	now := a.h.now()
-	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) { return pr.AddSource(id, domain.SourceInput{Kind: in.Kind, Title: in.Title, URL: in.URL, Content: in.Content}, now) })
+	return a.onOwnProfile(ctx, m, p, in.ProfileID, func(pr *domain.Profile) ([]event.Change, error) {
+		return pr.AddSource(id, domain.SourceInput{Kind: in.Kind, Title: in.Title, URL: in.URL, Content: in.Content}, now)
+	})
 }
 
 // SourceRef names a source of a profile.

@@ -157,8 +157,8 @@ type StepSucceededV1 struct {
 	Status int             `json:"status"`
 	Output json.RawMessage `json:"output"`
 	// OutputTruncated: the answer was larger than a run keeps (Output null).
-	OutputTruncated bool      `json:"output_truncated,omitempty"`
-	Attempts        int       `json:"attempts"`
+	OutputTruncated bool `json:"output_truncated,omitempty"`
+	Attempts        int  `json:"attempts"`
 	// Position is where the step's writes reached (CallResult.Position).
 	Position string    `json:"position,omitempty"`
 	At       time.Time `json:"at"`
