@@ -282,16 +282,16 @@ func (q *Queries) Document(ctx context.Context, organizationID, id string) (doma
 // anyWords is a question as a full-text query matching any of its words
 // (English stems, stop words dropped): a visitor's question names the
 // thing among other words, and the rank orders the matches.
-const anyWords = `(SELECT CASE WHEN numnode(p) = 0 THEN p ELSE replace(p::text, ' & ', ' | ')::tsquery END
-	FROM plainto_tsquery('english', $2) AS p)`
+const anyWords = `(SELECT CASE WHEN numnode(p) = 0 THEN p ELSE replace(p::text, ' & ', ' | ')::tsquery END AS q
+	FROM plainto_tsquery('english', $2) AS p) AS w`
 
-const headline = `ts_headline('english', content, q, 'MaxWords=60, MinWords=20, MaxFragments=2, FragmentDelimiter=" … "')`
+const headline = `ts_headline('english', content, w.q, 'MaxWords=60, MinWords=20, MaxFragments=2, FragmentDelimiter=" … "')`
 
 // Search is the organization's passages for a question, best first: its own
 // documents only.
 func (q *Queries) Search(ctx context.Context, organizationID, question string, limit int) ([]agentcmd.Passage, error) {
-	s, err := q.sql(ctx, `SELECT document_id, title, url, `+headline+` FROM {{agent_documents}}, `+anyWords+` AS q
-		WHERE organization_id=$1 AND numnode(q) > 0 AND search @@ q ORDER BY ts_rank_cd(search, q) DESC, document_id LIMIT $3`)
+	s, err := q.sql(ctx, `SELECT document_id, title, url, `+headline+` FROM {{agent_documents}}, `+anyWords+`
+		WHERE organization_id=$1 AND numnode(w.q) > 0 AND search @@ w.q ORDER BY ts_rank_cd(search, w.q) DESC, document_id LIMIT $3`)
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -313,8 +313,8 @@ func (q *Queries) Search(ctx context.Context, organizationID, question string, l
 
 // ProfileSources are a profile's sources for a topic, best first.
 func (q *Queries) ProfileSources(ctx context.Context, organizationID, profileID, topic string, limit int) ([]agentcmd.SourcePassage, error) {
-	s, err := q.sql(ctx, `SELECT source_id, title, url, `+headline+` FROM {{agent_profile_sources}}, `+anyWords+` AS q
-		WHERE organization_id=$1 AND profile_id=$3 AND numnode(q) > 0 AND search @@ q ORDER BY ts_rank_cd(search, q) DESC, source_id LIMIT $4`)
+	s, err := q.sql(ctx, `SELECT source_id, title, url, `+headline+` FROM {{agent_profile_sources}}, `+anyWords+`
+		WHERE organization_id=$1 AND profile_id=$3 AND numnode(w.q) > 0 AND search @@ w.q ORDER BY ts_rank_cd(search, w.q) DESC, source_id LIMIT $4`)
 	if err != nil {
 		return nil, unavailable(err)
 	}

@@ -49,8 +49,11 @@ var Module = module.Module{
 	App: &module.App{AppID: agentcmd.AppID, Name: "Agent", SurfaceKind: "app", SurfaceGroup: "assist", Launchable: true,
 		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"workspace"}},
 	TenantKeyScopes: Scopes,
-	TestEnv:         map[string]string{"AGENT_VERIFIER": "sandbox", "AGENT_STEP_BACKOFF": "500ms"},
-	Build:           build,
+	// Tests: the sandbox verifier, quick step retries, the public chat's
+	// limits out of the way (the rate-limit tests set their own).
+	TestEnv: map[string]string{"AGENT_VERIFIER": "sandbox", "AGENT_STEP_BACKOFF": "500ms", "AGENT_CHAT_PER_MINUTE": "600000",
+		"AGENT_CHAT_BURST": "100000", "AGENT_CHAT_SESSION_PER_MINUTE": "600000", "AGENT_CHAT_SESSION_BURST": "100000"},
+	Build: build,
 }
 
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
