@@ -113,7 +113,7 @@ func (h *Handlers) resolve(ctx context.Context, m commands.Meta, p principal.Pri
 				return d, errs.Unavailable("the action's input schema could not be read", err)
 			}
 			for _, pr := range problems {
-				fields = append(fields, errs.Field{Pointer: at + "/input" + pr.Pointer, Detail: pr.Message})
+				fields = append(fields, errs.Field{Pointer: at + "/input" + pr.Pointer, Detail: InputSchemaRefuses + pr.Message})
 			}
 		}
 		s.Call = &domain.Call{AppID: app, Method: desc.Method, Path: desc.Path, Permission: desc.Permission, ReadOnly: desc.ReadOnly,
@@ -124,6 +124,10 @@ func (h *Handlers) resolve(ctx context.Context, m commands.Meta, p principal.Pri
 	}
 	return d, nil
 }
+
+// InputSchemaRefuses starts the problems a literal input template meets in
+// its action's input schema.
+const InputSchemaRefuses = "the action's input schema refuses it: "
 
 // literal: a template without references, checkable against the action's
 // input schema when the flow is saved.

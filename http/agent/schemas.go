@@ -28,43 +28,17 @@ var (
 	// at any depth; the domain bounds its size).
 	objectSchema  = `{"type":"object","maxProperties":100}`
 	anyJSONSchema = `{"type":["object","array","string","number","boolean","null"]}`
-	eventTypeSch  = httpapi.PatternSchema(text.MaxID, `^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*){2,}$`)
-	serviceSchema = httpapi.PatternSchema(63, `^[a-z][a-z0-9_-]{0,62}$`)
 	actionSchema  = httpapi.PatternSchema(text.MaxID, `^[a-z][a-z0-9_.-]{0,127}$`)
-	triggerSchema = string(httpapi.Object([]string{"type"}, map[string]string{
-		"type":         enum(domain.TriggerTypes...),
-		"eventType":    eventTypeSch,
-		"everyMinutes": `{"type":"integer","minimum":0,"maximum":10080}`,
-		"startAt":      httpapi.DateTimeSchema(),
-	}))
-	stepSchema = string(httpapi.Object(nil, map[string]string{
-		"name":               stepNameSchema,
-		"kind":               enum(domain.StepKinds...),
-		"service":            serviceSchema,
-		"action":             actionSchema,
-		"input":              objectSchema,
-		"instructions":       httpapi.TextSchema(0, domain.MaxInstructions),
-		"approvalTtlMinutes": `{"type":"integer","minimum":0,"maximum":43200}`,
-		"organizationId":     httpapi.LineSchema(0, text.MaxID),
-	}))
-	stepsSchema = `{"type":"array","minItems":1,"maxItems":20,"items":` + stepSchema + `}`
-
-	flowIn = httpapi.Object([]string{"name", "trigger", "steps"}, map[string]string{
-		"name": nameSchema, "description": descSchema, "trigger": triggerSchema, "steps": stepsSchema,
-	})
-	flowPatchIn = httpapi.RequireAnyOf(httpapi.Object([]string{"flowId"}, map[string]string{
-		"flowId": idSchema, "name": nameSchema, "description": descSchema, "trigger": triggerSchema, "steps": stepsSchema,
-	}), "name", "description", "trigger", "steps")
-	flowRefIn   = httpapi.Object([]string{"flowId"}, map[string]string{"flowId": idSchema})
-	flowsListIn = httpapi.Object(nil, map[string]string{"state": enum(domain.FlowStates...), "limit": limitSchema})
-	runStartIn  = httpapi.Object([]string{"flowId"}, map[string]string{"flowId": idSchema, "input": anyJSONSchema})
-	runsListIn  = httpapi.Object(nil, map[string]string{"flowId": idSchema, "status": enum(domain.RunStatuses...), "limit": limitSchema})
-	runRefIn    = httpapi.Object([]string{"runId"}, map[string]string{"runId": idSchema})
-	runCancelIn = httpapi.Object([]string{"runId"}, map[string]string{"runId": idSchema, "reason": noteSchema})
-	decideIn    = httpapi.Object([]string{"approvalId"}, map[string]string{"approvalId": idSchema, "note": noteSchema})
-	approvalsIn = httpapi.Object(nil, map[string]string{"state": enum(view.ApprovalStates...), "limit": limitSchema})
-	tasksIn     = httpapi.Object(nil, map[string]string{"state": enum(view.TaskStates...), "limit": limitSchema})
-	completeIn  = httpapi.Object([]string{"taskId"}, map[string]string{"taskId": idSchema, "output": anyJSONSchema, "note": noteSchema})
+	flowRefIn     = httpapi.Object([]string{"flowId"}, map[string]string{"flowId": idSchema})
+	flowsListIn   = httpapi.Object(nil, map[string]string{"state": enum(domain.FlowStates...), "limit": limitSchema})
+	runStartIn    = httpapi.Object([]string{"flowId"}, map[string]string{"flowId": idSchema, "input": anyJSONSchema})
+	runsListIn    = httpapi.Object(nil, map[string]string{"flowId": idSchema, "status": enum(domain.RunStatuses...), "limit": limitSchema})
+	runRefIn      = httpapi.Object([]string{"runId"}, map[string]string{"runId": idSchema})
+	runCancelIn   = httpapi.Object([]string{"runId"}, map[string]string{"runId": idSchema, "reason": noteSchema})
+	decideIn      = httpapi.Object([]string{"approvalId"}, map[string]string{"approvalId": idSchema, "note": noteSchema})
+	approvalsIn   = httpapi.Object(nil, map[string]string{"state": enum(view.ApprovalStates...), "limit": limitSchema})
+	tasksIn       = httpapi.Object(nil, map[string]string{"state": enum(view.TaskStates...), "limit": limitSchema})
+	completeIn    = httpapi.Object([]string{"taskId"}, map[string]string{"taskId": idSchema, "output": anyJSONSchema, "note": noteSchema})
 
 	urlSchema     = httpapi.URLSchema("https?")
 	contentSchema = httpapi.StringSchema(1, domain.MaxDocument, text.NonBlankTextPattern, nil)
@@ -192,3 +166,70 @@ type (
 		Refusals []view.Refusal `json:"refusals"`
 	}
 )
+
+// flowSchemas are the flow inputs, with the platform's event types (an
+// event trigger names one) and the services a step may call.
+func flowSchemas(eventTypes, services []string) (create, patch json.RawMessage) {
+	none := func(members ...string) map[string]any {
+		list := make([]any, len(members))
+		for i, m := range members {
+			list[i] = map[string]any{"required": []string{m}}
+		}
+		return map[string]any{"anyOf": list}
+	}
+	eventTypeSchema := map[string]any{"type": "string", "maxLength": text.MaxID, "pattern": text.LinePattern}
+	if len(eventTypes) > 0 {
+		eventTypeSchema = map[string]any{"type": "string", "enum": eventTypes}
+	}
+	serviceSchema := map[string]any{"type": "string", "maxLength": 63, "pattern": `^[a-z][a-z0-9_-]{0,62}$`}
+	if len(services) > 0 {
+		serviceSchema = map[string]any{"type": "string", "enum": services}
+	}
+	// manual (nothing else), schedule (every 5..10080 minutes, from an
+	// optional start) or event (one of the platform's event types outside
+	// the agent's own).
+	trigger := map[string]any{"type": "object", "additionalProperties": false, "required": []string{"type"},
+		"properties": map[string]any{
+			"type":         map[string]any{"type": "string", "enum": domain.TriggerTypes},
+			"eventType":    eventTypeSchema,
+			"everyMinutes": map[string]any{"type": "integer", "minimum": domain.MinEveryMinutes, "maximum": domain.MaxEveryMinutes},
+			"startAt":      json.RawMessage(httpapi.DateTimeSchema()),
+		},
+		"allOf": []any{
+			map[string]any{"if": map[string]any{"properties": map[string]any{"type": map[string]any{"const": domain.TriggerManual}}},
+				"then": map[string]any{"not": none("eventType", "everyMinutes", "startAt")}},
+			map[string]any{"if": map[string]any{"properties": map[string]any{"type": map[string]any{"const": domain.TriggerSchedule}}},
+				"then": map[string]any{"required": []string{"everyMinutes"}, "not": none("eventType")}},
+			map[string]any{"if": map[string]any{"properties": map[string]any{"type": map[string]any{"const": domain.TriggerEvent}}},
+				"then": map[string]any{"required": []string{"eventType"}, "not": none("everyMinutes", "startAt")}},
+		}}
+	step := map[string]any{"type": "object", "additionalProperties": false,
+		"properties": map[string]any{
+			"name":               json.RawMessage(stepNameSchema),
+			"kind":               map[string]any{"type": "string", "enum": domain.StepKinds},
+			"service":            serviceSchema,
+			"action":             json.RawMessage(actionSchema),
+			"input":              json.RawMessage(objectSchema),
+			"instructions":       json.RawMessage(httpapi.StringSchema(1, domain.MaxInstructions, text.NonBlankTextPattern, nil)),
+			"approvalTtlMinutes": map[string]any{"type": "integer", "minimum": 0, "maximum": domain.MaxApprovalMinutes},
+			"organizationId":     json.RawMessage(httpapi.LineSchema(0, text.MaxID)),
+		},
+		// A task (kind task) has instructions and calls nothing; an action
+		// (the default kind) names a service and an action.
+		"if":   map[string]any{"required": []string{"kind"}, "properties": map[string]any{"kind": map[string]any{"const": domain.KindTask}}},
+		"then": map[string]any{"required": []string{"instructions"}, "not": none("service", "action")},
+		"else": map[string]any{"required": []string{"service", "action"}, "not": none("instructions")},
+	}
+	steps := map[string]any{"type": "array", "minItems": 1, "maxItems": domain.MaxSteps, "items": step}
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return string(b)
+	}
+	create = httpapi.Object([]string{"name", "trigger", "steps"}, map[string]string{
+		"name": nameSchema, "description": descSchema, "trigger": enc(trigger), "steps": enc(steps),
+	})
+	patch = httpapi.RequireAnyOf(httpapi.Object([]string{"flowId"}, map[string]string{
+		"flowId": idSchema, "name": nameSchema, "description": descSchema, "trigger": enc(trigger), "steps": enc(steps),
+	}), "name", "description", "trigger", "steps")
+	return create, patch
+}

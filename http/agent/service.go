@@ -33,6 +33,8 @@ type Deps struct {
 	// address and per chat session (429 with Retry-After).
 	ChatByAddress *httpapi.Limiter
 	ChatBySession *httpapi.Limiter
+	// EventTypes are the platform's event types a flow's trigger may name.
+	EventTypes []string
 }
 
 func (d Deps) now() time.Time {
@@ -72,6 +74,7 @@ type (
 // Service is the agent's HTTP service.
 func Service(d Deps) httpapi.Service {
 	c, a := d.Commands, d.Assistant
+	flowIn, flowPatchIn := flowSchemas(d.EventTypes, d.Catalog.Services())
 	return httpapi.Service{Name: "agent", AppID: AppID, HealthPath: HealthPath, Actions: []httpapi.Action{
 		// Flows.
 		httpapi.Query(httpapi.Action{Name: "flows.list", Method: http.MethodGet, Path: "/api/flows", Permission: "workflows:read", ReadOnly: true,

@@ -108,7 +108,8 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, queries)
 	deps := agenthttp.Deps{Commands: h, Assistant: assistant, Queries: queries, Catalog: catalog, Now: p.Now,
 		ChatByAddress: httpapi.NewLimiter(httpapi.RateLimitConfig{PerSecond: cfg.ChatPerMinute / 60, Burst: cfg.ChatBurst}),
-		ChatBySession: httpapi.NewLimiter(httpapi.RateLimitConfig{PerSecond: cfg.ChatSessionPerMinute / 60, Burst: cfg.ChatSessionBurst})}
+		ChatBySession: httpapi.NewLimiter(httpapi.RateLimitConfig{PerSecond: cfg.ChatSessionPerMinute / 60, Burst: cfg.ChatSessionBurst}),
+		EventTypes:    triggerTypes}
 	return module.Parts{
 		Projections: []projections.Projection{view.Projection{}},
 		Reactors:    []reactor.Reactor{h.Runs(), h.Triggers(triggerTypes)},
