@@ -27,7 +27,9 @@ var (
 	// A template or a task's data: any JSON object (the kernel refuses NUL
 	// at any depth; the domain bounds its size).
 	objectSchema  = `{"type":"object","maxProperties":100}`
-	anyJSONSchema = `{"type":["object","array","string","number","boolean","null"]}`
+	// A manual run's input and a task's output: a JSON object (or nothing),
+	// which later steps refer into.
+	anyJSONSchema = `{"type":["object","null"],"maxProperties":100}`
 	actionSchema  = httpapi.PatternSchema(text.MaxID, `^[a-z][a-z0-9_.-]{0,127}$`)
 	flowRefIn     = httpapi.Object([]string{"flowId"}, map[string]string{"flowId": idSchema})
 	flowsListIn   = httpapi.Object(nil, map[string]string{"state": enum(domain.FlowStates...), "limit": limitSchema})
