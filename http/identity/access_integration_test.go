@@ -542,6 +542,12 @@ func TestProvisionFromCheckout(t *testing.T) {
 			apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session,
 				map[string]any{"app_id": "design", "redirect_uri": tricky}), http.StatusUnprocessableEntity, "invalid_input")
 		}
+		// An app the organization lacks: the agent, a default service,
+		// taken away by the platform.
+		if _, err := h.Access().SetServiceAccess(context.Background(), commands.Meta{OrganizationID: first.OrgID,
+			Actor: eventstore.Actor{ID: "platform-admin", Type: "user"}}, accPlatformAdmin(), first.OrgID, "agent", false); err != nil {
+			t.Fatal(err)
+		}
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session,
 			map[string]any{"app_id": "agent", "redirect_uri": accApps + "/agent/cb"}), http.StatusForbidden, "permission_denied")
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", "",
