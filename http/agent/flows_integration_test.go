@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -255,6 +254,25 @@ func TestRetriedStepActsOnce(t *testing.T) {
 	if opened.IncidentID == "" {
 		t.Fatalf("output %s", r.Steps[0].Output)
 	}
-	_ = io.Discard
-	_ = time.Second
+}
+
+// TestApprovalExpires: an approval nobody decides ends the run when its
+// durable timer fires (expired); deciding it afterwards runs nothing.
+func TestApprovalExpires(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+		module.SectionOf[*agentmod.Config](c.Modules).Commands.ApprovalTTL = 2 * time.Second
+	}})
+	var f flowOf
+	call(t, h, http.MethodPost, "/api/flows", "", threeSteps("Expiring"), http.StatusCreated, &f)
+	var r run
+	call(t, h, http.MethodPost, "/api/flows/"+f.FlowID+"/runs", "", map[string]any{"input": map[string]any{"title": "Late"}}, http.StatusCreated, &r)
+	r = waitRun(t, h, "", r.RunID, "the run's expiry", func(r run) bool { return r.Status == "expired" })
+	if r.Steps[1].Status != "expired" || r.Steps[1].Decision == nil || r.Steps[1].Decision.Kind != "expired" || r.Steps[2].Status != "pending" {
+		t.Fatalf("expired run: %+v", r.Steps)
+	}
+	apptest.ExpectProblem(t, h.Do(t, "agent", http.MethodPost, "/api/approvals/"+r.Steps[1].WaitID+"/approve", "", map[string]any{}),
+		http.StatusConflict, "approval_decided")
+	if n := count(t, h, `SELECT count(*) FROM es_events WHERE event_type='status.incident.created' AND organization_id=$1`, h.OrgID); n != 0 {
+		t.Fatalf("an expired approval opened %d incidents", n)
+	}
 }
