@@ -26,7 +26,7 @@ var (
 	limitSchema    = `{"type":"integer","minimum":1,"maximum":200}`
 	// A template or a task's data: any JSON object (the kernel refuses NUL
 	// at any depth; the domain bounds its size).
-	objectSchema  = `{"type":"object","maxProperties":100}`
+	objectSchema = `{"type":"object","maxProperties":100}`
 	// A manual run's input and a task's output: a JSON object (or nothing),
 	// which later steps refer into.
 	anyJSONSchema = `{"type":["object","null"],"maxProperties":100}`
