@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/platform/backend/commands/reactor"
@@ -121,7 +122,7 @@ func (*Triggers) Name() string { return TriggersReactor }
 func (t *Triggers) Contexts() []string {
 	var out []string
 	for _, typ := range t.types {
-		c := domjobs.ContextOf(typ)
+		c, _, _ := strings.Cut(typ, ".")
 		if c != domain.Context && !slices.Contains(out, c) {
 			out = append(out, c)
 		}

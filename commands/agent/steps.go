@@ -152,7 +152,9 @@ func (h *Handlers) call(ctx context.Context, a *jobs.Attempt[domain.StepInput]) 
 	case json.Valid(raw):
 		out.Body = raw
 	default:
-		out.Body, _ = json.Marshal(string(raw))
+		// Not JSON (a text answer): kept as a string, bounded so that its
+		// escaped form stays within a job's result.
+		out.Body, _ = json.Marshal(bound(string(raw), 8<<10))
 	}
 	return out, nil
 }
