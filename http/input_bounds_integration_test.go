@@ -36,7 +36,10 @@ var boundsMultiLineMembers = []string{"message", "prompt", "content", "text", "q
 	// The studio's prose: a brief's objective, audience and style notes, a
 	// composition's notes, an approval's note, and the prompt fragments of
 	// presets and templates (settings, promptDefaults: values sent to models).
-	"objective", "audience", "styleNotes", "note", "notes", "settings", "promptDefaults"}
+	"objective", "audience", "styleNotes", "note", "notes", "settings", "promptDefaults",
+	// The agent's: a task's instructions, a persona's greeting and
+	// instructions (prompt text).
+	"instructions", "greeting"}
 
 // TestEveryInputStringIsBounded walks the input schema of every action of
 // every service the app builds (as /api/actions serves them) and fails on a

@@ -28,9 +28,10 @@ type figures struct {
 	Calls int `json:"calls"`
 }
 
-// slowAndFailing registers two apps of the identity catalog that no module
-// serves: design, whose widget never answers within its budget, and agent,
-// whose widget fails while failing is set.
+// slowAndFailing registers design, an app of the identity catalog that no
+// module serves, whose widget never answers within its budget, and replaces
+// the agent's widget by one (under the agent's widget permission) that
+// fails while failing is set.
 func slowAndFailing(l *view.Launcher, failing *atomic.Bool) {
 	l.Add(view.App{AppID: "design", Name: "Design", URL: "http://apps.test/design",
 		Widget: httpapi.NewWidget(httpapi.Widget{Title: "Design", Permission: "workspace:read", Summary: "Designs"},
@@ -42,7 +43,7 @@ func slowAndFailing(l *view.Launcher, failing *atomic.Bool) {
 				return figures{}, errors.New("too late")
 			})})
 	l.Add(view.App{AppID: "agent", Name: "Agent", URL: "http://apps.test/agent",
-		Widget: httpapi.NewWidget(httpapi.Widget{Title: "Agent", Permission: "agent:read", Summary: "Flows and runs"},
+		Widget: httpapi.NewWidget(httpapi.Widget{Title: "Agent", Permission: "workflows:read", Summary: "Flows and runs"},
 			func(context.Context, principal.Principal) (figures, error) {
 				if failing.Load() {
 					return figures{}, errors.New("agent down")

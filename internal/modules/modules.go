@@ -6,6 +6,7 @@ package modules
 import (
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/modules/brands"
+	"github.com/platform/backend/internal/modules/agent"
 	"github.com/platform/backend/internal/modules/contacts"
 	"github.com/platform/backend/internal/modules/dashboard"
 	"github.com/platform/backend/internal/modules/design"
@@ -32,6 +33,7 @@ func All() []module.Module {
 		studio.Module,
 		design.Module,
 		dashboard.Module,
+		agent.Module,
 		ops.Module,
 	}
 }

@@ -280,6 +280,41 @@ KNOWN_422.update({
     "assets.upload": [("/body", "must be a PNG or JPEG image of the type it is sent as, at most 40 megapixels")],
 })
 
+# The agent: a flow's step names an action of a service (data: the
+# service's descriptors, read from its /api/actions), a literal input is
+# checked against that action's own input schema (data: whatever that
+# schema says, each problem prefixed), an input template's references are
+# JSON pointers into the trigger or earlier steps (a string's syntax and a
+# number against the step's own index), and its size and depth bounds are
+# of the encoded JSON; below the free-form templates, task outputs and run
+# inputs the kernel refuses U+0000 at every depth (no schema can say it).
+# A person profile's subject must be a member of the organization (data).
+_NUL_RULES = lambda at: [(at + "{*}", "must not contain U+0000 (NUL)"), (at + "{*}", "a member name must not contain U+0000 (NUL)")]
+_FLOW_RULES = _NUL_RULES("/steps/{i}/input") + [
+    ("/steps/{i}/action", "the service has no such action (see GET /api/flow-actions)"),
+    ("/steps/{i}/action", "the action answers a stream of events; a step keeps one JSON answer"),
+    ("/steps/{i}/input{*}", re.compile(r"the action's input schema refuses it: .*", re.S)),
+    ("/steps/{i}/input", "must be at most 16384 bytes of JSON"),
+    ("/steps/{i}/input{*}", "nests deeper than 16 levels"),
+    ("/steps/{i}/input{*}", "a $from object has only the members $from and default"),
+    ("/steps/{i}/input{*}", "a $literal object has no other member"),
+    ("/steps/{i}/input{*}", "must be a JSON pointer (a string)"),
+    ("/steps/{i}/input{*}", "a JSON pointer starts with /"),
+    ("/steps/{i}/input{*}", "a JSON pointer is at most 512 characters"),
+    ("/steps/{i}/input{*}", "~ is escaped as ~0 and / as ~1 in a JSON pointer"),
+    ("/steps/{i}/input{*}", "must point into /trigger or /steps/<n>"),
+    ("/steps/{i}/input{*}", "must name a step: /steps/<n>/..."),
+    ("/steps/{i}/input{*}", "a step is named by its index, /steps/<n>"),
+    ("/steps/{i}/input{*}", re.compile(r"may refer only to earlier steps \(0\.\.-?[0-9]+\)")),
+]
+KNOWN_422.update({
+    "flows.create": _FLOW_RULES,
+    "flows.update": _FLOW_RULES,
+    "runs.start": _NUL_RULES("/input"),
+    "tasks.complete": _NUL_RULES("/output"),
+    "person_profiles.create": [("/subjectUserId", "not a member of the organization")],
+})
+
 _KNOWN = {
     op: [(re.compile("^" + re.escape(pointer).replace(re.escape("{i}"), "[0-9]+").replace(re.escape("{*}"), "(/.*)?") + "$"), detail)
          for pointer, detail in rules]
@@ -291,7 +326,8 @@ def _known(rules, error):
     if not isinstance(error, dict):
         return False
     pointer, detail = error.get("pointer"), error.get("detail")
-    return isinstance(pointer, str) and any(p.match(pointer) and detail == d for p, d in rules)
+    return isinstance(pointer, str) and isinstance(detail, str) and any(
+        p.match(pointer) and (d.fullmatch(detail) if isinstance(d, re.Pattern) else detail == d) for p, d in rules)
 
 
 @schemathesis.hook
