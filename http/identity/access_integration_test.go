@@ -121,6 +121,12 @@ func TestAPIKeyOptionsDriveCreateAndUpdate(t *testing.T) {
 	}
 
 	t.Run("application the organization may not use", func(t *testing.T) {
+		// The design service is a default one: the platform takes it away
+		// first (the next case grants it again).
+		if _, err := h.Access().SetServiceAccess(ctx, commands.Meta{OrganizationID: h.OrgID,
+			Actor: eventstore.Actor{ID: "platform-admin", Type: "user"}}, accPlatformAdmin(), h.OrgID, "design", false); err != nil {
+			t.Fatal(err)
+		}
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodGet, "/api/api-keys/options?appId=design", limited, nil), http.StatusForbidden, "permission_denied")
 	})
 	t.Run("resource-type duplicates collapse", func(t *testing.T) {
