@@ -178,6 +178,7 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 	b := &pgx.Batch{}
 	var pending []int
 	var appended []Decision
+	var notify []string
 	for n, i := range live {
 		cmd, r := items[i].Command, reads[n]
 		out, d, err := s.decideItem(ctx, conn, cmd, items[i].Decide, r, len(live) > 1)
@@ -207,6 +208,9 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 			}
 			queueWrites(b, d.Writes)
 			appended = append(appended, d)
+			if s.notifies(cmd.StreamType) {
+				notify = append(notify, cmd.StreamID)
+			}
 		}
 		results[i].Outcome = out
 		pending = append(pending, i)
@@ -221,13 +225,19 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 	if shared != nil && len(appended) > 0 {
 		queueWrites(end, shared(appended))
 	}
+	queueNotify(end, notify)
 	// COMMIT rides in the same round trip. The optimistic check is the
 	// unique (stream_id, stream_version) of es_events: a version written by
 	// anyone who bypassed the stream lock fails the insert, the server skips
 	// the rest of the pipeline, COMMIT included, and the transaction is
 	// rolled back.
 	end.Queue(`COMMIT`)
-	return pending, conn.SendBatch(ctx, end).Close()
+	err = conn.SendBatch(ctx, end).Close()
+	// This process's watches forget the heads before anyone is answered, so
+	// a change applies here at once (other processes get the notification);
+	// also after an error, which may hide a commit.
+	s.announce(notify)
+	return pending, err
 }
 
 // beginBatch is a batch's first round trip: BEGIN, the idempotency keys'

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,6 +37,9 @@ type Store struct {
 	now    func() time.Time
 	group  *groupcommit.Queue[BatchItem, BatchResult]
 
+	notifyMu sync.Mutex
+	notify   atomic.Pointer[map[string]bool] // stream types whose appends NOTIFY (NotifyHeads)
+	watches  atomic.Pointer[[]*HeadWatch]    // this process's watches (announce)
 }
 
 func NewStore(pool *pgxpool.Pool, topics Topics) *Store {
