@@ -240,8 +240,8 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 	return pending, err
 }
 
-// beginBatch is a batch's first round trip: BEGIN, the idempotency keys'
-// and the streams' locks (queueLocks), every item's idempotency record and
+// beginBatch is a batch's first round trip: BEGIN, generic plans
+// (genericPlans), the idempotency keys' and the streams' locks (queueLocks), every item's idempotency record and
 // stream in one statement (queueReads), then the timer checks. Results
 // are in the order of live.
 func beginBatch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int) ([]loaded, error) {
@@ -257,6 +257,7 @@ func beginBatch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []i
 	}
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
+	b.Queue(genericPlans)
 	queueLocks(b, cmds)
 	queueReads(b, specs)
 	for _, cmd := range cmds {
@@ -264,7 +265,7 @@ func beginBatch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []i
 	}
 	br := conn.SendBatch(ctx, b)
 	defer br.Close()
-	for range 2 {
+	for range 3 {
 		if _, err := br.Exec(); err != nil {
 			return nil, err
 		}

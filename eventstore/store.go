@@ -196,13 +196,30 @@ func (s *Store) Load(ctx context.Context, streamID string) ([]Event, error) {
 // LoadLatest is Load starting from the stream's snapshot of the given
 // schema, when there is one: credential validation runs it per request.
 func (s *Store) LoadLatest(ctx context.Context, streamID string, snapshotSchema int) ([]Event, error) {
+	// In a transaction of its own only for genericPlans (one round trip).
 	b := &pgx.Batch{}
+	b.Queue(`BEGIN READ ONLY`)
+	b.Queue(genericPlans)
 	specs := []readSpec{{streamID: streamID, schema: snapshotSchema}}
 	queueReads(b, specs)
-	br := s.pool.SendBatch(ctx, b)
+	b.Queue(`COMMIT`)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release() // left inside the transaction (an error), it is destroyed, never reused
+	br := conn.SendBatch(ctx, b)
 	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
 	reads, err := readReads(br, specs)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
 		return nil, err
 	}
 	return reads[0].history, br.Close()
