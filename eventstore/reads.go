@@ -156,4 +156,3 @@ func queueLocks(b *pgx.Batch, cmds []Command) {
 }
 
 func idempotencyLock(cmd Command) string { return cmd.OrganizationID + ":" + cmd.IdempotencyKey }
-
