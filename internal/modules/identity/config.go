@@ -34,7 +34,7 @@ type Config struct {
 	// HeadWatch serves validation's stream heads from memory, coherent by
 	// LISTEN/NOTIFY: a revocation, logout or role change applies on every
 	// process within HeadWatch.Bound (IDENTITY_HEAD_WATCH_BOUND, 100ms);
-	// negative reads the heads from the database on every validation.
+	// negative (-1s) reads the heads from the database on every validation.
 	HeadWatch eventstore.HeadWatchConfig
 }
 
