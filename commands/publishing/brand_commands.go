@@ -12,8 +12,11 @@ import (
 	domain "github.com/platform/backend/domain/publishing"
 )
 
+// runBrand executes a decision on a brand's stream, loaded from its
+// snapshot (the brand with its home organization).
 func (h *Handlers) runBrand(ctx context.Context, m commands.Meta, brandID string, act func(*domain.Brand) ([]event.Change, error),
 	opts ...commands.Option) (commands.Result[domain.Brand], error) {
+	opts = append([]commands.Option{commands.SnapshotsOf(domain.SnapshotSchema, domain.BrandSnapshot)}, opts...)
 	return commands.Execute(ctx, h.store, m, domain.StreamBrand, brandID, domain.LoadBrand, act, (*domain.Brand).State, opts...)
 }
 

@@ -11,9 +11,11 @@ import (
 	domain "github.com/platform/backend/domain/publishing"
 )
 
-// runPost executes a decision on a post's stream.
+// runPost executes a decision on a post's stream, loaded from its
+// snapshot (the post as the last command answered it).
 func (h *Handlers) runPost(ctx context.Context, m commands.Meta, postID string, act func(*domain.Post) ([]event.Change, error),
 	opts ...commands.Option) (commands.Result[domain.Post], error) {
+	opts = append([]commands.Option{commands.Snapshots(domain.SnapshotSchema)}, opts...)
 	return commands.Execute(ctx, h.store, m, domain.StreamPost, postID, domain.LoadPost, act, (*domain.Post).State, opts...)
 }
 

@@ -77,19 +77,35 @@ type BrandEvent struct {
 	Brand        brandRecord `json:"brand"`
 }
 
-// LoadBrand folds a brand's history.
+// LoadBrand folds a brand's history: every event carries the whole brand
+// after it, so only the last record is decoded. A snapshot
+// (event.SnapshotType, first when present) is BrandSnapshot's record.
 func LoadBrand(history []event.Recorded) (*Brand, error) {
 	b := &Brand{}
-	for _, r := range history {
+	if len(history) == 0 {
+		return b, nil
+	}
+	r := history[len(history)-1]
+	var rec brandRecord
+	if r.Type == event.SnapshotType {
+		if err := json.Unmarshal(r.Payload, &rec); err != nil {
+			return nil, fmt.Errorf("decode the brand's snapshot: %w", err)
+		}
+	} else {
 		var e BrandEvent
 		if err := json.Unmarshal(r.Payload, &e); err != nil {
 			return nil, fmt.Errorf("decode %s: %w", r.Type, err)
 		}
-		*b = e.Brand.Brand
-		b.HomeOrganizationID = e.Brand.Home
+		rec = e.Brand
 	}
+	*b = rec.Brand
+	b.HomeOrganizationID = rec.Home
 	return b, nil
 }
+
+// BrandSnapshot is what a brand's stream head keeps (commands.SnapshotsOf):
+// the brand with its home organization, which its answer leaves out.
+func BrandSnapshot(b Brand) any { return brandRecord{Brand: b, Home: b.HomeOrganizationID} }
 
 // DecodeBrandEvent reads a brand event's payload with its home organization.
 func DecodeBrandEvent(payload []byte) (BrandEvent, Brand, error) {

@@ -9,6 +9,10 @@
 // happened (which target, item and attempt).
 package publishing
 
+// SnapshotSchema is the format of the post's and the brand's snapshots
+// (the post; BrandSnapshot's record): bump it when either changes shape.
+const SnapshotSchema = 1
+
 // Stream types.
 const (
 	StreamPost  = "publishing.post"

@@ -148,16 +148,27 @@ type PostEvent struct {
 	Post Post `json:"post"`
 }
 
-// LoadPost folds a post's history: the state is the last event's post.
+// LoadPost folds a post's history: every event carries the whole post
+// after it, so the state is the last record's post, and only that record is
+// decoded. A snapshot (event.SnapshotType, first when present) is the post
+// itself (the commands' answer).
 func LoadPost(history []event.Recorded) (*Post, error) {
 	p := &Post{}
-	for _, r := range history {
-		var e PostEvent
-		if err := json.Unmarshal(r.Payload, &e); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", r.Type, err)
-		}
-		*p = e.Post
+	if len(history) == 0 {
+		return p, nil
 	}
+	r := history[len(history)-1]
+	if r.Type == event.SnapshotType {
+		if err := json.Unmarshal(r.Payload, p); err != nil {
+			return nil, fmt.Errorf("decode the post's snapshot: %w", err)
+		}
+		return p, nil
+	}
+	var e PostEvent
+	if err := json.Unmarshal(r.Payload, &e); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", r.Type, err)
+	}
+	*p = e.Post
 	return p, nil
 }
 
