@@ -5,7 +5,7 @@
 #
 # Recipes that use the stack source .stack/env in the same shell line.
 
-.PHONY: stack chromium build test fuzz fuzz-tools bench run stop
+.PHONY: stack chromium ffmpeg build test fuzz fuzz-tools bench run stop
 
 stack:
 	scripts/stack.sh
@@ -15,13 +15,18 @@ stack:
 chromium:
 	scripts/chromium.sh
 
+# ffmpeg and ffprobe for the studio's renderer and its tests (Debian's
+# ffmpeg, apt-get installed when missing; FFMPEG/FFPROBE override).
+ffmpeg:
+	scripts/ffmpeg.sh >/dev/null
+
 build:
 	go build -o bin/ ./cmd/...
 
 # PLATFORM_FUZZ=1: the fuzzing gate (e2e.TestSchemathesis, a few minutes) is
 # part of the suite; fuzz-tools installs schemathesis first.
-test: stack chromium fuzz-tools
-	. .stack/env && PLATFORM_FUZZ=1 PLATFORM_REQUIRE_INFRA=1 go test -count=1 -p 2 -timeout 25m ./...
+test: stack chromium ffmpeg fuzz-tools sdk-tools
+	. .stack/env && PLATFORM_FUZZ=1 PLATFORM_REQUIRE_INFRA=1 go test -count=1 -p 2 -timeout 45m ./...
 
 # Only the fuzzing gate (e2e.TestSchemathesis, also part of make test):
 # schemathesis against every service's OpenAPI document of a real platformd
@@ -32,10 +37,15 @@ fuzz: stack fuzz-tools
 fuzz-tools:
 	scripts/fuzz.sh setup >/dev/null
 
-bench: stack
+# The official openai and anthropic Python SDKs (scripts/sdk/requirements.txt) of
+# the gateway's compatibility test (e2e/gateway_sdk_test.go).
+sdk-tools:
+	scripts/pyenv.sh setup sdk >/dev/null
+
+bench: stack ffmpeg
 	. .stack/env && PLATFORM_REQUIRE_INFRA=1 go test -run '^$$' -bench . -benchmem -benchtime=1x -timeout 20m ./bench/...
 
-run: stack build
+run: stack ffmpeg build
 	. .stack/env && scripts/run.sh
 
 stop:

@@ -361,7 +361,11 @@ func counter(name string, labels ...string) float64 {
 
 // httpClientSweep is the concurrency of the HTTP load, lowest first: one
 // closed-loop run per level gives the throughput/latency curve.
-var httpClientSweep = []int{16, 24, 32}
+var httpClientSweep = []int{16, 32, 64}
+
+// httpRawSweep is the concurrency of the raw commit ceilings: the bars'
+// operating points.
+var httpRawSweep = []int{16, 64}
 
 // TestMain runs the benchmarks with platformd's garbage-collector setting
 // (the platform runs in this process).

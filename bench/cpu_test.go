@@ -19,6 +19,7 @@ type cpuSample struct {
 	at                       time.Time
 	self, postgres, kafka    float64 // seconds of user + system time
 	backends                 float64 // of postgres: the backends of the benchmark's database alone
+	children                 float64 // this process's children once waited for (ffmpeg)
 	machineBusy, machineIdle float64 // seconds, summed over all CPUs
 }
 
@@ -57,7 +58,7 @@ func sampleCPU(database string) cpuSample {
 		}
 		comm := string(raw[open+1 : close])
 		f := strings.Fields(string(raw[close+1:])) // f[0] is field 3 (state); utime, stime are fields 14, 15
-		if len(f) < 13 {
+		if len(f) < 15 {
 			continue
 		}
 		ut, _ := strconv.ParseFloat(f[11], 64)
@@ -67,6 +68,9 @@ func sampleCPU(database string) cpuSample {
 		switch {
 		case pid == self:
 			s.self += secs
+			cut, _ := strconv.ParseFloat(f[13], 64) // cutime, cstime: fields 16, 17
+			cst, _ := strconv.ParseFloat(f[14], 64)
+			s.children += (cut + cst) / clockTicks
 		case comm == "postgres":
 			title, _ := os.ReadFile(d + "/cmdline")
 			f := strings.Fields(strings.ReplaceAll(string(title), "\x00", " "))
@@ -90,16 +94,17 @@ type cpuUse struct {
 	wall                  time.Duration
 	self, postgres, kafka float64 // seconds
 	backends              float64 // of postgres: the benchmark database's backends
+	children              float64 // seconds of this process's children that ended in between (ffmpeg)
 	busy                  float64 // fraction of all CPUs busy (any process)
 	other                 float64 // seconds used by every other process
 }
 
 func (a cpuSample) to(b cpuSample) cpuUse {
 	u := cpuUse{wall: b.at.Sub(a.at), self: b.self - a.self, postgres: b.postgres - a.postgres, kafka: b.kafka - a.kafka,
-		backends: b.backends - a.backends}
+		backends: b.backends - a.backends, children: b.children - a.children}
 	if total := (b.machineBusy - a.machineBusy) + (b.machineIdle - a.machineIdle); total > 0 {
 		u.busy = (b.machineBusy - a.machineBusy) / total
-		u.other = max(0, (b.machineBusy-a.machineBusy)-u.self-u.postgres-u.kafka)
+		u.other = max(0, (b.machineBusy-a.machineBusy)-u.self-u.postgres-u.kafka-u.children)
 	}
 	return u
 }

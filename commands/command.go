@@ -88,6 +88,11 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 		d := eventstore.Decision{Events: oc.Events, Result: oc.Value, Writes: oc.Writes}
 		if o.cmd.Snapshot != nil {
 			d.Snapshot = oc.Value
+			if o.snapshot != nil {
+				if d.Snapshot, err = o.snapshot(oc.Value); err != nil {
+					return eventstore.Decision{}, err
+				}
+			}
 		}
 		if o.also != nil && len(oc.Events) > 0 {
 			more, err := o.also(oc.Value)
@@ -105,6 +110,7 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 	if err := json.Unmarshal(out.Result, &value); err != nil {
 		return Result[T]{}, fmt.Errorf("decode command result: %w", err)
 	}
+	record(ctx, out.Position)
 	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed}, nil
 }
 
@@ -114,8 +120,9 @@ type Option func(*options)
 // options are what the Options set: the event store's command, and the
 // writes Also derives from the answer.
 type options struct {
-	cmd  eventstore.Command
-	also func(answer any) ([]eventstore.Write, error)
+	cmd      eventstore.Command
+	also     func(answer any) ([]eventstore.Write, error)
+	snapshot func(answer any) (any, error) // nil: the answer is the snapshot
 }
 
 // Snapshots is for commands whose answer is the write model's whole state
@@ -125,6 +132,22 @@ type options struct {
 // record of a history.
 func Snapshots(schema int) Option {
 	return func(o *options) { o.cmd.Snapshot = &eventstore.Snapshotting{Schema: schema} }
+}
+
+// SnapshotsOf is Snapshots for a write model whose answer leaves out part
+// of its state (a member clients must not see): the snapshot saved is
+// state(answer), which the loader must accept as its first record.
+func SnapshotsOf[T any](schema int, state func(T) any) Option {
+	return func(o *options) {
+		Snapshots(schema)(o)
+		o.snapshot = func(answer any) (any, error) {
+			v, ok := answer.(T)
+			if !ok {
+				return nil, fmt.Errorf("commands.SnapshotsOf: answer is %T, not %T", answer, v)
+			}
+			return state(v), nil
+		}
+	}
 }
 
 // Prepared is for commands that decide from their context's own

@@ -32,7 +32,6 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/testenv"
@@ -208,8 +207,9 @@ func (l *lockedFile) Write(p []byte) (int, error) {
 type Server struct {
 	s        *Stack
 	Name     string
-	Services []string
-	Addrs    map[string]string // service -> host:port
+	Services []string          // the API services it serves
+	Workers  []string          // the job workers it runs ("<context>-jobs")
+	Addrs    map[string]string // service or workers -> host:port
 	Env      []string
 
 	mu     sync.Mutex
@@ -221,7 +221,7 @@ type Server struct {
 // ServerOptions tune a platformd.
 type ServerOptions struct {
 	Name     string   // in the log; default "platformd"
-	Services []string // PLATFORM_SERVICES; default every service
+	Services []string // PLATFORM_SERVICES (services and job workers); default every one
 	Env      []string // extra environment
 }
 
@@ -232,9 +232,16 @@ func (s *Stack) NewServer(o ServerOptions) *Server {
 		o.Name = "platformd"
 	}
 	if len(o.Services) == 0 {
-		o.Services = app.Services()
+		o.Services = app.Listeners()
 	}
-	srv := &Server{s: s, Name: o.Name, Services: o.Services, Addrs: map[string]string{}}
+	srv := &Server{s: s, Name: o.Name, Addrs: map[string]string{}}
+	for _, name := range o.Services {
+		if app.IsWorker(name) {
+			srv.Workers = append(srv.Workers, name)
+		} else {
+			srv.Services = append(srv.Services, name)
+		}
+	}
 	srv.Env = append(baseEnv(),
 		"DATABASE_URL="+s.DatabaseURL,
 		"KAFKA_BROKERS="+s.Brokers,
@@ -250,7 +257,7 @@ func (s *Stack) NewServer(o ServerOptions) *Server {
 	srv.Env = append(srv.Env, module.TestEnvOf(app.Modules(), s.OrgID)...)
 	for _, svc := range o.Services {
 		srv.Addrs[svc] = freeAddr(s.t)
-		srv.Env = append(srv.Env, "PLATFORM_"+strings.ToUpper(svc)+"_ADDR="+srv.Addrs[svc])
+		srv.Env = append(srv.Env, app.AddrEnv(svc)+"="+srv.Addrs[svc])
 	}
 	srv.Env = append(srv.Env, o.Env...)
 	s.t.Cleanup(srv.Stop)
@@ -305,14 +312,14 @@ func (srv *Server) Start() {
 	}()
 	client := &http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(30 * time.Second)
-	for _, svc := range srv.Services {
+	for _, svc := range append(slices.Clone(srv.Services), srv.Workers...) {
 		for {
 			select {
 			case <-exited:
 				t.Fatalf("%s exited during start-up", label)
 			default:
 			}
-			resp, err := client.Get(srv.URL(svc) + healthPath(svc))
+			resp, err := client.Get(srv.URL(svc) + app.HealthPath(svc))
 			if err == nil {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
@@ -321,21 +328,11 @@ func (srv *Server) Start() {
 				}
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: %s %s did not answer 200 within 30s (last error %v)", label, svc, healthPath(svc), err)
+				t.Fatalf("%s: %s %s did not answer 200 within 30s (last error %v)", label, svc, app.HealthPath(svc), err)
 			}
 			time.Sleep(25 * time.Millisecond)
 		}
 	}
-}
-
-// healthPath is a service's liveness route, as its module declares it.
-func healthPath(service string) string {
-	for _, m := range app.Modules() {
-		if m.Service != nil && m.Service.Name == service && m.Service.HealthPath != "" {
-			return m.Service.HealthPath
-		}
-	}
-	return httpapi.DefaultHealthPath
 }
 
 // Kill9 sends SIGKILL and waits for the process to be gone.

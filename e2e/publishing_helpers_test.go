@@ -17,17 +17,24 @@ type publishingClient struct {
 	s       *Stack
 	srv     *Server
 	x       *xfake.Fake
+	env     []string // the server's extra environment (the fake network's)
 	brandID string
 }
 
 func startPublishing(t *testing.T, env ...string) *publishingClient {
+	return startPublishingWith(t, nil, env...)
+}
+
+// startPublishingWith starts a platformd serving services (nil: every
+// service and job worker).
+func startPublishingWith(t *testing.T, services []string, env ...string) *publishingClient {
 	t.Helper()
 	s := NewStack(t)
 	x := xfake.Start(socialfake.Options{Consent: socialfake.ConsentApprove})
 	t.Cleanup(x.Close)
 	env = append([]string{"PUBLISHING_NETWORK_1_BASE_URL=" + x.URL(), "PUBLISHING_NETWORK_1_CLIENT_ID=" + x.ClientID(),
 		"PUBLISHING_NETWORK_1_CLIENT_SECRET=" + x.ClientSecret(), "TIMERS_POLL_INTERVAL=100ms"}, env...)
-	c := &publishingClient{t: t, s: s, srv: s.StartServer(ServerOptions{Env: env}), x: x}
+	c := &publishingClient{t: t, s: s, srv: s.StartServer(ServerOptions{Services: services, Env: env}), x: x, env: env}
 	var brand struct {
 		ID string `json:"id"`
 	}

@@ -28,7 +28,7 @@ import (
 // Chromium is Debian's `chromium` (scripts/chromium.sh installs it; `make
 // test` runs it first), or the binary CHROMIUM names. In CI
 // (PLATFORM_REQUIRE_INFRA=1 or CI set) a missing browser fails the test.
-// STATUS_PAGE_SCREENSHOTS=<dir> keeps the screenshots for a look.
+// The screenshots are kept (keepArtefact: .stack/artefacts/e2e, or E2E_ARTEFACTS).
 func TestStatusPageInABrowser(t *testing.T) {
 	browser := chromium(t)
 	s := NewStack(t)
@@ -53,7 +53,7 @@ func TestStatusPageInABrowser(t *testing.T) {
 			"checkUrl": "http://127.0.0.1:9/health"}}), http.StatusOK)
 	waitForPage(t, page, "Checkout")
 
-	before := browse(t, browser, page, "before")
+	before := browse(t, browser, page, "status-before")
 	for _, want := range []string{"All systems operational", "Checkout", "Payments", "Operational", "No incidents reported."} {
 		if !strings.Contains(before.text, want) {
 			t.Errorf("before the incident, the page lacks %q:\n%s", want, before.text)
@@ -75,7 +75,7 @@ func TestStatusPageInABrowser(t *testing.T) {
 		Body: map[string]any{"status": "identified", "message": update}}), http.StatusOK)
 	waitForPage(t, page, html.EscapeString(update))
 
-	during := browse(t, browser, page, "during")
+	during := browse(t, browser, page, "status-during")
 	for _, want := range []string{"Some systems are degraded", "1 open incident", "Open incidents", title, first, update,
 		"Identified", "Investigating", "Major impact", "affects Checkout"} {
 		if !strings.Contains(during.text, want) {
@@ -135,7 +135,7 @@ func TestStatusPageInABrowser(t *testing.T) {
 	expect(t, "resolve incident", do(t, Req{Method: http.MethodPatch, URL: status + "/api/incidents/" + inc.IncidentID, Key: key,
 		Body: map[string]any{"status": "resolved", "message": "Payments work again."}}), http.StatusOK)
 	waitForPage(t, page, "Payments work again.")
-	after := browse(t, browser, page, "after")
+	after := browse(t, browser, page, "status-after")
 	if !strings.Contains(after.text, "All systems operational") || strings.Contains(after.text, "Open incidents") ||
 		!strings.Contains(after.text, title) || !strings.Contains(after.text, "Resolved") {
 		t.Errorf("after the incident, the page reads:\n%s", after.text)
@@ -204,9 +204,11 @@ var (
 )
 
 // browse opens url in headless Chromium twice: once for the DOM it builds
-// (--dump-dom) and once for a screenshot. A Content-Security-Policy
-// violation Chromium reports fails the test.
-func browse(t *testing.T, browser, url, name string) seen {
+// (--dump-dom) and once for a screenshot (<name>.png, kept: keepArtefact),
+// with extra flags (--virtual-time-budget for a page that renders with
+// script). A Content-Security-Policy violation Chromium reports fails the
+// test.
+func browse(t *testing.T, browser, url, name string, extra ...string) seen {
 	t.Helper()
 	dir := t.TempDir()
 	run := func(args ...string) (string, string) {
@@ -216,7 +218,7 @@ func browse(t *testing.T, browser, url, name string) seen {
 			"--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-component-update",
 			"--disable-sync", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
 			"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1100,1600"}
-		cmd := exec.CommandContext(ctx, browser, append(base, args...)...)
+		cmd := exec.CommandContext(ctx, browser, append(append(base, extra...), args...)...)
 		cmd.Env = append(os.Environ(), "HOME="+dir)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -232,20 +234,42 @@ func browse(t *testing.T, browser, url, name string) seen {
 	if !strings.Contains(dom, "</html>") {
 		t.Fatalf("chromium --dump-dom %s printed no document: %q", url, dom)
 	}
-	shot := filepath.Join(dir, "status-"+name+".png")
+	shot := filepath.Join(dir, name+".png")
 	run("--screenshot="+shot, url)
 	if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
 		t.Fatalf("no screenshot of %s: %v", url, err)
 	}
-	if keep := os.Getenv("STATUS_PAGE_SCREENSHOTS"); keep != "" {
-		raw, _ := os.ReadFile(shot)
-		if err := os.WriteFile(filepath.Join(keep, filepath.Base(shot)), raw, 0o644); err != nil {
-			t.Error(err)
-		}
-	}
+	keepArtefact(t, shot)
 	text := html.UnescapeString(tags.ReplaceAllString(dom, ""))
 	text = blank.ReplaceAllString(spaces.ReplaceAllString(text, " "), "\n")
 	return seen{dom: dom, text: text}
+}
+
+// keepArtefact copies a file a test made for people to look at (a
+// screenshot) to E2E_ARTEFACTS (default .stack/artefacts/e2e of the
+// repository; STATUS_PAGE_SCREENSHOTS, the older name, still works).
+func keepArtefact(t *testing.T, path string) {
+	t.Helper()
+	dir := os.Getenv("E2E_ARTEFACTS")
+	if dir == "" {
+		dir = os.Getenv("STATUS_PAGE_SCREENSHOTS")
+	}
+	if dir == "" {
+		root, _ := filepath.Abs("..")
+		dir = filepath.Join(root, ".stack", "artefacts", "e2e")
+	}
+	raw, err := os.ReadFile(path)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, filepath.Base(path)), raw, 0o644)
+	}
+	if err != nil {
+		t.Errorf("keep %s: %v", path, err)
+		return
+	}
+	t.Logf("kept %s", filepath.Join(dir, filepath.Base(path)))
 }
 
 type atomDoc struct {

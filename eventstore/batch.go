@@ -87,10 +87,9 @@ func rounds(items []BatchItem) [][]int {
 	return out
 }
 
-func idempotencyLock(cmd Command) string { return cmd.OrganizationID + ":" + cmd.IdempotencyKey }
-
 // executeRound runs one transaction of a batch and fills in its items'
-// results.
+// results. With more than one item, a statement the database refuses
+// leaves the items to run again one by one; a lone item fails with it.
 func (s *Store) executeRound(ctx context.Context, items []BatchItem, round []int, shared SharedWrites, results []BatchResult) {
 	var live []int
 	topics := make(map[int]string, len(round))
@@ -125,7 +124,7 @@ func (s *Store) executeRound(ctx context.Context, items []BatchItem, round []int
 		}
 	}
 	err = classify(err)
-	if commandsWait(err) {
+	if len(live) == 1 || commandsWait(err) {
 		for _, i := range pending {
 			results[i] = BatchResult{Err: err}
 		}
@@ -134,9 +133,15 @@ func (s *Store) executeRound(ctx context.Context, items []BatchItem, round []int
 	// A statement was refused: the transaction is gone, and which item's
 	// statement it was is not known. Each item runs again alone.
 	for _, i := range pending {
-		out, err := s.Execute(ctx, items[i].Command, alone(items[i].Decide, shared))
-		results[i] = BatchResult{Outcome: out, Err: err}
+		results[i] = s.executeAlone(ctx, BatchItem{Command: items[i].Command, Decide: alone(items[i].Decide, shared)})
 	}
+}
+
+// executeAlone runs one command in a transaction of its own.
+func (s *Store) executeAlone(ctx context.Context, it BatchItem) BatchResult {
+	results := make([]BatchResult, 1)
+	s.executeRound(ctx, []BatchItem{it}, []int{0}, nil, results)
+	return results[0]
 }
 
 // commandsWait: the database is down or overloaded (or the caller gave
@@ -157,16 +162,11 @@ func alone(decide Decider, shared SharedWrites) Decider {
 	}
 }
 
-// loaded is what the first round trip read for one item.
-type loaded struct {
-	prev    previous
-	history []Event
-	err     error // the item's own: a stale timer
-}
-
-// batch is one transaction of a batch. It returns the items whose writes
-// were in the transaction, and the error that ended the transaction, if
-// any (the items' own errors are in results).
+// batch is one transaction of a batch, in two round trips: the locks and
+// the reads, then the writes and COMMIT (an item's Prepare and unique
+// claims add theirs). It returns the items whose writes were in the
+// transaction, and the error that ended the transaction, if any (the
+// items' own errors are in results).
 func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int, topics map[int]string,
 	shared SharedWrites, results []BatchResult) ([]int, error) {
 	reads, err := beginBatch(ctx, conn, items, live)
@@ -174,12 +174,14 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 		return live, err
 	}
 	now := s.now().UTC()
+	var rows appends
 	b := &pgx.Batch{}
 	var pending []int
 	var appended []Decision
-	for _, i := range live {
-		cmd, r := items[i].Command, reads[i]
-		out, d, err := s.decideItem(ctx, conn, cmd, items[i].Decide, r)
+	var notify []string
+	for n, i := range live {
+		cmd, r := items[i].Command, reads[n]
+		out, d, err := s.decideItem(ctx, conn, cmd, items[i].Decide, r, len(live) > 1)
 		if err != nil {
 			if conn.PgConn().TxStatus() == 'E' {
 				// A statement of the item's (a claim, its Prepare) was
@@ -193,101 +195,101 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 			results[i].Outcome = out
 			continue
 		}
-		if len(d.Events) == 0 {
-			queueTimerFired(b, cmd.Fires)
-		} else if out.Position, err = queueAppend(b, topics[i], cmd, headVersion(r.history), d, out.Result, now); err != nil {
-			return append(pending, i), err
+		// The fired timer is marked before the decision's own timer changes,
+		// so a command that schedules the same name again leaves a new
+		// pending timer.
+		queueTimerFired(b, cmd.Fires)
+		if len(d.Events) > 0 {
+			if out.Position, err = rows.add(topics[i], cmd, headVersion(r.history), d, out.Result); err != nil {
+				return append(pending, i), err
+			}
+			if err := queueTimers(b, cmd, d.Events); err != nil {
+				return append(pending, i), err
+			}
+			queueWrites(b, d.Writes)
+			appended = append(appended, d)
+			if s.notifies(cmd.StreamType) {
+				notify = append(notify, cmd.StreamID)
+			}
 		}
 		results[i].Outcome = out
 		pending = append(pending, i)
-		if len(d.Events) > 0 {
-			appended = append(appended, d)
-		}
 	}
 	if len(pending) == 0 {
 		_, err := conn.Exec(ctx, `ROLLBACK`)
 		return nil, err
 	}
+	end := &pgx.Batch{}
+	rows.queue(end, now)
+	end.QueuedQueries = append(end.QueuedQueries, b.QueuedQueries...)
 	if shared != nil && len(appended) > 0 {
-		queueWrites(b, shared(appended))
+		queueWrites(end, shared(appended))
 	}
-	// COMMIT rides in the same round trip, as in Execute: a statement the
-	// server refuses skips the rest of the pipeline, COMMIT included.
-	b.Queue(`COMMIT`)
-	return pending, conn.SendBatch(ctx, b).Close()
+	queueNotify(end, notify)
+	// COMMIT rides in the same round trip. The optimistic check is the
+	// unique (stream_id, stream_version) of es_events: a version written by
+	// anyone who bypassed the stream lock fails the insert, the server skips
+	// the rest of the pipeline, COMMIT included, and the transaction is
+	// rolled back.
+	end.Queue(`COMMIT`)
+	err = conn.SendBatch(ctx, end).Close()
+	// This process's watches forget the heads before anyone is answered, so
+	// a change applies here at once (other processes get the notification);
+	// also after an error, which may hide a commit.
+	s.announce(notify)
+	return pending, err
 }
 
-// beginBatch is a batch's first round trip: BEGIN, the idempotency keys'
-// locks (sorted, so two batches never wait on each other in a cycle) and
-// their records, then the streams' locks (sorted) and reads, and the timer
-// checks. Keys come before streams, as in Execute.
-func beginBatch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int) (map[int]*loaded, error) {
-	var keys, streams []string
-	for _, i := range live {
+// beginBatch is a batch's first round trip: BEGIN, generic plans
+// (genericPlans), the idempotency keys' and the streams' locks (queueLocks), every item's idempotency record and
+// stream in one statement (queueReads), then the timer checks. Results
+// are in the order of live.
+func beginBatch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int) ([]loaded, error) {
+	cmds := make([]Command, len(live))
+	specs := make([]readSpec, len(live))
+	for n, i := range live {
 		cmd := items[i].Command
+		cmds[n] = cmd
+		specs[n] = readSpec{streamID: cmd.StreamID, schema: cmd.Snapshot.schema()}
 		if cmd.IdempotencyKey != "" {
-			keys = append(keys, idempotencyLock(cmd))
+			specs[n].scope, specs[n].key = cmd.OrganizationID, cmd.IdempotencyKey
 		}
-		streams = append(streams, cmd.StreamID)
 	}
-	slices.Sort(keys)
-	slices.Sort(streams)
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
-	for _, k := range keys {
-		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 1))`, k)
-	}
-	for _, s := range streams {
-		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 2))`, s)
-	}
-	for _, i := range live {
-		cmd := items[i].Command
-		if cmd.IdempotencyKey != "" {
-			b.Queue(`SELECT request_hash, result, stream_id, stream_version FROM es_idempotency WHERE scope=$1 AND key=$2`,
-				cmd.OrganizationID, cmd.IdempotencyKey)
-		}
-		queueLoad(b, cmd.StreamID, cmd.Snapshot.schema())
+	b.Queue(genericPlans)
+	queueLocks(b, cmds)
+	queueReads(b, specs)
+	for _, cmd := range cmds {
 		queueTimerCheck(b, cmd.Fires)
 	}
 	br := conn.SendBatch(ctx, b)
 	defer br.Close()
-	for range 1 + len(keys) + len(streams) {
+	for range 3 {
 		if _, err := br.Exec(); err != nil {
 			return nil, err
 		}
 	}
-	reads := make(map[int]*loaded, len(live))
-	for _, i := range live {
-		cmd, r := items[i].Command, &loaded{}
-		reads[i] = r
-		if cmd.IdempotencyKey != "" {
-			err := br.QueryRow().Scan(&r.prev.hash, &r.prev.result, &r.prev.pos.StreamID, &r.prev.pos.Version)
-			switch {
-			case err == nil:
-				r.prev.found = true
-			case !errors.Is(err, pgx.ErrNoRows):
-				return nil, err
-			}
-		}
-		var err error
-		if r.history, err = readLoad(br, cmd.StreamID, cmd.Snapshot.schema()); err != nil {
-			return nil, err
-		}
+	reads, err := readReads(br, specs)
+	if err != nil {
+		return nil, err
+	}
+	for n, cmd := range cmds {
 		if err := readTimerCheck(br, cmd.Fires); err != nil {
 			if !errors.Is(err, ErrTimerStale) {
 				return nil, err
 			}
-			r.err = err
+			reads[n].err = err
 		}
 	}
 	return reads, br.Close()
 }
 
-// decideItem is Execute's decision for one item of a batch: a replayed
-// idempotency key answers the first result, another tenant's stream is
-// not found, then the item's Prepare, its decider and its unique claims
-// (in a savepoint, so a value taken undoes this item's claims only).
-func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, decide Decider, r *loaded) (Outcome, Decision, error) {
+// decideItem is one item's decision: a replayed idempotency key answers
+// the first result, another tenant's stream is not found, then the item's
+// Prepare, its decider and its unique claims (with batch-mates, in a
+// savepoint, so a value taken undoes this item's claims only).
+func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, decide Decider, r loaded, mates bool) (Outcome, Decision, error) {
 	if r.prev.found {
 		if r.prev.hash != cmd.RequestHash {
 			return Outcome{}, Decision{}, errs.IdempotencyMismatch()
@@ -298,12 +300,13 @@ func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, dec
 		return Outcome{}, Decision{}, r.err
 	}
 	if len(r.history) > 0 && r.history[0].OrganizationID != cmd.OrganizationID {
+		// Another tenant's stream id is indistinguishable from a missing one.
 		return Outcome{}, Decision{}, errs.NotFound(cmd.StreamType)
 	}
 	if err := prepare(ctx, conn, cmd); err != nil {
 		return Outcome{}, Decision{}, err
 	}
-	d, err := decide(r.history)
+	d, err := safeDecide(decide, r.history)
 	if err != nil {
 		return Outcome{}, Decision{}, err
 	}
@@ -314,6 +317,9 @@ func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, dec
 	out := Outcome{Result: result, Position: Position{StreamID: cmd.StreamID, Version: headVersion(r.history)}}
 	if !claims(d) {
 		return out, d, nil
+	}
+	if !mates {
+		return out, d, claimUnique(ctx, conn, cmd.StreamID, d.Events)
 	}
 	if _, err := conn.Exec(ctx, `SAVEPOINT batch_item`); err != nil {
 		return Outcome{}, Decision{}, err
@@ -328,6 +334,17 @@ func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, dec
 	}
 	_, err = conn.Exec(ctx, `RELEASE SAVEPOINT batch_item`)
 	return out, d, err
+}
+
+// safeDecide runs a decider; a panic in it is that item's error, not its
+// batch-mates' (deciders are pure, so nothing is left half done).
+func safeDecide(decide Decider, history []Event) (d Decision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("eventstore: the decider panicked: %v", p)
+		}
+	}()
+	return decide(history)
 }
 
 // claims reports a decision with unique claims or releases.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -53,13 +54,67 @@ func ParsePosition(s string) (Position, error) {
 	for i := len(s) - 1; i >= 0; i-- {
 		if s[i] == '@' {
 			v, err := strconv.ParseInt(s[i+1:], 10, 64)
-			if err != nil || i == 0 || v < 1 {
+			// A stream id never holds a comma or a space: such a string is a
+			// list of positions (Positions.String), not one.
+			if err != nil || i == 0 || v < 1 || strings.ContainsAny(s[:i], ", \t") {
 				break
 			}
 			return Position{StreamID: s[:i], Version: v}, nil
 		}
 	}
 	return Position{}, fmt.Errorf("position %q: want <stream id>@<version>", s)
+}
+
+// Positions is where several streams have reached: the answer of a command
+// that appended to more than one stream (a suggestion per network, a user
+// and its organization), so a read that waits for it waits for every one.
+// Written as positions joined by ", " (an HTTP list: stream ids never hold a
+// comma); one position is written exactly as Position.String.
+type Positions []Position
+
+func (ps Positions) String() string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MaxPositions bounds the positions one header may name (a command answers
+// a handful; a list longer than this is not one of ours).
+const MaxPositions = 64
+
+// ParsePositions reads the form written by Positions.String (or one
+// Position).
+func ParsePositions(s string) (Positions, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) > MaxPositions {
+		return nil, fmt.Errorf("at most %d positions", MaxPositions)
+	}
+	out := make(Positions, 0, len(parts))
+	for _, part := range parts {
+		p, err := ParsePosition(strings.Trim(part, " \t"))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Add returns ps covering p too: a stream already named keeps the later
+// of the two versions, a new one is appended (first named, first written).
+func (ps Positions) Add(p Position) Positions {
+	if p.StreamID == "" {
+		return ps
+	}
+	for i := range ps {
+		if ps[i].StreamID == p.StreamID {
+			ps[i].Version = max(ps[i].Version, p.Version)
+			return ps
+		}
+	}
+	return append(ps, p)
 }
 
 // Kafka header names. The value carries the whole envelope as JSON too, so a

@@ -89,6 +89,29 @@ func TestPosition(t *testing.T) {
 	}
 }
 
+// TestPositions: a command's positions are written as an HTTP list and read
+// back; one position reads as it always did; a stream named twice keeps its
+// later version.
+func TestPositions(t *testing.T) {
+	ps := eventstore.Positions{{StreamID: "a", Version: 2}}.Add(eventstore.Position{StreamID: "component:org@x:api", Version: 3}).
+		Add(eventstore.Position{StreamID: "a", Version: 5}).Add(eventstore.Position{StreamID: "a", Version: 1})
+	if got := ps.String(); got != "a@5, component:org@x:api@3" {
+		t.Fatalf("written %q", got)
+	}
+	back, err := eventstore.ParsePositions(ps.String())
+	if err != nil || len(back) != 2 || back[0] != ps[0] || back[1] != ps[1] {
+		t.Fatalf("read back %+v %v", back, err)
+	}
+	if one, err := eventstore.ParsePositions("s@7"); err != nil || len(one) != 1 || one[0] != (eventstore.Position{StreamID: "s", Version: 7}) {
+		t.Fatalf("one position: %+v %v", one, err)
+	}
+	for _, bad := range []string{"", "a@1,", "a@1,,b@2", "a@1, b", strings.Repeat("a@1,", eventstore.MaxPositions) + "a@1"} {
+		if _, err := eventstore.ParsePositions(bad); err == nil {
+			t.Fatalf("%q: want an error", bad)
+		}
+	}
+}
+
 // TestEnvelopeSplicesThePayload: the relay's encoding is json.Marshal's for
 // a compact payload, and any payload PostgreSQL gives (jsonb's text has
 // blanks) reads back the same.

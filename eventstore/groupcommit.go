@@ -7,12 +7,14 @@ import (
 )
 
 // GroupCommit executes the commands that concurrent callers issue in
-// shared transactions (ExecuteBatch): while one transaction runs, the
-// commands that arrive queue, and the next transaction takes them all. A
-// caller's Execute returns once its own command has committed (or failed),
-// so an answer still means durable, while a burst of commands pays one
-// commit, one WAL flush and two round trips per transaction instead of
-// per command. A lone command runs at once: there is no timer to wait for.
+// shared transactions (ExecuteBatch) with shared writes: Store.Execute
+// already groups every command this way; a GroupCommit of its own is for
+// commands whose transactions also write rows many of them change
+// (SharedWrites: the gateway's settles sum the budgets once a transaction).
+// While one transaction runs, the commands that arrive queue, and the next
+// transaction takes them all. A caller's Execute returns once its own
+// command has committed (or failed), so an answer still means durable. A
+// lone command runs at once: there is no timer to wait for.
 type GroupCommit struct {
 	q *groupcommit.Queue[BatchItem, BatchResult]
 }

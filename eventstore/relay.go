@@ -68,6 +68,7 @@ func NewRelay(pool *pgxpool.Pool, writer LogWriter, cfg RelayConfig, log *slog.L
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	watchBacklog(pool)
 	return &Relay{pool: pool, writer: writer, cfg: cfg, log: log}, nil
 }
 

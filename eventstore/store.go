@@ -7,16 +7,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/internal/groupcommit"
 	"github.com/platform/backend/internal/migrate"
 )
 
@@ -33,10 +34,19 @@ type Store struct {
 	pool   *pgxpool.Pool
 	topics Topics
 	now    func() time.Time
+	group  *groupcommit.Queue[BatchItem, BatchResult]
+
+	notifyMu sync.Mutex
+	notify   atomic.Pointer[map[string]bool] // stream types whose appends NOTIFY (NotifyHeads)
+	watches  atomic.Pointer[[]*HeadWatch]    // this process's watches (announce)
 }
 
 func NewStore(pool *pgxpool.Pool, topics Topics) *Store {
-	return &Store{pool: pool, topics: topics, now: time.Now}
+	s := &Store{pool: pool, topics: topics, now: time.Now}
+	s.group = groupcommit.New(func(ctx context.Context, items []BatchItem) []BatchResult {
+		return s.ExecuteBatch(ctx, items, nil)
+	}, maxBatch)
+	return s
 }
 
 // Command describes one write to one stream.
@@ -115,33 +125,34 @@ func HashRequest(parts ...[]byte) string {
 // Execute runs one command: in one transaction it serializes on the
 // idempotency key and the stream, loads the stream (from its snapshot when
 // the command uses snapshots), decides, appends the events, advances the
-// stream head, writes the events' timer changes and records the idempotency
-// key.
+// stream head, writes the events' timer changes and records the
+// idempotency key.
 //
-// The transaction takes two round trips: BEGIN, the locks and the reads are
-// pipelined in one, the writes and COMMIT in the other (measured: a command
-// in seven round trips cost more CPU in syscalls than in SQL).
+// Concurrent commands share transactions (a group commit, ExecuteBatch):
+// while one transaction runs, the commands that arrive queue, and the next
+// transaction takes them all, each decided on its own stream under its own
+// locks and answered with its own result or error. Execute returns once
+// its command has committed (or failed), so an answer still means durable,
+// while a burst of commands pays one commit, one WAL flush and two round
+// trips per transaction instead of per command; a lone command runs at
+// once (no timer to wait for). It waits for that transaction even when ctx
+// ends meanwhile: the command may be committing.
+//
+// A command with a Prepare runs in a transaction of its own: its reads of
+// the context's tables (and the decision on them) must see every earlier
+// command's writes to those tables, which batch-mates write only at the
+// end of the shared transaction.
 func (s *Store) Execute(ctx context.Context, cmd Command, decide Decider) (Outcome, error) {
-	topic, err := s.topics.ForStreamType(cmd.StreamType)
-	if err != nil {
-		return Outcome{}, err
-	}
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return Outcome{}, classify(err)
-	}
-	// A connection left inside a transaction is destroyed on release, never reused.
-	defer conn.Release()
-	out, err := s.execute(ctx, conn.Conn(), topic, cmd, decide)
-	if err != nil {
-		if conn.Conn().PgConn().TxStatus() != 'I' {
-			if _, rbErr := conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`); rbErr != nil {
-				conn.Conn().Close(context.WithoutCancel(ctx)) //nolint:errcheck
-			}
+	var r BatchResult
+	if cmd.Prepare != nil {
+		r = s.executeAlone(ctx, BatchItem{Command: cmd, Decide: decide})
+	} else {
+		var err error
+		if r, err = s.group.Do(ctx, BatchItem{Command: cmd, Decide: decide}); err != nil {
+			return Outcome{}, err
 		}
-		return Outcome{}, classify(err)
 	}
-	return out, nil
+	return r.Outcome, r.Err
 }
 
 // classify tells a database that is down or overloaded (503, retry) from a
@@ -165,181 +176,6 @@ func classify(err error) error {
 	return errs.Unavailable("the event store could not record the command", err)
 }
 
-// previous is what an earlier request with the same idempotency key left.
-type previous struct {
-	found  bool
-	hash   string
-	result []byte
-	pos    Position
-}
-
-// begin is the first round trip: open the transaction, take the locks (key
-// first, then stream: no deadlock between commands), read the idempotency
-// record and the stream.
-func begin(ctx context.Context, conn *pgx.Conn, cmd Command) (previous, []Event, error) {
-	b := &pgx.Batch{}
-	b.Queue(`BEGIN`)
-	if cmd.IdempotencyKey != "" {
-		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 1))`, cmd.OrganizationID+":"+cmd.IdempotencyKey)
-		b.Queue(`SELECT request_hash, result, stream_id, stream_version FROM es_idempotency WHERE scope=$1 AND key=$2`,
-			cmd.OrganizationID, cmd.IdempotencyKey)
-	}
-	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 2))`, cmd.StreamID)
-	queueLoad(b, cmd.StreamID, cmd.Snapshot.schema())
-	queueTimerCheck(b, cmd.Fires)
-	br := conn.SendBatch(ctx, b)
-	defer br.Close()
-	var prev previous
-	if _, err := br.Exec(); err != nil {
-		return prev, nil, err
-	}
-	if cmd.IdempotencyKey != "" {
-		if _, err := br.Exec(); err != nil {
-			return prev, nil, err
-		}
-		err := br.QueryRow().Scan(&prev.hash, &prev.result, &prev.pos.StreamID, &prev.pos.Version)
-		switch {
-		case err == nil:
-			prev.found = true
-		case !errors.Is(err, pgx.ErrNoRows):
-			return prev, nil, err
-		}
-	}
-	if _, err := br.Exec(); err != nil {
-		return prev, nil, err
-	}
-	history, err := readLoad(br, cmd.StreamID, cmd.Snapshot.schema())
-	if err != nil {
-		return prev, nil, err
-	}
-	if err := readTimerCheck(br, cmd.Fires); err != nil {
-		return prev, nil, err
-	}
-	return prev, history, br.Close()
-}
-
-func (s *Store) execute(ctx context.Context, conn *pgx.Conn, topic string, cmd Command, decide Decider) (Outcome, error) {
-	prev, history, err := begin(ctx, conn, cmd)
-	if err != nil {
-		return Outcome{}, err
-	}
-	if prev.found {
-		if _, err := conn.Exec(ctx, `ROLLBACK`); err != nil {
-			return Outcome{}, err
-		}
-		if prev.hash != cmd.RequestHash {
-			return Outcome{}, errs.IdempotencyMismatch()
-		}
-		return Outcome{Result: prev.result, Position: prev.pos, Replayed: true}, nil
-	}
-	if len(history) > 0 && history[0].OrganizationID != cmd.OrganizationID {
-		// Another tenant's stream id is indistinguishable from a missing one.
-		return Outcome{}, errs.NotFound(cmd.StreamType)
-	}
-	if err := prepare(ctx, conn, cmd); err != nil {
-		return Outcome{}, err
-	}
-	decision, err := decide(history)
-	if err != nil {
-		return Outcome{}, err
-	}
-	result, err := json.Marshal(decision.Result)
-	if err != nil {
-		return Outcome{}, fmt.Errorf("encode result: %w", err)
-	}
-	version := headVersion(history)
-	if len(decision.Events) == 0 {
-		// A fired timer whose command decides nothing is fired all the same
-		// (its time came; there was nothing left to do).
-		end := &pgx.Batch{}
-		queueTimerFired(end, cmd.Fires)
-		if cmd.Fires != nil {
-			end.Queue(`COMMIT`)
-		} else {
-			end.Queue(`ROLLBACK`)
-		}
-		if err := conn.SendBatch(ctx, end).Close(); err != nil {
-			return Outcome{}, err
-		}
-		return Outcome{Result: result, Position: Position{StreamID: cmd.StreamID, Version: version}}, nil
-	}
-	if err := claimUnique(ctx, conn, cmd.StreamID, decision.Events); err != nil {
-		return Outcome{}, err
-	}
-	batch := &pgx.Batch{}
-	pos, err := queueAppend(batch, topic, cmd, version, decision, result, s.now().UTC())
-	if err != nil {
-		return Outcome{}, err
-	}
-	// COMMIT rides in the same round trip. The optimistic check is the
-	// unique (stream_id, stream_version) of es_events: a version written by
-	// anyone else fails the insert, the server skips the rest of the
-	// pipeline, COMMIT included, and Execute rolls back.
-	batch.Queue(`COMMIT`)
-	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
-		return Outcome{}, err
-	}
-	return Outcome{Result: result, Position: pos}, nil
-}
-
-// queueAppend queues what a command that appends writes after its decision:
-// the events (versions from version + 1), the stream head, the fired timer,
-// the events' timers, the decision's writes and the idempotency record.
-func queueAppend(batch *pgx.Batch, topic string, cmd Command, version int64, decision Decision, result []byte, now time.Time) (Position, error) {
-	for _, ne := range decision.Events {
-		version++
-		payload, err := json.Marshal(ne.Payload)
-		if err != nil {
-			return Position{}, fmt.Errorf("encode %s: %w", ne.Type, err)
-		}
-		id, err := uuid.NewV7()
-		if err != nil {
-			return Position{}, err
-		}
-		batch.Queue(`INSERT INTO es_events (event_id, stream_type, stream_id, stream_version, event_type, schema_version,
-			organization_id, actor_id, actor_type, occurred_at, recorded_at, idempotency_key, correlation_id, causation_id, payload, topic)
-			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$10,$11,$12,$13,$14,$15)`,
-			id, cmd.StreamType, cmd.StreamID, version, ne.Type, max(ne.SchemaVersion, 1),
-			cmd.OrganizationID, cmd.Actor.ID, cmd.Actor.Type, now, cmd.IdempotencyKey, cmd.CorrelationID, cmd.CausationID, payload, topic)
-	}
-	if err := queueHead(batch, cmd, version, decision.Snapshot); err != nil {
-		return Position{}, err
-	}
-	queueTimerFired(batch, cmd.Fires)
-	if err := queueTimers(batch, cmd, decision.Events); err != nil {
-		return Position{}, err
-	}
-	queueWrites(batch, decision.Writes)
-	pos := Position{StreamID: cmd.StreamID, Version: version}
-	if cmd.IdempotencyKey != "" {
-		batch.Queue(`INSERT INTO es_idempotency (scope, key, request_hash, result, stream_id, stream_version) VALUES ($1,$2,$3,$4,$5,$6)`,
-			cmd.OrganizationID, cmd.IdempotencyKey, cmd.RequestHash, result, pos.StreamID, pos.Version)
-	}
-	return pos, nil
-}
-
-// queueHead moves the stream head, with the new snapshot when the command
-// takes snapshots (a command without one keeps the stream's last snapshot).
-func queueHead(b *pgx.Batch, cmd Command, version int64, state any) error {
-	var snapshot []byte
-	snapVersion, snapSchema := int64(0), 0
-	if schema := cmd.Snapshot.schema(); schema > 0 && state != nil {
-		var err error
-		if snapshot, err = json.Marshal(state); err != nil {
-			return fmt.Errorf("encode snapshot: %w", err)
-		}
-		snapVersion, snapSchema = version, schema
-	}
-	b.Queue(`INSERT INTO es_streams (stream_id, stream_type, organization_id, version, snapshot, snapshot_version, snapshot_schema)
-		VALUES ($1,$2,$3,$4,$5,$6,$7)
-		ON CONFLICT (stream_id) DO UPDATE SET version = EXCLUDED.version,
-			snapshot = COALESCE(EXCLUDED.snapshot, es_streams.snapshot),
-			snapshot_version = CASE WHEN EXCLUDED.snapshot IS NULL THEN es_streams.snapshot_version ELSE EXCLUDED.snapshot_version END,
-			snapshot_schema = CASE WHEN EXCLUDED.snapshot IS NULL THEN es_streams.snapshot_schema ELSE EXCLUDED.snapshot_schema END`,
-		cmd.StreamID, cmd.StreamType, cmd.OrganizationID, version, snapshot, snapVersion, snapSchema)
-	return nil
-}
-
 const eventColumns = `event_id, event_type, schema_version, stream_type, stream_id, stream_version, organization_id,
 	actor_id, actor_type, occurred_at, recorded_at, idempotency_key, correlation_id, causation_id, payload::text`
 
@@ -359,15 +195,33 @@ func (s *Store) Load(ctx context.Context, streamID string) ([]Event, error) {
 // LoadLatest is Load starting from the stream's snapshot of the given
 // schema, when there is one: credential validation runs it per request.
 func (s *Store) LoadLatest(ctx context.Context, streamID string, snapshotSchema int) ([]Event, error) {
+	// In a transaction of its own only for genericPlans (one round trip).
 	b := &pgx.Batch{}
-	queueLoad(b, streamID, snapshotSchema)
-	br := s.pool.SendBatch(ctx, b)
-	defer br.Close()
-	history, err := readLoad(br, streamID, snapshotSchema)
+	b.Queue(`BEGIN READ ONLY`)
+	b.Queue(genericPlans)
+	specs := []readSpec{{streamID: streamID, schema: snapshotSchema}}
+	queueReads(b, specs)
+	b.Queue(`COMMIT`)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return history, br.Close()
+	defer conn.Release() // left inside the transaction (an error), it is destroyed, never reused
+	br := conn.SendBatch(ctx, b)
+	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
+	reads, err := readReads(br, specs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	return reads[0].history, br.Close()
 }
 
 // Heads returns the current version of each given stream that exists (one

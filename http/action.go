@@ -52,11 +52,25 @@ type Action struct {
 	// InvalidStatus answers invalid input with this status instead of 422
 	// (0: 422): 400 where a seed's table says so (publishing's create).
 	InvalidStatus int `json:"-"`
+	// Errors, when set, writes the action's error answers in another API's
+	// shape (dialect.go): the OpenAI- and Anthropic-compatible routes.
+	Errors *ErrorDialect `json:"-"`
 
 	// CredentialAttempt marks routes where each call tries a secret
 	// (password, one-time token, second factor): they take from the
 	// per-address attempt limit too.
 	CredentialAttempt bool `json:"-"`
+	// Inbound marks a public action third parties call without a platform
+	// credential (a provider's webhook): it takes from the per-address
+	// inbound limit (Deps.Inbound) before anything else runs.
+	Inbound bool `json:"-"`
+	// NoIdempotencyKey marks a mutation whose caller dedupes by its own id,
+	// not by the platform's Idempotency-Key: a provider's webhook, recorded
+	// once per provider event id. The OpenAPI document lists no such header
+	// and the router ignores one sent anyway (neither checked nor recorded):
+	// refusing a header a provider or its proxy may add would turn a
+	// verified delivery into a 4xx that the provider retries forever.
+	NoIdempotencyKey bool `json:"-"`
 	// SuccessStatus is the status of a successful answer (default 200).
 	SuccessStatus int `json:"-"`
 	// ReadModel names the projection a query reads, for read-your-writes.
@@ -147,6 +161,9 @@ func (a *Action) withDefaults() error {
 	}
 	if a.SuccessStatus == 0 {
 		a.SuccessStatus = http.StatusOK
+	}
+	if a.Errors != nil && a.InvalidStatus == 0 {
+		a.InvalidStatus = a.Errors.InvalidStatus
 	}
 	if len(a.InputSchema) == 0 {
 		a.InputSchema = EmptyObject

@@ -29,9 +29,11 @@ func CommandAs[In, Out any](a Action, f func(context.Context, commands.Meta, pri
 }
 
 // Perform binds an action to a handler that acts for the caller and
-// answers a value, without a position to wait for: its writes span several
-// streams or none (a second factor, a sign-up mail), or its answer is not a
-// stream's state. It gets the meta (idempotency key) and the principal.
+// answers a value, without a position to wait for: its answer must not tell
+// what it wrote (a sign-up mail, an invitation or an account), or it writes
+// nothing a read model shows (a second factor, a session). It gets the meta
+// (idempotency key) and the principal. (A command that writes several
+// streams answers them all: the kernel tracks them, commands.Track.)
 func Perform[In, Out any](a Action, f func(context.Context, commands.Meta, principal.Principal, In) (Out, error)) Action {
 	return bind(a, func(ctx context.Context, c *Call, in In) (Reply, error) {
 		out, err := f(ctx, c.Meta, c.Principal, in)

@@ -98,3 +98,22 @@ func Object(required []string, props map[string]string) json.RawMessage {
 	out, _ := json.Marshal(map[string]any{"type": "object", "additionalProperties": false, "required": required, "properties": p})
 	return out
 }
+
+// RequireAnyOf adds to an object schema that at least one of the members is
+// present (anyOf of required members): a PATCH that must change something.
+func RequireAnyOf(schema json.RawMessage, members ...string) json.RawMessage {
+	var s map[string]any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return schema
+	}
+	anyOf := make([]any, len(members))
+	for i, m := range members {
+		anyOf[i] = map[string]any{"required": []string{m}}
+	}
+	s["anyOf"] = anyOf
+	out, err := json.Marshal(s)
+	if err != nil {
+		return schema
+	}
+	return out
+}

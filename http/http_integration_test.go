@@ -248,6 +248,11 @@ func TestStatusDescriptors(t *testing.T) {
 		"maintenance.schedule": {"POST", "/api/maintenance", "status:write", false},
 		"maintenance.update":   {"PATCH", "/api/maintenance/{maintenanceId}", "status:write", false},
 		"components.upsert":    {"PUT", "/api/components/{componentId}", "status:write", false},
+		// Ours beside the seed's: the Statuspage-compatible public reads (issue 23).
+		"statuspage.summary.get":                 {"GET", "/api/v2/summary.json", "", true},
+		"statuspage.status.get":                  {"GET", "/api/v2/status.json", "", true},
+		"statuspage.incidents.list":              {"GET", "/api/v2/incidents.json", "", true},
+		"statuspage.scheduled_maintenances.list": {"GET", "/api/v2/scheduled-maintenances.json", "", true},
 	}
 	if doc.Service != "status" || len(doc.Actions) != len(want) {
 		t.Fatalf("service %q with %d actions, want status with %d", doc.Service, len(doc.Actions), len(want))
@@ -307,12 +312,12 @@ func TestStatusDescriptors(t *testing.T) {
 			t.Errorf("%s: security declared %v, want %v", name, secured, w.permission != "")
 		}
 	}
-	if len(api.Paths) != 8 {
+	if len(api.Paths) != 12 { // the seed's 8 and the 4 Statuspage-compatible reads
 		paths := make([]string, 0, len(api.Paths))
 		for p := range api.Paths {
 			paths = append(paths, p)
 		}
-		t.Errorf("openapi has %d paths, want 8: %v", len(api.Paths), paths)
+		t.Errorf("openapi has %d paths, want 12: %v", len(api.Paths), paths)
 	}
 
 	// The public status page needs no credential.

@@ -29,9 +29,17 @@ var boundsUnpatterned = map[string]string{
 // control characters.
 // The gateway's texts for models (prompts, messages, queries, texts to
 // translate or embed, a tool's description) are multi-line too, and so is
-// a contact's note (body).
+// a contact's note (body); the compatible routes' system prompt (Anthropic's
+// system) and a model's refusal (OpenAI's, sent back in the history).
 var boundsMultiLineMembers = []string{"message", "prompt", "content", "text", "query", "input", "initial_prompt", "context", "texts",
-	"description", "body", "html", "reason"} // reason: publishing's rejection notes
+	"description", "body", "html", "reason", "system", "refusal", // reason: publishing's rejection notes
+	// The studio's prose: a brief's objective, audience and style notes, a
+	// composition's notes, an approval's note, and the prompt fragments of
+	// presets and templates (settings, promptDefaults: values sent to models).
+	"objective", "audience", "styleNotes", "note", "notes", "settings", "promptDefaults",
+	// The agent's: a task's instructions, a persona's greeting and
+	// instructions (prompt text).
+	"instructions", "greeting"}
 
 // TestEveryInputStringIsBounded walks the input schema of every action of
 // every service the app builds (as /api/actions serves them) and fails on a

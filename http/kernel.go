@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,49 +59,163 @@ func headerBytes(r *http.Request) int {
 	return n
 }
 
+// routeTraits is what the kernel knows of a route beyond its handler, for
+// the checks every route gets before it runs (routeChecks): the media types
+// it takes besides JSON, or instead of JSON (a raw body), the status of its
+// invalid input, and whether third parties call it without a credential
+// (the per-address inbound limit). Actions get theirs from their
+// descriptor; plain routes from AcceptsForms, Inbound and InvalidInputStatus.
+type routeTraits struct {
+	http.Handler
+	forms         bool     // HTML form posts besides JSON
+	raw           []string // a raw body's media types, in place of JSON
+	invalidStatus int      // 0: the service's
+	inbound       bool
+	dialect       *ErrorDialect // an SDK-compatible route's error shape (nil: problem+json)
+}
+
+// traitsOf is a route handler's traits (none for a bare handler).
+func traitsOf(h http.Handler) routeTraits {
+	if t, ok := h.(routeTraits); ok {
+		return t
+	}
+	return routeTraits{Handler: h}
+}
+
 // AcceptsForms marks a route that takes HTML form posts
 // (application/x-www-form-urlencoded) besides JSON: a browser page's form
 // (the magic-link confirmation). Every other mutating route takes JSON only.
-func AcceptsForms(h http.Handler) http.Handler { return formRoute{h} }
-
-type formRoute struct{ http.Handler }
-
-func (formRoute) accepts(mediaType string) bool {
-	return mediaType == "application/x-www-form-urlencoded"
+func AcceptsForms(h http.Handler) http.Handler {
+	t := traitsOf(h)
+	t.forms = true
+	return t
 }
 
-// requireJSON is 415 for a mutating request with a body that does not say it
-// is JSON: the body is decoded as JSON whatever it claims, and a cross-site
-// HTML form (text/plain, urlencoded) must not reach a JSON route without a
-// CORS preflight. A request without a body needs no Content-Type.
-func requireJSON(log *slog.Logger) mux.MiddlewareFunc {
+// Inbound marks a public route that third parties call without a platform
+// credential (a provider's webhook, an OAuth network's redirect): each call
+// takes from its client address's inbound bucket (RateLimitConfig's
+// Inbound*), 429 rate_limited with Retry-After past it. Action.Inbound says
+// the same of an action.
+func Inbound(h http.Handler) http.Handler {
+	t := traitsOf(h)
+	t.inbound = true
+	return t
+}
+
+// InvalidInputStatus makes a plain route's invalid input (its own and the
+// kernel's checks of its parameters) answer status instead of the service's
+// (Action.InvalidStatus says the same of an action).
+func InvalidInputStatus(status int, h http.Handler) http.Handler {
+	t := traitsOf(h)
+	t.invalidStatus = status
+	return t
+}
+
+// routeChecks are the kernel's checks of every matched route, actions and
+// plain routes alike, before the route runs: the inbound limit of public
+// routes, the media type (415), the body's size (413), and the path and
+// query parameters (NUL and invalid UTF-8: 422 at the parameter, as a body
+// member would be). Unmatched paths (404) and methods (405) never get here.
+func routeChecks(d Deps) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !hasBody(r) || !mutating(r.Method) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-			json := err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
-			other, accepted := false, "JSON (Content-Type: application/json or a +json type)"
+			var t routeTraits
 			if route := mux.CurrentRoute(r); route != nil {
-				if m, ok := route.GetHandler().(mediaRoute); ok {
-					other = err == nil && m.accepts(mt)
-					if raw, isRaw := m.(rawRoute); isRaw {
-						// A file route takes what it declares, not JSON.
-						json, accepted = false, strings.Join(raw.types, " or ")
-					}
+				t = traitsOf(route.GetHandler())
+			}
+			if t.dialect != nil {
+				r = withDialect(r, t.dialect)
+			}
+			if t.invalidStatus != 0 {
+				r = InvalidInputAs(r, t.invalidStatus)
+			}
+			if t.inbound {
+				if err := d.Inbound.AllowAddress(r); err != nil {
+					WriteError(w, r, d.Log, err)
+					return
 				}
 			}
-			if !json && !other {
-				WriteError(w, r, log, &kernelProblem{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
-					message: "the request body must be " + accepted,
-					header:  http.Header{"Accept": {acceptHeader(accepted)}}})
+			if err := checkMediaType(r, t); err != nil {
+				WriteError(w, r, d.Log, err)
+				return
+			}
+			if t.raw == nil {
+				// A raw body has its own bound (RawBody.MaxBytes); every other
+				// body is JSON input or a form, at most 1 MiB whoever reads it.
+				if r.ContentLength > maxBody {
+					WriteError(w, r, d.Log, errTooLarge(maxBody))
+					return
+				}
+				r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+			}
+			if fields := paramProblems(r); len(fields) > 0 {
+				WriteError(w, r, d.Log, errs.Invalid(fields...))
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// checkMediaType is 415 for a mutating request with a body that does not say
+// it is JSON: the body is decoded as JSON whatever it claims, and a
+// cross-site HTML form (text/plain, urlencoded) must not reach a JSON route
+// without a CORS preflight. A request without a body needs no Content-Type.
+// A file route takes what it declares, not JSON.
+func checkMediaType(r *http.Request, t routeTraits) error {
+	if !hasBody(r) || !mutating(r.Method) {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	json := err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+	other := err == nil && t.forms && mt == "application/x-www-form-urlencoded"
+	accepted := "JSON (Content-Type: application/json or a +json type)"
+	if t.raw != nil {
+		json, other, accepted = false, err == nil && slices.Contains(t.raw, mt), strings.Join(t.raw, " or ")
+	}
+	if json || other {
+		return nil
+	}
+	return &kernelProblem{status: http.StatusUnsupportedMediaType, code: "unsupported_media_type",
+		message: "the request body must be " + accepted,
+		header:  http.Header{"Accept": {acceptHeader(accepted)}}}
+}
+
+// paramProblems are the path and query parameters a body member with the
+// same value would be refused for: U+0000 (PostgreSQL's text cannot hold
+// it: a lookup by such an id failed as a 500) and invalid UTF-8 (text
+// columns refuse it, and JSON would turn it into U+FFFD silently). The
+// pointer names the parameter, as the action's input does.
+func paramProblems(r *http.Request) []errs.Field {
+	var out []errs.Field
+	check := func(name, value string) {
+		p := "/" + escapePointer(name)
+		switch {
+		case !utf8.ValidString(name) || !utf8.ValidString(value):
+			out = append(out, errs.Field{Pointer: p, Detail: "must be valid UTF-8"})
+		case strings.IndexByte(name, 0) >= 0:
+			out = append(out, errs.Field{Pointer: p, Detail: "a member name must not contain U+0000 (NUL)"})
+		case strings.IndexByte(value, 0) >= 0:
+			out = append(out, errs.Field{Pointer: p, Detail: "must not contain U+0000 (NUL)"})
+		}
+	}
+	for name, value := range mux.Vars(r) {
+		check(name, value)
+	}
+	if r.URL.RawQuery != "" {
+		for name, values := range r.URL.Query() {
+			for _, v := range values {
+				check(name, v)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	return slices.CompactFunc(out, func(a, b errs.Field) bool { return a.Pointer == b.Pointer })
+}
+
+// errTooLarge is the answer to a body past its bound.
+func errTooLarge(limit int64) error {
+	return errs.TooLarge("payload_too_large", "the request body is larger than "+strconv.FormatInt(limit, 10)+" bytes")
 }
 
 // acceptHeader is the Accept of a 415: the media types a route takes.
@@ -142,10 +257,14 @@ func allowHandler(router *mux.Router, log *slog.Logger) http.Handler {
 	})
 }
 
-// bodyReadError: a body that stops arriving before the listener's read
-// timeout is the client's slowness (408, and the connection closes);
-// anything else unreadable is invalid input.
+// bodyReadError: a body past its bound is 413; a body that stops arriving
+// before the listener's read deadline is the client's slowness (408, and the
+// connection closes); anything else unreadable is invalid input.
 func bodyReadError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return errTooLarge(tooLarge.Limit)
+	}
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return &kernelProblem{status: http.StatusRequestTimeout, code: "request_timeout",
 			message: "the request body did not arrive in time", header: http.Header{"Connection": {"close"}}}

@@ -21,6 +21,8 @@ var pathParam = regexp.MustCompile(`\{([^}]+)\}`)
 // document does not name is a finding of the fuzzing gate.
 func OpenAPI(svc Service) map[string]any {
 	paths := map[string]map[string]any{}
+	schemas := map[string]any{"Problem": json.RawMessage(problemSchema)}
+	shared := map[string]any{} // components.responses
 	for _, a := range svc.Actions {
 		var in map[string]any
 		_ = json.Unmarshal(a.InputSchema, &in)
@@ -49,8 +51,13 @@ func OpenAPI(svc Service) map[string]any {
 		if a.SuccessStatus == http.StatusNoContent {
 			responses[strconv.Itoa(a.SuccessStatus)] = map[string]any{"description": "success, no content"}
 		}
-		for _, status := range problemStatuses(a, svc.InvalidInputStatus) {
-			responses[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/Problem" + strconv.Itoa(status)}
+		if a.Errors != nil {
+			dialectResponses(a, svc.InvalidInputStatus, responses, shared)
+			schemas[a.Errors.Name+"Error"] = a.Errors.Schema
+		} else {
+			for _, status := range problemStatuses(a, svc.InvalidInputStatus) {
+				responses[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/Problem" + strconv.Itoa(status)}
+			}
 		}
 		op := map[string]any{
 			"operationId": a.Name, "summary": a.Summary,
@@ -86,7 +93,9 @@ func OpenAPI(svc Service) map[string]any {
 				op["requestBody"] = map[string]any{"required": bodyRequired(a.Name, body),
 					"content": map[string]any{"application/json": map[string]any{"schema": body}}}
 			}
-			params = append(params, map[string]any{"name": HeaderIdempotencyKey, "in": "header", "schema": map[string]any{"type": "string", "maxLength": 255}})
+			if !a.NoIdempotencyKey {
+				params = append(params, map[string]any{"name": HeaderIdempotencyKey, "in": "header", "schema": map[string]any{"type": "string", "maxLength": 255}})
+			}
 		}
 		if len(params) > 0 {
 			op["parameters"] = params
@@ -96,14 +105,13 @@ func OpenAPI(svc Service) map[string]any {
 		}
 		paths[a.Path][strings.ToLower(a.Method)] = op
 	}
-	problems := map[string]any{}
+	problems := shared
 	for _, status := range []int{400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 502, 503, 504} {
 		desc := "a problem (RFC 9457): " + http.StatusText(status)
 		r := map[string]any{"description": desc,
 			"content": map[string]any{"application/problem+json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Problem"}}}}
 		if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-			r["headers"] = map[string]any{"Retry-After": map[string]any{"description": "seconds to wait before trying again",
-				"schema": map[string]any{"type": "string", "pattern": "^[0-9]+$"}}}
+			r["headers"] = retryAfterHeader
 		}
 		problems["Problem"+strconv.Itoa(status)] = r
 	}
@@ -117,10 +125,14 @@ func OpenAPI(svc Service) map[string]any {
 				"apiKey": map[string]any{"type": "apiKey", "in": "header", "name": HeaderAPIKey},
 			},
 			"responses": problems,
-			"schemas":   map[string]any{"Problem": json.RawMessage(problemSchema)},
+			"schemas":   schemas,
 		},
 	}
 }
+
+// retryAfterHeader is the Retry-After of a 429 or a 503.
+var retryAfterHeader = map[string]any{"Retry-After": map[string]any{"description": "seconds to wait before trying again",
+	"schema": map[string]any{"type": "string", "pattern": "^[0-9]+$"}}}
 
 // eventSchema is one server-sent event of a streaming answer (stream.go):
 // its name and its data (JSON, or [DONE] at the end).
@@ -133,9 +145,13 @@ const eventSchema = `{"type":"object","required":["data"],"properties":{"event":
 const problemSchema = `{"type":"object","required":["type","title","status","code","request_id"],"properties":{
 	"type":{"type":"string","format":"uri"},"title":{"type":"string"},"status":{"type":"integer","minimum":400,"maximum":599},
 	"detail":{"type":"string"},"code":{"type":"string","pattern":"^[a-z][a-z0-9_]*$"},"request_id":{"type":"string"},
-	"errors":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["pointer","detail"],"properties":{
+	"errors":` + FieldErrorsSchema + `}}`
+
+// FieldErrorsSchema is the list of failing input members of invalid input
+// (a problem's errors; the error dialects carry it too).
+const FieldErrorsSchema = `{"type":"array","items":{"type":"object","additionalProperties":false,"required":["pointer","detail"],"properties":{
 		"pointer":{"type":"string","description":"JSON pointer of the failing input member (/header/<Name> for a header)"},
-		"detail":{"type":"string"}}}}}}`
+		"detail":{"type":"string"}}}}`
 
 // problemStatuses are the error answers an action can give. Every action:
 // 422 (input that its schema refuses), 429 (rate limits) and 503 (a
@@ -146,18 +162,20 @@ const problemSchema = `{"type":"object","required":["type","title","status","cod
 // parameter or a credential can name a missing object, 404. The public status
 // page reads one page: none of those. A service whose invalid input is 400
 // (seed 002's contacts API) says 400 instead of 422, and still 422 on
-// mutating routes (an Idempotency-Key reused with another request); a raw
-// body adds 413. Protocol answers of any route (400 of net/http, 405, 408,
+// mutating routes that take an Idempotency-Key (one reused with another
+// request); a raw body adds 413. Protocol answers of any route (400 of net/http, 405, 408,
 // 431) are not per operation.
 func problemStatuses(a Action, invalid int) []int {
 	if a.InvalidStatus != 0 {
 		invalid = a.InvalidStatus
+	} else if a.Errors != nil {
+		invalid = a.Errors.InvalidStatus
 	}
 	if invalid == 0 {
 		invalid = http.StatusUnprocessableEntity
 	}
 	out := []int{invalid, http.StatusTooManyRequests, http.StatusServiceUnavailable}
-	if !a.ReadOnly {
+	if !a.ReadOnly && !a.NoIdempotencyKey {
 		out = append(out, http.StatusUnprocessableEntity)
 	}
 	if a.Body != nil {
@@ -170,7 +188,7 @@ func problemStatuses(a Action, invalid int) []int {
 		out = append(out, http.StatusNotFound)
 	}
 	if !a.ReadOnly {
-		out = append(out, http.StatusConflict, http.StatusUnsupportedMediaType)
+		out = append(out, http.StatusConflict, http.StatusUnsupportedMediaType, http.StatusRequestEntityTooLarge)
 	}
 	out = append(out, a.Problems...)
 	slices.Sort(out)

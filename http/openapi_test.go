@@ -82,3 +82,67 @@ func TestCheckOutput(t *testing.T) {
 		t.Fatalf("a conforming answer: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// TestNoIdempotencyKey: a mutation marked NoIdempotencyKey gets no
+// Idempotency-Key from the router (one sent is ignored: neither checked nor
+// passed on) and its OpenAPI operation offers none, nor the 422 of a reused
+// key; a mutation without the mark keeps both.
+func TestNoIdempotencyKey(t *testing.T) {
+	seen := map[string]string{}
+	action := func(name string, unkeyed bool) Action {
+		return Action{Name: name, Method: http.MethodPost, Path: "/" + name, AuthorizationMode: AuthPublic, NoIdempotencyKey: unkeyed,
+			InvalidStatus: http.StatusBadRequest, // invalid input 400 (a webhook's): 422 is then only a reused key
+			OutputSchema:  ObjectOf(map[string]json.RawMessage{"ok": Raw(`{"type":"boolean"}`)}),
+			Handle: func(_ context.Context, c *Call) (Reply, error) {
+				seen[name] = c.Meta.IdempotencyKey
+				return OK(map[string]any{"ok": true}), nil
+			}}
+	}
+	svc := Service{Name: "t", Actions: []Action{action("keyed", false), action("unkeyed", true)}}
+	h, err := NewHandler(svc, Deps{Limiter: NewLimiter(RateLimitConfig{}), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(path, key string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(HeaderIdempotencyKey, key)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := call("/keyed", "k-1"); rec.Code != http.StatusOK || seen["keyed"] != "k-1" {
+		t.Fatalf("keyed: %d %s, key %q", rec.Code, rec.Body, seen["keyed"])
+	}
+	if rec := call("/unkeyed", "k-1"); rec.Code != http.StatusOK || seen["unkeyed"] != "" {
+		t.Fatalf("unkeyed: %d %s, key %q passed on", rec.Code, rec.Body, seen["unkeyed"])
+	}
+	long := strings.Repeat("k", 300)
+	if rec := call("/keyed", long); rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "/header/Idempotency-Key") {
+		t.Fatalf("keyed, a long key: %d %s", rec.Code, rec.Body)
+	}
+	if rec := call("/unkeyed", long); rec.Code != http.StatusOK {
+		t.Fatalf("unkeyed, a long key is ignored: %d %s", rec.Code, rec.Body)
+	}
+	raw, _ := json.Marshal(OpenAPI(svc))
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct{ Name string } `json:"parameters"`
+			Responses  map[string]any          `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{"/keyed": true, "/unkeyed": false} {
+		op := doc.Paths[path]["post"]
+		header := false
+		for _, p := range op.Parameters {
+			header = header || p.Name == HeaderIdempotencyKey
+		}
+		_, reuse := op.Responses["422"]
+		if header != want || reuse != want {
+			t.Errorf("%s: Idempotency-Key offered %v, 422 documented %v, want %v", path, header, reuse, want)
+		}
+	}
+}

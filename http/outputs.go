@@ -67,7 +67,7 @@ func OpenObject(path string) OutputOption {
 // value), refined by opts. It panics on an option naming no member: a
 // descriptor that does not build is a programming error found at start-up.
 func OutputOf(v any, opts ...OutputOption) json.RawMessage {
-	s := typeSchema(reflect.TypeOf(v))
+	s := typeSchema(reflect.TypeOf(v), map[reflect.Type]bool{})
 	for _, o := range opts {
 		if err := refine(s, strings.Split(strings.ReplaceAll(o.path, "[]", ".[]"), "."), o); err != nil {
 			panic(fmt.Sprintf("outputOf %T: %s: %v", v, o.path, err))
@@ -114,7 +114,11 @@ const (
 var timeType = reflect.TypeOf(time.Time{})
 var rawMessageType = reflect.TypeOf(json.RawMessage{})
 
-func typeSchema(t reflect.Type) map[string]any {
+// typeSchema describes t; open are the struct types being described
+// around it: a type met inside itself (a group layer's children) is any
+// object there, so a recursive type has a finite schema (refine the inner
+// levels with WithSchema where they matter).
+func typeSchema(t reflect.Type, open map[reflect.Type]bool) map[string]any {
 	nullable := false
 	for t.Kind() == reflect.Pointer {
 		t, nullable = t.Elem(), true
@@ -134,14 +138,18 @@ func typeSchema(t reflect.Type) map[string]any {
 	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
 		s = map[string]any{"type": "number"}
 	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
-		s = map[string]any{"type": "array", "items": typeSchema(t.Elem())}
+		s = map[string]any{"type": "array", "items": typeSchema(t.Elem(), open)}
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
-		s = map[string]any{"type": "object", "additionalProperties": typeSchema(t.Elem())}
+		s = map[string]any{"type": "object", "additionalProperties": typeSchema(t.Elem(), open)}
 	case t.Kind() == reflect.Interface:
 		s = map[string]any{}
+	case t.Kind() == reflect.Struct && open[t]:
+		s = map[string]any{"type": "object"}
 	case t.Kind() == reflect.Struct:
+		open[t] = true
 		props, req := map[string]any{}, []string{}
-		structMembers(t, props, &req)
+		structMembers(t, props, &req, open)
+		delete(open, t)
 		s = map[string]any{"type": "object", "additionalProperties": false, "required": req, "properties": props}
 	default:
 		panic("outputOf: no schema for " + t.String())
@@ -154,7 +162,7 @@ func typeSchema(t reflect.Type) map[string]any {
 
 // structMembers walks a struct's JSON members as encoding/json writes them
 // (embedded structs inline, "-" skipped, omitempty optional).
-func structMembers(t reflect.Type, props map[string]any, req *[]string) {
+func structMembers(t reflect.Type, props map[string]any, req *[]string, open map[reflect.Type]bool) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -168,7 +176,7 @@ func structMembers(t reflect.Type, props map[string]any, req *[]string) {
 				ft = ft.Elem()
 			}
 			if ft.Kind() == reflect.Struct {
-				structMembers(ft, props, req)
+				structMembers(ft, props, req, open)
 				continue
 			}
 		}
@@ -178,7 +186,7 @@ func structMembers(t reflect.Type, props map[string]any, req *[]string) {
 		if name == "" {
 			name = f.Name
 		}
-		s := typeSchema(f.Type)
+		s := typeSchema(f.Type, open)
 		omit := strings.Contains(opts, "omitempty")
 		if omit {
 			// An omitempty pointer is left out when nil, never null.

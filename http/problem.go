@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/platform/backend/domain/errs"
+	"github.com/platform/backend/eventstore"
 )
 
 // Problem is the RFC 9457 body every service answers errors with.
@@ -100,6 +101,10 @@ func clientGone(r *http.Request, err error) bool {
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	status, p := problemFor(r, log, err, w.Header())
 	problemsTotal.WithLabelValues(strconv.Itoa(status)).Inc()
+	if d := dialectOf(r.Context()); d != nil {
+		writeJSON(w, status, "application/json", d.Body(status, p))
+		return
+	}
 	writeJSON(w, status, "application/problem+json", p)
 }
 
@@ -107,31 +112,23 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 // body, and the headers it sets (Retry-After, Allow). A stream that already
 // started writes the same body as its error event.
 func problemFor(r *http.Request, log *slog.Logger, err error, header http.Header) (int, Problem) {
+	var kp *kernelProblem
+	if errors.As(err, &kp) {
+		// Before the client-gone check: a body read that ran into the read
+		// deadline cancels the request's context too (net/http does on any
+		// read error), yet the client may still be reading: it gets its 408.
+		for k, vs := range kp.header {
+			header[k] = vs
+		}
+		return kp.status, newProblem(r, kp.status, kp.code, kp.message, nil, nil)
+	}
 	if clientGone(r, err) {
 		// Routine (a closed tab, a client timeout): whatever failed failed
 		// because the client left, so it is neither an ERROR line nor a 5xx.
 		log.Debug("client closed request", "err", err, "request_id", RequestID(r.Context()), "path", r.URL.Path)
 		return StatusClientClosedRequest, newProblem(r, StatusClientClosedRequest, "client_closed_request", "the client closed the request", nil, nil)
 	}
-	var kp *kernelProblem
-	if errors.As(err, &kp) {
-		for k, vs := range kp.header {
-			header[k] = vs
-		}
-		return kp.status, newProblem(r, kp.status, kp.code, kp.message, nil, nil)
-	}
-	e, ok := errs.As(err)
-	if !ok || errors.Is(err, context.DeadlineExceeded) {
-		if errors.Is(err, context.DeadlineExceeded) {
-			e = errs.Unavailable("the request timed out", err)
-		} else {
-			log.Error("internal error", "err", err, "request_id", RequestID(r.Context()), "path", r.URL.Path)
-			e = &errs.Error{Kind: errs.KindInternal, Code: "internal_error", Message: "an unexpected error occurred"}
-		}
-	}
-	if e.Kind == errs.KindUnavailable && e.Err != nil {
-		log.Warn("dependency unavailable", "err", e.Err, "request_id", RequestID(r.Context()))
-	}
+	e := classify(r, log, err)
 	status, ok := statusOf[e.Kind]
 	if !ok {
 		status = http.StatusInternalServerError
@@ -145,6 +142,34 @@ func problemFor(r *http.Request, log *slog.Logger, err error, header http.Header
 		header.Set("Retry-After", "1")
 	}
 	return status, newProblem(r, status, e.Code, e.Message, e.Fields, e.Extensions)
+}
+
+// classify is the typed error an error is answered as. Untyped errors are
+// classified here, once for every route: an outage of the database or the
+// broker (eventstore.IsTransient: a connection refused or killed, SQLSTATE
+// 08, 53, 57 as in a fast shutdown, a timeout) is 503 dependency_unavailable
+// with Retry-After, for reads as for writes (the event store classifies
+// its own); a body past its bound is 413; anything else is a 500 whose
+// cause is logged, never shown.
+func classify(r *http.Request, log *slog.Logger, err error) *errs.Error {
+	if e, ok := errs.As(err); ok && !errors.Is(err, context.DeadlineExceeded) {
+		if e.Kind == errs.KindUnavailable && e.Err != nil {
+			log.Warn("dependency unavailable", "err", e.Err, "request_id", RequestID(r.Context()))
+		}
+		return e
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return errs.Unavailable("the request timed out", err)
+	case errors.As(err, &tooLarge):
+		return errs.TooLarge("payload_too_large", "the request body is larger than "+strconv.FormatInt(tooLarge.Limit, 10)+" bytes")
+	case eventstore.IsTransient(err):
+		log.Warn("dependency unavailable", "err", err, "request_id", RequestID(r.Context()), "path", r.URL.Path)
+		return errs.Unavailable("a dependency is unavailable; try again shortly", err)
+	}
+	log.Error("internal error", "err", err, "request_id", RequestID(r.Context()), "path", r.URL.Path)
+	return &errs.Error{Kind: errs.KindInternal, Code: "internal_error", Message: "an unexpected error occurred"}
 }
 
 type invalidInputStatusKey struct{}
@@ -201,24 +226,16 @@ func PageStatus(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		w.WriteHeader(StatusClientClosedRequest)
 		return 0
 	}
-	status := http.StatusInternalServerError
-	e, ok := errs.As(err)
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		status = http.StatusServiceUnavailable
-	case ok:
-		if s, known := statusOf[e.Kind]; known {
-			status = s
-		}
-		if e.RetryAfterSeconds > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
-		}
+	e := classify(r, log, err)
+	status, known := statusOf[e.Kind]
+	if !known {
+		status = http.StatusInternalServerError
 	}
-	if status >= 500 {
-		log.Error("page", "err", err, "request_id", RequestID(r.Context()), "path", r.URL.Path)
-		if w.Header().Get("Retry-After") == "" {
-			w.Header().Set("Retry-After", "5")
-		}
+	if e.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))
+	}
+	if status >= 500 && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "5")
 	}
 	problemsTotal.WithLabelValues(strconv.Itoa(status)).Inc()
 	return status

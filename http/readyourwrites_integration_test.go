@@ -54,3 +54,27 @@ func TestMinPositionOfAnotherTenant(t *testing.T) {
 		t.Fatalf("the public page waited %s for a tenant's stream", elapsed)
 	}
 }
+
+// TestMinPositionOfAnotherContext: a command may answer positions of
+// several contexts (suggestion drafts and what they cost); a read model
+// never applies a stream of a context it does not read, so such a position
+// is not waited for: answered at once, not 503 after 3 s. Its own positions
+// in the same list are still waited for.
+func TestMinPositionOfAnotherContext(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	res := h.Do(t, "contacts", http.MethodPost, "/api/contacts", "", map[string]any{"firstName": "Ada", "email": "ada@example.com"})
+	apptest.Must(t, res, http.StatusCreated, "create contact")
+	contact := res.Header.Get("X-Platform-Position")
+	id, incident := h.CreateIncident(t, "")
+	for _, position := range []string{contact, contact + ", " + incident} {
+		start := time.Now()
+		res := h.Do(t, "status", http.MethodGet, "/api/incidents?status=all", "", nil, "X-Platform-Min-Position", position)
+		apptest.Must(t, res, http.StatusOK, "incidents read at "+position)
+		if elapsed := time.Since(start); elapsed > 2*time.Second {
+			t.Fatalf("%s: answered after %s: the status read model waited for a contacts stream", position, elapsed)
+		}
+		if position != contact && !strings.Contains(string(res.Body), id) {
+			t.Fatalf("%s: the incident is missing: %s", position, res.Body)
+		}
+	}
+}

@@ -9,9 +9,11 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -66,8 +68,12 @@ type Deps struct {
 	// Attempts limits credential attempts per client address (actions
 	// marked CredentialAttempt, magic links); nil: no such limit.
 	Attempts *Limiter
-	Reader   *projections.Reader
-	Log      *slog.Logger
+	// Inbound limits calls of public routes third parties make without a
+	// credential (Action.Inbound, Inbound: providers' webhooks, OAuth
+	// callbacks) per client address; nil: no such limit.
+	Inbound *Limiter
+	Reader  *projections.Reader
+	Log     *slog.Logger
 	// CORS is the first-party origin policy (nil: local development origins).
 	CORS *CORSPolicy
 	// MaxHeaderBytes: a larger request line and header block is a 431
@@ -91,7 +97,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		d.MaxHeaderBytes = ServerConfig{}.WithDefaults().MaxHeaderBytes
 	}
 	r := mux.NewRouter()
-	r.Use(requireJSON(d.Log))
+	r.Use(routeChecks(d))
 	for i := range svc.Actions {
 		a := &svc.Actions[i]
 		if err := a.withDefaults(); err != nil {
@@ -111,11 +117,12 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 				return !slices.Contains(shadowed, req.URL.Path) && tpl.Match(req, &mux.RouteMatch{})
 			})
 		}
-		var h http.Handler = d.serveAction(a, svc.AppID)
+		traits := routeTraits{Handler: instrumented(svc.Name, a.Name, d.serveAction(a, svc.AppID)), invalidStatus: a.InvalidStatus,
+			inbound: a.Inbound, dialect: a.Errors}
 		if a.Body != nil {
-			h = rawRoute{Handler: h, types: a.Body.MediaTypes}
+			traits.raw = a.Body.MediaTypes
 		}
-		route.Path(a.Path).Methods(a.Method).Handler(h)
+		route.Path(a.Path).Methods(a.Method).Handler(traits)
 	}
 	r.HandleFunc("/api/actions", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, map[string]any{"service": svc.Name, "actions": svc.Actions})
@@ -123,6 +130,7 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 	r.HandleFunc("/api/openapi.json", func(w http.ResponseWriter, _ *http.Request) {
 		WriteJSON(w, http.StatusOK, OpenAPI(svc))
 	}).Methods(http.MethodGet)
+	docsRoutes(r, svc.Name) // GET /docs: the OpenAPI document for people (docs.go)
 	health := svc.HealthPath
 	if health == "" {
 		health = DefaultHealthPath
@@ -153,9 +161,6 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		permission = principal.Qualify(appID, a.Permission)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a.InvalidStatus != 0 {
-			r = InvalidInputAs(r, a.InvalidStatus)
-		}
 		fail := func(err error) { WriteError(w, r, d.Log, err) }
 		ctx := r.Context()
 		var p principal.Principal
@@ -226,7 +231,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 					fail(err)
 					return
 				}
-				pos, err := eventstore.ParsePosition(raw)
+				pos, err := eventstore.ParsePositions(raw)
 				if err != nil {
 					fail(errs.InvalidField("/header/"+HeaderMinPosition, err.Error()))
 					return
@@ -243,7 +248,7 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			ActingUser:     p.ActingUser(),
 			CorrelationID:  RequestID(ctx),
 		}}
-		if !a.ReadOnly {
+		if !a.ReadOnly && !a.NoIdempotencyKey {
 			if key := r.Header.Get(HeaderIdempotencyKey); key != "" {
 				if len(key) > 255 {
 					fail(errs.InvalidField("/header/"+HeaderIdempotencyKey, "must be at most 255 characters"))
@@ -259,10 +264,25 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 				call.Meta.RequestHash = eventstore.HashRequest([]byte(a.Name), []byte(r.URL.Path), input, []byte(mediaType))
 			}
 		}
-		reply, err := a.Handle(ctx, call)
+		// Every command the action runs records its position here, so the
+		// answer covers all the streams it wrote (commands.Track).
+		hctx, tracked := ctx, func() eventstore.Positions { return nil }
+		if !a.ReadOnly {
+			hctx, tracked = commands.Track(ctx)
+		}
+		reply, err := a.Handle(hctx, call)
 		if err != nil {
 			fail(err)
 			return
+		}
+		var positions eventstore.Positions
+		if reply.Position != nil {
+			// A handler that answers no position (an answer that must not
+			// tell whether it wrote) gets none added.
+			positions = eventstore.Positions{*reply.Position}
+			for _, p := range tracked() {
+				positions = positions.Add(p)
+			}
 		}
 		if reply.Stream != nil {
 			ew := newEventWriter(w)
@@ -279,8 +299,8 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 			for k, vs := range reply.Header {
 				w.Header()[k] = vs
 			}
-			if reply.Position != nil {
-				w.Header().Set(HeaderPosition, reply.Position.String())
+			if positions != nil {
+				w.Header().Set(HeaderPosition, positions.String())
 			}
 			w.WriteHeader(http.StatusNoContent) // no body (RFC 9110): the command's answer is not shown
 			return
@@ -295,12 +315,12 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 		for k, vs := range reply.Header {
 			w.Header()[k] = vs
 		}
-		if reply.Position != nil {
-			w.Header().Set(HeaderPosition, reply.Position.String())
+		if positions != nil {
+			w.Header().Set(HeaderPosition, positions.String())
 			if !a.ReadOnly && a.ReadModel != "" {
 				// Bounded; past the bound the answer goes out all the same
 				// (the events are durable, the read model will follow).
-				_ = d.Reader.WaitFor(ctx, a.ReadModel, *reply.Position)
+				_ = d.Reader.WaitFor(ctx, a.ReadModel, positions...)
 			}
 		}
 		if reply.Replayed {
@@ -358,13 +378,19 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 	var body []byte
 	var err error
 	if a.Body == nil { // a raw body is the handler's to read
-		body, err = io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+		// routeChecks bounded it (MaxBytesReader): past 1 MiB this is 413.
+		body, err = io.ReadAll(r.Body)
 	}
 	if err != nil {
 		return nil, bodyReadError(err)
 	}
 	if len(body) > maxBody {
-		return nil, errs.InvalidField("", "the request body is larger than 1 MiB")
+		return nil, errTooLarge(maxBody)
+	}
+	if !utf8.Valid(body) {
+		// encoding/json would replace each invalid byte with U+FFFD and the
+		// call would go on with text the client never sent.
+		return nil, errs.Invalid(invalidUTF8Fields(body)...)
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(body))
@@ -403,6 +429,49 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 		return nil, errs.Invalid(fields...)
 	}
 	return json.Marshal(integralNumbers(input))
+}
+
+// invalidUTF8Fields names the members of a body that is not UTF-8: those
+// whose value or name decodes with U+FFFD (encoding/json's replacement of an
+// invalid byte). A body that does not decode at all, or whose bad bytes sit
+// in no member, is refused at the root.
+func invalidUTF8Fields(body []byte) []errs.Field {
+	var doc any
+	var found []errs.Field
+	if json.Unmarshal(body, &doc) == nil {
+		found = replacedFields("", doc, nil)
+	}
+	if len(found) == 0 {
+		return []errs.Field{{Pointer: "", Detail: "the body must be valid UTF-8"}}
+	}
+	return found
+}
+
+func replacedFields(pointer string, v any, out []errs.Field) []errs.Field {
+	const replacement = "\uFFFD"
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, replacement) {
+			out = append(out, errs.Field{Pointer: pointer, Detail: "must be valid UTF-8"})
+		}
+	case map[string]any:
+		for k, m := range v {
+			p := pointer + "/" + escapePointer(k)
+			if strings.Contains(k, replacement) {
+				out = append(out, errs.Field{Pointer: p, Detail: "a member name must be valid UTF-8"})
+				continue
+			}
+			out = replacedFields(p, m, out)
+		}
+	case []any:
+		for i, m := range v {
+			out = replacedFields(pointer+"/"+strconv.Itoa(i), m, out)
+		}
+	}
+	if pointer == "" {
+		sort.Slice(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
+	}
+	return out
 }
 
 // integralNumbers writes numbers with an integral value (1295.0, 1.2e3) as

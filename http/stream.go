@@ -108,5 +108,9 @@ func (e *EventWriter) raw(name, data string) error {
 func (e *EventWriter) fail(r *http.Request, log *slog.Logger, err error) {
 	status, p := problemFor(r, log, err, e.w.Header())
 	problemsTotal.WithLabelValues(fmt.Sprint(status)).Inc()
+	if d := dialectOf(r.Context()); d != nil {
+		_ = e.Send(d.StreamEvent, d.Body(status, p))
+		return
+	}
 	_ = e.Send("error", p)
 }

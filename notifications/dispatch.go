@@ -27,6 +27,16 @@ var (
 	}, []string{"type"})
 )
 
+// ShowTypes makes the counters of every contract type exist at 0 from the
+// start, so dashboards and alerts (increase over a window) see a type before
+// its first notification or dead letter.
+func ShowTypes(types []string) {
+	for _, t := range types {
+		emitted.WithLabelValues(t)
+		invalid.WithLabelValues(t)
+	}
+}
+
 // Metadata keys of published notification messages.
 const (
 	MetaType           = "notification_type"

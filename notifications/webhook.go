@@ -14,10 +14,25 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/retry"
 )
+
+// deliveries counts POSTs to PLATFORM_NOTIFY_URL by outcome (a failed one
+// is retried, so failures can outnumber notifications).
+var deliveries = promauto.NewCounterVec(prometheus.CounterOpts{
+	Name: "platform_notifications_deliveries_total",
+	Help: "POSTs of notifications to PLATFORM_NOTIFY_URL by outcome (delivered, failed; a failed one is retried).",
+}, []string{"outcome"})
+
+func init() {
+	for _, o := range []string{"delivered", "failed"} {
+		deliveries.WithLabelValues(o) // at 0 from the start, for alerts over a window
+	}
+}
 
 // WebhookConfig is the delivery section of the configuration.
 type WebhookConfig struct {
@@ -335,7 +350,14 @@ func (l pgDeliveryLog) Release(ctx context.Context, holder uuid.UUID, reasons ma
 	return err
 }
 
-func (w *Webhook) post(ctx context.Context, timeout time.Duration, key string, msg *message.Message) error {
+func (w *Webhook) post(ctx context.Context, timeout time.Duration, key string, msg *message.Message) (err error) {
+	defer func() {
+		outcome := "delivered"
+		if err != nil {
+			outcome = "failed"
+		}
+		deliveries.WithLabelValues(outcome).Inc()
+	}()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.Config.URL, bytes.NewReader(msg.Payload))

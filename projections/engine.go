@@ -162,11 +162,11 @@ func RequestRebuild(ctx context.Context, pool *pgxpool.Pool, name string) (int, 
 
 // Generation describes one generation's state.
 type Generation struct {
-	Projection  string
-	Generation  int
-	State       string
-	CreatedAt   time.Time
-	ActivatedAt *time.Time
+	Projection  string     `json:"projection"`
+	Generation  int        `json:"generation"`
+	State       string     `json:"state"`
+	CreatedAt   time.Time  `json:"created_at"`
+	ActivatedAt *time.Time `json:"activated_at"`
 }
 
 // Generations lists every generation of every projection.
@@ -185,12 +185,30 @@ func Generations(ctx context.Context, pool *pgxpool.Pool) ([]Generation, error) 
 
 // Run reconciles generations until ctx ends.
 func (e *Engine) Run(ctx context.Context) error {
-	if err := e.Init(ctx); err != nil {
-		return err
+	// The database may be out as the process starts (app.New ran Init once
+	// already): waiting it out keeps the process up, where returning would
+	// stop every other task with it (app.supervise).
+	for try := 1; ; try++ {
+		err := e.Init(ctx)
+		if err == nil {
+			break
+		}
+		if !eventstore.IsTransient(err) {
+			return err
+		}
+		e.log.Warn("projections: the database is out; initialising again", "err", err)
+		if !retry.Sleep(ctx, retry.Backoff(100*time.Millisecond, try, 5*time.Second)) {
+			return nil
+		}
 	}
 	client, err := sarama.NewClient(e.cfg.Kafka.Brokers, e.cfg.Kafka.SaramaConfig())
-	if err != nil {
-		return fmt.Errorf("projections: kafka client: %w", err)
+	for try := 1; err != nil; try++ {
+		// The broker may be down at start: try again rather than give up.
+		e.log.Warn("projections: kafka client", "err", err)
+		if !retry.Sleep(ctx, retry.Backoff(time.Second, try, 5*time.Second)) {
+			return nil
+		}
+		client, err = sarama.NewClient(e.cfg.Kafka.Brokers, e.cfg.Kafka.SaramaConfig())
 	}
 	defer client.Close()
 	var wg sync.WaitGroup

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,28 +52,94 @@ func (r *Reader) SQL(ctx context.Context, p Projection, sql string) (string, err
 // MaxWait bounds a read-your-writes wait.
 const MaxWait = 3 * time.Second
 
-// WaitFor blocks until the projection's active generation has applied pos,
-// or answers 503 with Retry-After after MaxWait.
-func (r *Reader) WaitFor(ctx context.Context, name string, pos eventstore.Position) error {
+// WaitFor blocks until the projection's active generation has applied
+// every position, or answers 503 with Retry-After after MaxWait (one bound
+// for all of them). A position of a stream whose context the projection
+// does not read is never applied by it, so there is nothing to wait for:
+// a command that wrote to two contexts (a post and its metered AI call)
+// answers both positions, and a read of either context waits for its own.
+func (r *Reader) WaitFor(ctx context.Context, name string, positions ...eventstore.Position) error {
+	return r.wait(ctx, name, positions, nil)
+}
+
+// WaitForCaller is WaitFor for a request: a position is waited for only when
+// its stream belongs to an organization the caller sees (sees reports it).
+// A position of a stream outside them is treated exactly like a position of
+// a stream that does not exist: there is nothing of the caller's to wait
+// for, and the query answers at once, after the same one-row lookup. Before,
+// another tenant's stream answered at once up to its version and after the
+// 3 s bound past it, while a missing stream always took the 3 s: a caller
+// could learn whether another tenant's stream existed and how far it had
+// gone.
+func (r *Reader) WaitForCaller(ctx context.Context, name string, positions eventstore.Positions, sees func(organizationID string) bool) error {
+	return r.wait(ctx, name, positions, sees)
+}
+
+// wait keeps the positions there is something to wait for (sees nil: every
+// stream, missing ones included) and polls until the projection has them.
+func (r *Reader) wait(ctx context.Context, name string, positions []eventstore.Position, sees func(organizationID string) bool) error {
+	ids := make([]string, len(positions))
+	for i, p := range positions {
+		ids[i] = p.StreamID
+	}
+	rows, err := r.pool.Query(ctx, `SELECT stream_id, organization_id, stream_type FROM es_streams WHERE stream_id = ANY($1)`, ids)
+	if err != nil {
+		return err
+	}
+	type head struct{ org, streamType string }
+	heads := map[string]head{}
+	for rows.Next() {
+		var id string
+		var h head
+		if err := rows.Scan(&id, &h.org, &h.streamType); err != nil {
+			rows.Close()
+			return err
+		}
+		heads[id] = h
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	reads := r.reads(name)
+	var want []eventstore.Position
+	for _, p := range positions {
+		h, ok := heads[p.StreamID]
+		switch {
+		case sees != nil && (!ok || !sees(h.org)):
+			continue
+		case ok && !reads(h.streamType):
+			continue
+		}
+		want = append(want, p)
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	streams := make([]string, len(want))
+	versions := make([]int64, len(want))
+	for i, p := range want {
+		streams[i], versions[i] = p.StreamID, p.Version
+	}
 	deadline := time.Now().Add(MaxWait)
 	for {
 		var changed <-chan struct{}
 		if r.engine != nil {
 			changed = r.engine.changedChan()
 		}
-		var applied int64
-		err := r.pool.QueryRow(ctx, `SELECT COALESCE((SELECT v.version FROM proj_stream_versions v
-			JOIN proj_generations g ON g.projection = v.projection AND g.generation = v.generation AND g.state = 'active'
-			WHERE v.projection=$1 AND v.stream_id=$2), 0)`, name, pos.StreamID).Scan(&applied)
+		var pending string
+		err := r.pool.QueryRow(ctx, `SELECT COALESCE((SELECT p.stream_id || '@' || p.version FROM unnest($2::text[], $3::bigint[]) AS p(stream_id, version)
+			WHERE COALESCE((SELECT v.version FROM proj_stream_versions v
+				JOIN proj_generations g ON g.projection = v.projection AND g.generation = v.generation AND g.state = 'active'
+				WHERE v.projection=$1 AND v.stream_id=p.stream_id), 0) < p.version LIMIT 1), '')`, name, streams, versions).Scan(&pending)
 		if err != nil {
 			return err
 		}
-		if applied >= pos.Version {
+		if pending == "" {
 			return nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			e := errs.Unavailable(fmt.Sprintf("the read model has not applied position %s yet", pos), nil)
+			e := errs.Unavailable(fmt.Sprintf("the read model has not applied position %s yet", pending), nil)
 			e.RetryAfterSeconds = 1
 			return e
 		}
@@ -85,27 +152,35 @@ func (r *Reader) WaitFor(ctx context.Context, name string, pos eventstore.Positi
 	}
 }
 
-// WaitForCaller is WaitFor for a request: a position is waited for only when
-// its stream belongs to an organization the caller sees (sees reports it).
-// A position of a stream outside them is treated exactly like a position of
-// a stream that does not exist: there is nothing of the caller's to wait
-// for, and the query answers at once, after the same one-row lookup. Before,
-// another tenant's stream answered at once up to its version and after the
-// 3 s bound past it, while a missing stream always took the 3 s: a caller
-// could learn whether another tenant's stream existed and how far it had
-// gone.
-func (r *Reader) WaitForCaller(ctx context.Context, name string, pos eventstore.Position, sees func(organizationID string) bool) error {
-	var org string
-	err := r.pool.QueryRow(ctx, `SELECT organization_id FROM es_streams WHERE stream_id=$1`, pos.StreamID).Scan(&org)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		return nil
-	case err != nil:
-		return err
-	case !sees(org):
-		return nil
+// reads reports whether a projection applies streams of a type: those of
+// the contexts it reads, but for the stream types it skips
+// (StreamSkipper). Without an engine attached it cannot tell: every stream
+// is waited for.
+func (r *Reader) reads(name string) func(streamType string) bool {
+	if r.engine == nil {
+		return func(string) bool { return true }
 	}
-	return r.WaitFor(ctx, name, pos)
+	p, ok := r.engine.Projection(name)
+	if !ok {
+		return func(string) bool { return true }
+	}
+	contexts := map[string]bool{}
+	for _, c := range p.Contexts() {
+		contexts[c] = true
+	}
+	var skipped []string
+	if s, ok := p.(StreamSkipper); ok {
+		skipped = s.SkipsStreams()
+	}
+	return func(streamType string) bool {
+		return contexts[contextOf(streamType)] && !slices.Contains(skipped, streamType)
+	}
+}
+
+// contextOf is a stream type's context ("publishing.post": publishing).
+func contextOf(streamType string) string {
+	c, _, _ := strings.Cut(streamType, ".")
+	return c
 }
 
 // Placeholders lists the {{base}} names a statement uses, for tests that

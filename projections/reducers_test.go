@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	domjobs "github.com/platform/backend/domain/jobs"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
 )
@@ -33,5 +34,26 @@ func TestReducersIgnoring(t *testing.T) {
 		if err != nil || len(writes) != tt.want {
 			t.Errorf("%s: %d writes, %v; want %d", tt.typ, len(writes), err, tt.want)
 		}
+	}
+}
+
+// TestJobReducersCoverEveryJobEvent: one function reads every job event of
+// a context, with the job after the event.
+func TestJobReducersCoverEveryJobEvent(t *testing.T) {
+	var got []string
+	table := projections.JobReducers("studio", func(e eventstore.Event, j domjobs.Job) ([]projections.Statement, error) {
+		got = append(got, j.ID+":"+j.State)
+		return nil, nil
+	})
+	want := domjobs.EventTypes("studio")
+	slices.Sort(want)
+	if !slices.Equal(table.Types(), want) {
+		t.Fatalf("types %v", table.Types())
+	}
+	if _, err := table.Reduce(eventstore.Event{Type: "studio.job.claimed", Payload: []byte(`{"job":{"id":"r1","state":"running"}}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{"r1:running"}) {
+		t.Fatalf("%v", got)
 	}
 }

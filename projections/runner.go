@@ -99,6 +99,7 @@ var _ sarama.ConsumerGroupHandler = (*runner)(nil)
 
 // Setup seeks every claimed partition to the checkpoint stored in PostgreSQL.
 func (r *runner) Setup(sess sarama.ConsumerGroupSession) error {
+	eventsParked.WithLabelValues(r.p.Name()) // at 0 from the start, for alerts over a window
 	return eventstore.SeekToCheckpoints(sess, r.pool, `SELECT next_offset FROM proj_checkpoints
 		WHERE projection=$1 AND generation=$2 AND topic=$3 AND partition=$4`, r.p.Name(), r.generation)
 }

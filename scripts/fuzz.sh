@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fuzzing gate's tools: schemathesis (pinned in scripts/fuzz/requirements.txt)
-# in a virtual environment under .stack/fuzz/venv of this repository.
+# in a virtual environment under .stack/fuzz/venv of this repository
+# (scripts/pyenv.sh installs it).
 #
 #   scripts/fuzz.sh setup   install (idempotent: nothing is fetched when the venv
 #                           already holds the pinned requirements); prints the
@@ -10,72 +11,19 @@
 # The run itself is the Go test e2e.TestSchemathesis (make fuzz, and part of
 # make test): it starts platformd on loopback with a fresh database and runs
 # schemathesis against every service's /api/openapi.json.
-#
-# Env: PYTHON (default python3; Debian's python3 and python3-venv are installed
-# with apt-get when no python can make a venv), PIP_* as pip reads them (a local
-# index or --find-links for an offline machine).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DIR="$ROOT/.stack/fuzz"
-VENV="$DIR/venv"
-REQ="$ROOT/scripts/fuzz/requirements.txt"
-STAMP="$VENV/.requirements"
-
-log() { echo "fuzz: $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-
-installed() {
-	[[ -x "$VENV/bin/schemathesis" && -f "$STAMP" ]] && cmp -s "$REQ" "$STAMP"
-}
-
-# can_venv PY: PY makes a venv with pip in it (Debian splits venv and ensurepip
-# into python3-venv).
-can_venv() {
-	local py="$1" probe
-	command -v "$py" >/dev/null 2>&1 || return 1
-	probe="$(mktemp -d)"
-	if "$py" -m venv "$probe/v" >/dev/null 2>&1 && [[ -x "$probe/v/bin/pip" ]]; then
-		rm -rf "$probe"
-		return 0
-	fi
-	rm -rf "$probe"
-	return 1
-}
-
-setup() {
-	if installed; then
-		echo "$VENV/bin/schemathesis"
-		return
-	fi
-	local py="${PYTHON:-python3}"
-	if ! can_venv "$py"; then
-		if can_venv /usr/bin/python3; then
-			py=/usr/bin/python3
-		else
-			log "installing python3 and python3-venv from Debian"
-			[[ "$(id -u)" -eq 0 ]] || die "no python that can make a venv and not root: install python3-venv"
-			DEBIAN_FRONTEND=noninteractive apt-get update -q
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv python3-pip
-			py=/usr/bin/python3
-			can_venv "$py" || die "python3 -m venv still fails after installing python3-venv"
-		fi
-	fi
-	log "installing $(grep -v '^#' "$REQ" | xargs) into $VENV ($("$py" --version 2>&1))"
-	rm -rf "$VENV"
-	mkdir -p "$DIR"
-	"$py" -m venv "$VENV"
-	"$VENV/bin/pip" install -q --disable-pip-version-check -r "$REQ"
-	cp "$REQ" "$STAMP"
-	"$VENV/bin/schemathesis" --version >&2
-	echo "$VENV/bin/schemathesis"
-}
 
 case "${1:-setup}" in
-setup) setup ;;
-path)
-	installed || die "not set up: run scripts/fuzz.sh setup"
-	echo "$VENV/bin/schemathesis"
+setup)
+	venv="$("$ROOT/scripts/pyenv.sh" setup fuzz)"
+	[[ -x "$venv/bin/schemathesis" ]] || { echo "fuzz: no schemathesis in $venv" >&2; exit 1; }
+	echo "$venv/bin/schemathesis"
 	;;
-*) die "usage: $0 [setup|path]" ;;
+path) echo "$("$ROOT/scripts/pyenv.sh" path fuzz)/bin/schemathesis" ;;
+*)
+	echo "usage: $0 [setup|path]" >&2
+	exit 1
+	;;
 esac

@@ -50,16 +50,16 @@ func actions(args []string) error {
 	case "get":
 		return enc.Encode(d.Action)
 	case "validate":
-		if err := d.validate(input); err != nil {
+		if err := validate(d, input); err != nil {
 			return err
 		}
 		fmt.Println("valid")
 		return nil
 	}
-	if err := d.validate(input); err != nil {
+	if err := validate(d, input); err != nil {
 		return err
 	}
-	p, err := d.plan(input)
+	p, err := d.Plan(input)
 	if err != nil {
 		return err
 	}

@@ -2,28 +2,21 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
-	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/internal/actioncall"
 	"github.com/platform/backend/internal/app"
-	"github.com/platform/backend/internal/schema"
 )
 
 // descriptor is an action descriptor as served at GET /api/actions.
-type descriptor struct {
-	httpapi.Action
-	Service string `json:"-"`
-	BaseURL string `json:"-"`
-}
+type descriptor = actioncall.Descriptor
 
 func serviceURL(service string) string {
 	if v := os.Getenv("PLATFORM_" + strings.ToUpper(service) + "_URL"); v != "" {
@@ -31,7 +24,7 @@ func serviceURL(service string) string {
 	}
 	for _, m := range app.Modules() {
 		if m.Service != nil && m.Service.Name == service {
-			if v := os.Getenv("PLATFORM_" + strings.ToUpper(service) + "_ADDR"); v != "" {
+			if v := os.Getenv(app.AddrEnv(service)); v != "" {
 				return "http://" + v
 			}
 			return "http://" + m.Service.DefaultAddr
@@ -46,22 +39,11 @@ var client = &http.Client{Timeout: 30 * time.Second}
 func fetchActions() ([]descriptor, error) {
 	var out []descriptor
 	for _, svc := range app.Services() {
-		base := serviceURL(svc)
-		resp, err := client.Get(base + "/api/actions")
+		ds, err := actioncall.Fetch(context.Background(), client, svc, serviceURL(svc))
 		if err != nil {
-			return nil, fmt.Errorf("%s service at %s: %w", svc, base, err)
+			return nil, err
 		}
-		var body struct {
-			Actions []httpapi.Action `json:"actions"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&body)
-		resp.Body.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s service: %w", svc, err)
-		}
-		for _, a := range body.Actions {
-			out = append(out, descriptor{Action: a, Service: svc, BaseURL: base})
-		}
+		out = append(out, ds...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Service+out[i].Name < out[j].Service+out[j].Name })
 	return out, nil
@@ -88,20 +70,12 @@ func findAction(name string) (descriptor, error) {
 }
 
 // validate checks a payload against the action's input schema locally.
-func (d descriptor) validate(input []byte) error {
-	c := schema.NewCompiler()
-	var doc any
-	if err := json.Unmarshal(d.InputSchema, &doc); err != nil {
-		return err
-	}
-	if err := c.AddResource("input.json", doc); err != nil {
-		return err
-	}
-	s, err := c.Compile("input.json")
+func validate(d descriptor, input []byte) error {
+	problems, err := d.Check(input)
 	if err != nil {
 		return err
 	}
-	if problems := schema.Validate(s, input); len(problems) > 0 {
+	if len(problems) > 0 {
 		var b strings.Builder
 		b.WriteString("invalid_input:")
 		for _, p := range problems {
@@ -110,48 +84,6 @@ func (d descriptor) validate(input []byte) error {
 		return fmt.Errorf("%s", b.String())
 	}
 	return nil
-}
-
-var param = regexp.MustCompile(`\{([^}]+)\}`)
-
-// plan is the HTTP request a call makes: path parameters go into the path,
-// the rest into the query (reads) or the body (writes).
-type plan struct {
-	Method               string          `json:"method"`
-	URL                  string          `json:"url"`
-	Body                 json.RawMessage `json:"body,omitempty"`
-	Permission           string          `json:"permission,omitempty"`
-	RequiresConfirmation bool            `json:"requiresConfirmation"`
-	Destructive          bool            `json:"destructive"`
-}
-
-func (d descriptor) plan(input []byte) (plan, error) {
-	members := map[string]any{}
-	if len(bytes.TrimSpace(input)) > 0 {
-		if err := json.Unmarshal(input, &members); err != nil {
-			return plan{}, fmt.Errorf("input must be a JSON object: %w", err)
-		}
-	}
-	path := param.ReplaceAllStringFunc(d.Path, func(m string) string {
-		name := m[1 : len(m)-1]
-		v := fmt.Sprint(members[name])
-		delete(members, name)
-		return url.PathEscape(v)
-	})
-	p := plan{Method: d.Method, URL: d.BaseURL + path, Permission: d.Permission,
-		RequiresConfirmation: d.RequiresConfirmation, Destructive: d.Destructive}
-	if d.ReadOnly {
-		q := url.Values{}
-		for k, v := range members {
-			q.Set(k, fmt.Sprint(v))
-		}
-		if len(q) > 0 {
-			p.URL += "?" + q.Encode()
-		}
-	} else if len(members) > 0 {
-		p.Body, _ = json.Marshal(members)
-	}
-	return p, nil
 }
 
 // do sends a request with the caller's credential and prints the answer.

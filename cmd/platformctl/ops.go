@@ -128,9 +128,9 @@ func replay(args []string) error {
 		}
 		var list struct {
 			Generations []struct {
-				Projection string
-				Generation int
-				State      string
+				Projection string `json:"projection"`
+				Generation int    `json:"generation"`
+				State      string `json:"state"`
 			} `json:"generations"`
 		}
 		if json.Unmarshal(body, &list) != nil {

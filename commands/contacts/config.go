@@ -17,9 +17,14 @@ type Config struct {
 	// ImportMaxLineBytes bounds one line of a file: a longer one is 400
 	// naming it (CONTACTS_IMPORT_MAX_LINE_BYTES, default 1 MiB).
 	ImportMaxLineBytes int
-	// ImportTimeout is an import request's read and write deadline
-	// (CONTACTS_IMPORT_TIMEOUT, default 10m).
+	// ImportTimeout is an import request's read deadline; its answer has
+	// httpapi.AnswerMargin more (CONTACTS_IMPORT_TIMEOUT, default 10m).
 	ImportTimeout time.Duration
+	// ImportIdleTimeout bounds the wait for a file's next bytes within
+	// ImportTimeout (CONTACTS_IMPORT_IDLE_TIMEOUT, default 30s, the listener's
+	// read timeout of every other request): a client that stops sending is
+	// answered 408 request_timeout then, not held until ImportTimeout.
+	ImportIdleTimeout time.Duration
 	// SpoolDir holds an import's valid rows between reading the file and
 	// committing them (CONTACTS_IMPORT_SPOOL_DIR, default the system's).
 	SpoolDir string
@@ -49,6 +54,9 @@ func (c Config) WithDefaults() Config {
 	if c.ImportTimeout == 0 {
 		c.ImportTimeout = 10 * time.Minute
 	}
+	if c.ImportIdleTimeout == 0 {
+		c.ImportIdleTimeout = 30 * time.Second
+	}
 	if c.SpoolDir == "" {
 		c.SpoolDir = os.TempDir()
 	}
@@ -69,6 +77,9 @@ func (c Config) Validate() error {
 	}
 	if c.ImportTimeout <= 0 {
 		problems = append(problems, errors.New("CONTACTS_IMPORT_TIMEOUT must be positive"))
+	}
+	if c.ImportIdleTimeout <= 0 || c.ImportIdleTimeout > c.ImportTimeout {
+		problems = append(problems, errors.New("CONTACTS_IMPORT_IDLE_TIMEOUT must be positive and at most CONTACTS_IMPORT_TIMEOUT"))
 	}
 	return errors.Join(problems...)
 }

@@ -13,7 +13,8 @@ import (
 	"github.com/platform/backend/eventstore"
 )
 
-// ImportContacts is contacts.import's query: the file is the body (CSV).
+// ImportContacts is contacts.import's query: the file is the body (CSV or
+// vCard).
 type ImportContacts struct {
 	// ImportID names the import (default: a new one). A request that
 	// repeats it with the same file and options imports nothing twice: it
@@ -23,6 +24,9 @@ type ImportContacts struct {
 	DryRun bool `json:"dryRun"`
 	// OnMatch is update (default), skip or create.
 	OnMatch string `json:"onMatch"`
+	// Format is the file's: FormatCSV (text/csv) or FormatVCard (text/vcard),
+	// from the body's media type.
+	Format string `json:"-"`
 	ImportMapping
 }
 
@@ -81,7 +85,7 @@ func (h *Handlers) ImportContacts(ctx context.Context, m commands.Meta, in Impor
 	if in.ImportID == "" {
 		in.ImportID = newContactID()
 	}
-	sc, err := h.scan(body, in.explicit(), m.OrganizationID, domain.MaxStoredErrors, true)
+	sc, err := h.scan(body, in.Format, in.explicit(), m.OrganizationID, domain.MaxStoredErrors, true)
 	if err != nil {
 		return ImportReport{}, nil, err
 	}
@@ -159,7 +163,7 @@ func estimate(r domain.Row) int {
 // dryRun reads the file and plans every row against the write side as it
 // stands, without locking or writing anything.
 func (h *Handlers) dryRun(ctx context.Context, org string, in ImportContacts, body io.Reader) (ImportReport, error) {
-	sc, err := h.scan(body, in.explicit(), org, DryRunErrors, false)
+	sc, err := h.scan(body, in.Format, in.explicit(), org, DryRunErrors, false)
 	if err != nil {
 		return ImportReport{}, err
 	}

@@ -24,8 +24,8 @@ type scanned struct {
 // as a row or its errors (keep of them listed). A malformed file is an
 // error naming its line; the rest of the body is read and dropped first,
 // so the client, still sending, gets the answer rather than a reset.
-func (h *Handlers) scan(body io.Reader, explicit map[string]string, org string, keep int, toSpool bool) (*scanned, error) {
-	s, err := h.readAll(body, explicit, org, keep, toSpool)
+func (h *Handlers) scan(body io.Reader, format string, explicit map[string]string, org string, keep int, toSpool bool) (*scanned, error) {
+	s, err := h.readAll(body, format, explicit, org, keep, toSpool)
 	if err != nil {
 		_ = s.spool.close()
 		_, _ = io.Copy(io.Discard, body) // bounded by the route's limit; its own error changes nothing
@@ -34,9 +34,9 @@ func (h *Handlers) scan(body io.Reader, explicit map[string]string, org string, 
 	return s, nil
 }
 
-func (h *Handlers) readAll(body io.Reader, explicit map[string]string, org string, keep int, toSpool bool) (*scanned, error) {
+func (h *Handlers) readAll(body io.Reader, format string, explicit map[string]string, org string, keep int, toSpool bool) (*scanned, error) {
 	s := &scanned{errors: []domain.RowError{}}
-	in := newCSVStream(body, h.cfg.ImportMaxLineBytes)
+	in := h.records(body, format)
 	header, _, err := in.next()
 	if errors.Is(err, io.EOF) {
 		return s, malformed(1, 0, "the file is empty: its first line must be the header")

@@ -20,6 +20,13 @@ import (
 // another organization, is not found.
 func (h *Handlers) onNote(ctx context.Context, m commands.Meta, contact, noteID string,
 	act func(n domain.Note, contactID string) ([]event.Change, domain.Note, error)) (commands.Result[domain.Note], error) {
+	return h.onNoteOf(ctx, m, contact, noteID, domain.Contact.Live, act)
+}
+
+// onNoteOf is onNote for a contact accept takes (a soft-deleted one too,
+// for an erasure).
+func (h *Handlers) onNoteOf(ctx context.Context, m commands.Meta, contact, noteID string, accept func(domain.Contact) bool,
+	act func(n domain.Note, contactID string) ([]event.Change, domain.Note, error)) (commands.Result[domain.Note], error) {
 	cid, err := contactID(contact)
 	if err != nil {
 		return commands.Result[domain.Note]{}, err
@@ -30,7 +37,7 @@ func (h *Handlers) onNote(ctx context.Context, m commands.Meta, contact, noteID 
 	}
 	// The contact first: an unknown contact is the answer whatever the note
 	// id, as it is for a contact of another organization.
-	if c, _, err := loadContact(ctx, h.pool, m.OrganizationID, cid, ""); err != nil || !c.Live() {
+	if c, _, err := loadContact(ctx, h.pool, m.OrganizationID, cid, ""); err != nil || !accept(c) {
 		if err == nil {
 			err = errs.NotFound("contact")
 		}
@@ -39,7 +46,7 @@ func (h *Handlers) onNote(ctx context.Context, m commands.Meta, contact, noteID 
 	live := false
 	prepare := func(ctx context.Context, tx eventstore.Tx) error {
 		c, _, err := loadContact(ctx, tx, m.OrganizationID, cid, forShare)
-		live = c.Live()
+		live = accept(c)
 		return err
 	}
 	res, err := commands.Run(ctx, h.store, m, domain.StreamNote, nid.String(),

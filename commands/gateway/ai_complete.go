@@ -34,6 +34,9 @@ type CompletionInput struct {
 	UseCase        string               `json:"use_case"`
 	ResponseFormat *ResponseFormatInput `json:"response_format"`
 	Tools          []ToolInput          `json:"tools"`
+	// IdempotencyKey, in-process only, makes Complete a keyed call
+	// (keyed.go).
+	IdempotencyKey string `json:"-"`
 }
 
 // MessageInput is one message: content is a string, a non-empty array of
@@ -100,6 +103,13 @@ type ToolCallOut struct {
 // Complete runs a completion through the metered path and returns the
 // whole answer.
 func (c *Client) Complete(ctx context.Context, caller Caller, in CompletionInput) (Completion, error) {
+	if key := in.IdempotencyKey; key != "" {
+		in.IdempotencyKey = ""
+		out, _, err := keyed(ctx, c, caller.OrganizationID, key, "ai.completions", in, func(ctx context.Context) (Completion, error) {
+			return c.Complete(ctx, caller, in)
+		}, encodeJSON[Completion], decodeJSON[Completion])
+		return out, err
+	}
 	conn, req, call, err := c.prepareCompletion(ctx, caller, in, "ai.completions")
 	if err != nil {
 		return Completion{}, err

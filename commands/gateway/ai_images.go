@@ -22,6 +22,10 @@ type ImageInput struct {
 	N        int    `json:"n"`
 	AppID    string `json:"app_id"`
 	UseCase  string `json:"use_case"`
+	// IdempotencyKey, in-process only, makes the call a keyed one
+	// (keyed.go): its answer is kept, and the same call again under the key
+	// answers it with no provider call and no charge.
+	IdempotencyKey string `json:"-"`
 }
 
 // MaxImages bounds one call: the reservation is the images asked for.
@@ -49,6 +53,13 @@ type GeneratedImage struct {
 // images the provider answered (never 0 for a success: the metered path
 // settles a success that reported nothing billable at its reservation).
 func (c *Client) GenerateImage(ctx context.Context, caller Caller, in ImageInput) (Images, error) {
+	if key := in.IdempotencyKey; key != "" {
+		in.IdempotencyKey = ""
+		out, _, err := keyed(ctx, c, caller.OrganizationID, key, "ai.images", in, func(ctx context.Context) (Images, error) {
+			return c.GenerateImage(ctx, caller, in)
+		}, encodeImages, decodeImages)
+		return out, err
+	}
 	n := max(in.N, 1)
 	if n > MaxImages {
 		return Images{}, errs.InvalidField("/n", "at most 4 images a call")

@@ -103,9 +103,15 @@ func (e *Edge) reportUndecryptable(ctx context.Context, r credentialRow) error {
 	m := commands.Meta{OrganizationID: r.Org, Actor: eventstore.Actor{ID: CanaryActor, Type: "system"}, IdempotencyKey: key,
 		RequestHash: eventstore.HashRequest([]byte(key)), CorrelationID: key}
 	now := e.h.now()
-	_, err := run(ctx, e.h, m, domain.StreamConnection, domain.ConnectionStreamID(r.ConnectionID), domain.LoadConnection,
+	reported := false
+	res, err := run(ctx, e.h, m, domain.StreamConnection, domain.ConnectionStreamID(r.ConnectionID), domain.LoadConnection,
 		func(c *domain.Connection) ([]event.Change, error) {
-			return c.ReportUndecryptable(r.Org, r.Version, r.Sealed.KeyID, now), nil
+			changes := c.ReportUndecryptable(r.Org, r.Version, r.Sealed.KeyID, now)
+			reported = len(changes) > 0
+			return changes, nil
 		}, connectionState, indexConnection(r.Org))
+	if err == nil && reported && !res.Replayed {
+		credentialWarnings.WithLabelValues("undecryptable").Inc()
+	}
 	return err
 }

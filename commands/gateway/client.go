@@ -13,6 +13,8 @@ type Client struct {
 	// edge sends email and instant messages and invokes payments
 	// (client_edge.go).
 	edge *Edge
+	// answers keep the answers of keyed calls (keyed.go).
+	answers *Answers
 }
 
 // NewClient makes the client over the handlers and the AI connections.

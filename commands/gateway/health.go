@@ -22,6 +22,11 @@ func (h *Handlers) recordHealth(ctx context.Context, call Call, a Attempt, laten
 	if !ok && !domain.ProviderCaused(a.Outcome) {
 		return
 	}
+	result := "ok"
+	if !ok {
+		result = "failed"
+	}
+	providerAttempts.WithLabelValues(call.Provider, result).Inc()
 	org := call.Caller.OrganizationID
 	stream := domain.HealthStreamID(org, call.Provider)
 	state, known := h.lastHealth(stream)
@@ -54,6 +59,9 @@ func (h *Handlers) recordHealth(ctx context.Context, call Call, a Attempt, laten
 	if err != nil {
 		h.log.Warn("gateway: provider health transition not recorded", "stream", stream, "err", err)
 		return
+	}
+	if res.Value.Status != state {
+		providerTransitions.WithLabelValues(call.Provider, res.Value.Status).Inc()
 	}
 	h.setHealth(stream, res.Value.Status)
 }

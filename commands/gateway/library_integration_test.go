@@ -14,6 +14,7 @@ import (
 	"github.com/platform/backend/internal/apptest"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/fakekit"
 )
 
 // TestLibraryCallWithTheOrganizationsOwnKey: another context calls the
@@ -74,5 +75,57 @@ func TestCapCheckFailsClosed(t *testing.T) {
 		func(context.Context) gatewaycmd.Attempt { called = true; return gatewaycmd.Attempt{} })
 	if errs.KindOf(err) != errs.KindUnavailable || called {
 		t.Fatalf("database down: %v, provider called %v; want 503 and no call", err, called)
+	}
+}
+
+// TestKeyedLibraryCalls: the in-process client honours an idempotency key
+// as the HTTP call actions do: the same image call under its key answers
+// the kept answer (the same bytes) with no second provider call and no
+// second charge; another request under the key is refused; a failed call
+// frees its key (the next try calls); FirstKept finds the earlier call
+// kept for the same request only.
+func TestKeyedLibraryCalls(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	ctx := context.Background()
+	client := apptest.Provided[*gatewaycmd.Client](h)
+	kit := apptest.Provided[*gatewaymod.Sandbox](h).Kit(ai.Provider1)
+	caller := gatewaycmd.Caller{OrganizationID: h.OrgID, PrincipalID: "studio-worker", PrincipalType: "service", AppID: "studio"}
+	charged := func() int64 {
+		return h.Count(t, `SELECT count(*) FROM es_events WHERE event_type = 'gateway.usage.recorded' AND organization_id = $1
+			AND (payload->>'provider_cost_microcents')::bigint > 0`, h.OrgID)
+	}
+	in := gatewaycmd.ImageInput{Prompt: "a red rocket", Provider: string(ai.Provider1), IdempotencyKey: "job:studio.generate:g1:attempt:1:s1"}
+	first, err := client.GenerateImage(ctx, caller, in)
+	if err != nil || len(first.Images) != 1 || len(first.Images[0].Data) == 0 {
+		t.Fatalf("first call: %+v %v", first, err)
+	}
+	again, err := client.GenerateImage(ctx, caller, in)
+	if err != nil || string(again.Images[0].Data) != string(first.Images[0].Data) || again.RequestID != first.RequestID {
+		t.Fatalf("the repeat: %v", err)
+	}
+	if n := len(kit.Requests()); n != 1 || charged() != 1 {
+		t.Fatalf("%d provider calls, %d charged, want 1 each", n, charged())
+	}
+	other := in
+	other.Prompt = "a blue rocket"
+	if _, err := client.GenerateImage(ctx, caller, other); errs.KindOf(err) != errs.KindIdempotencyMismatch {
+		t.Fatalf("another request under the key: %v", err)
+	}
+	kept := gatewaycmd.KeyedRequest{Key: in.IdempotencyKey, Hash: gatewaycmd.RequestFingerprint("ai.images", gatewaycmd.ImageInput{
+		Prompt: in.Prompt, Provider: in.Provider})}
+	if i, err := client.FirstKept(ctx, h.OrgID, []gatewaycmd.KeyedRequest{{Key: "none", Hash: kept.Hash}, {Key: kept.Key, Hash: "other"}, kept}); err != nil || i != 2 {
+		t.Fatalf("FirstKept %d %v, want 2", i, err)
+	}
+
+	kit.Next(1, fakekit.Fault{Kind: fakekit.ServerError})
+	failing := gatewaycmd.ImageInput{Prompt: "a green rocket", Provider: string(ai.Provider1), IdempotencyKey: "job:studio.generate:g2:attempt:1:s1"}
+	if _, err := client.GenerateImage(ctx, caller, failing); err == nil {
+		t.Fatal("the scripted failure passed")
+	}
+	if _, err := client.GenerateImage(ctx, caller, failing); err != nil {
+		t.Fatalf("after a failure the key is free: %v", err)
+	}
+	if n := len(kit.Requests()); n != 3 || charged() != 2 {
+		t.Fatalf("%d provider calls, %d charged, want 3 and 2", n, charged())
 	}
 }

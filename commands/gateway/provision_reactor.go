@@ -46,7 +46,9 @@ func (p Provisioner) React(ctx context.Context, e eventstore.Event) error {
 		name = created.Slug
 	}
 	m := reactor.Meta(ProvisionReactor, e, "provision")
-	m.Actor = eventstore.Actor{ID: "service:" + IdentityService, Type: "service"}
+	// The identity service acts here, as when it calls organization.provision
+	// with its service token: actor id the service's name, type service.
+	m.Actor = eventstore.Actor{ID: IdentityService, Type: "service"}
 	_, err = p.h.ProvisionOrganization(ctx, m, ProvisionOrganization{OrganizationID: created.OrganizationID, Name: name, Slug: created.Slug})
 	return err
 }

@@ -27,7 +27,10 @@ func (h *Handlers) settle(ctx context.Context, m commands.Meta, rec domain.Usage
 		return false, err
 	}
 	var s settling
-	err = json.Unmarshal(out.Result, &s)
+	if err = json.Unmarshal(out.Result, &s); err == nil && s.Appended {
+		callsSettled.WithLabelValues(rec.Provider, rec.Operation, rec.Outcome).Inc()
+		spendSettled.WithLabelValues(rec.Provider, rec.Operation).Add(float64(rec.Cost))
+	}
 	return s.Appended, err
 }
 

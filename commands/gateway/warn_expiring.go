@@ -19,7 +19,15 @@ const ExpiryActor = "gateway.expiry_scan"
 // domain decides under the stream lock; a warned expiry is remembered).
 func (e *Edge) WarnExpiring(ctx context.Context, org, connectionID string, now time.Time) (commands.Result[domain.ConnectionV1], error) {
 	m := commands.Meta{OrganizationID: org, Actor: eventstore.Actor{ID: ExpiryActor, Type: "system"}, CorrelationID: "expiry-scan"}
-	return run(ctx, e.h, m, domain.StreamConnection, domain.ConnectionStreamID(connectionID), domain.LoadConnection,
-		func(c *domain.Connection) ([]event.Change, error) { return c.WarnExpiring(now), nil },
-		connectionState, indexConnection(org))
+	warned := false
+	res, err := run(ctx, e.h, m, domain.StreamConnection, domain.ConnectionStreamID(connectionID), domain.LoadConnection,
+		func(c *domain.Connection) ([]event.Change, error) {
+			changes := c.WarnExpiring(now)
+			warned = len(changes) > 0
+			return changes, nil
+		}, connectionState, indexConnection(org))
+	if err == nil && warned && !res.Replayed {
+		credentialWarnings.WithLabelValues("expiring").Inc()
+	}
+	return res, err
 }

@@ -34,13 +34,16 @@ func (a *Access) keyOptions(ctx context.Context, p domain.Principal, appID strin
 	if !domain.PlatformBypass(caller) && !domain.Holds(caller.Permissions, PermAPIKeysRead) && !domain.Holds(caller.Permissions, PermAPIKeysWrite) {
 		return keyContext{}, errs.PermissionDenied("the credential lacks permission " + PermAPIKeysRead)
 	}
-	org, err := a.h.loadOrganization(ctx, p.OrganizationID)
+	// The organization's workspaces are the resources every first-party
+	// application binds (its default workspace's id is the organization's).
+	all, err := a.Workspaces(ctx, p.OrganizationID)
 	if err != nil {
 		return keyContext{}, err
 	}
-	// The organization is its default workspace: the one resource every
-	// first-party application binds until workspaces have their own streams.
-	ws := []domain.Workspace{{ID: p.OrganizationID, Name: org.State().Slug}}
+	var ws []domain.Workspace
+	for _, w := range all.List() {
+		ws = append(ws, domain.Workspace{ID: w.WorkspaceID, Name: w.Name})
+	}
 	opts, err := domain.BindableOptions(domain.OptionsInput{Catalog: cat, Access: acc, Caller: caller, AppID: appID, Workspaces: ws})
 	if err != nil {
 		return keyContext{}, err

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/commands"
+	domain "github.com/platform/backend/domain/identity"
 )
 
 type Handlers struct {
@@ -27,7 +28,26 @@ type Handlers struct {
 	serviceAccess func(ctx context.Context, organizationID, service string) (bool, error)
 	cache         streamCache    // validation's decoded write models
 	permissions   permissionMemo // validation's evaluated permissions
+	// headReader answers validation's stream heads (nil: the store, a
+	// round trip per validation).
+	headReader HeadReader
 }
+
+// HeadReader reads the current version of streams (Store.Heads): an
+// eventstore.HeadWatch answers from memory what no change has moved.
+type HeadReader interface {
+	Heads(ctx context.Context, streamIDs ...string) (map[string]int64, error)
+}
+
+// WatchedStreamTypes are the streams validation reads: every append to them
+// must be announced to a HeadWatch (eventstore.Store.NotifyHeads) for it
+// to serve their heads.
+var WatchedStreamTypes = []string{domain.StreamAPIKey, domain.StreamSession, domain.StreamUser, domain.StreamOrganization,
+	domain.StreamAccess, domain.StreamCatalog}
+
+// WithHeads makes validation read stream heads through r (an
+// eventstore.HeadWatch over WatchedStreamTypes) instead of the store.
+func WithHeads(r HeadReader) Option { return func(h *Handlers) { h.headReader = r } }
 
 // Option configures Handlers beyond the event store.
 type Option func(*Handlers)

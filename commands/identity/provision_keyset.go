@@ -126,7 +126,10 @@ func (k *ServiceKeys) Verify(ctx context.Context, token string) (domain.Principa
 	if err != nil {
 		return domain.Principal{}, err
 	}
-	return domain.Principal{ID: claims.Subject, Type: "service", Service: claims.Service, Scopes: []string{}}, nil
+	// The principal's id is the service's name: its type says "service", so the
+	// history shows service:<name> (the token's subject, "service:<name>", as
+	// the id read service:service:<name>).
+	return domain.Principal{ID: claims.Service, Type: "service", Service: claims.Service, Scopes: []string{}}, nil
 }
 
 func (k *ServiceKeys) publicKey(ctx context.Context, kid string) (ed25519.PublicKey, bool, error) {

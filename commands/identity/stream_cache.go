@@ -12,10 +12,11 @@ import (
 // streamCache keeps write models decoded at a stream version, for
 // validation. Streams only grow, so a model is current exactly while its
 // stream's head has not moved: each call reads the heads of the streams it
-// needs in one indexed query and decodes only what changed. A revocation,
-// logout or role change moves a head, so the next call sees it, as before;
-// what is saved is decoding (measured: validation cost as much CPU as the
-// status command it guarded).
+// needs (from the head watch's memory, or one indexed query) and decodes
+// only what changed. A revocation, logout or role change moves a head, so
+// the next call on this process sees it, and every process within the head
+// watch's bound; what is saved is decoding (measured: validation cost as
+// much CPU as the status command it guarded).
 type streamCache struct {
 	mu      sync.Mutex
 	entries map[string]cacheEntry
@@ -109,7 +110,11 @@ func peekAs[M any](h *Handlers, streamType, id string) (M, bool) {
 // heads reads the current versions of the streams a validation needs; a
 // stream asked for that does not exist is present with version 0.
 func (h *Handlers) heads(ctx context.Context, ids ...string) (map[string]int64, error) {
-	heads, err := h.store.Heads(ctx, ids...)
+	var r HeadReader = h.store
+	if h.headReader != nil {
+		r = h.headReader
+	}
+	heads, err := r.Heads(ctx, ids...)
 	if err != nil {
 		return nil, errs.Unavailable("identity store unavailable", err)
 	}

@@ -62,7 +62,7 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 		return domain.Principal{}, errInvalidCredential
 	}
 	p := domain.Principal{ID: c.KeyID, Type: "api_key", OrganizationID: c.OrganizationID, Role: domain.RoleMember,
-		Scopes: c.Scopes, Service: c.Service}
+		Scopes: c.Scopes, Service: c.Service, Workspaces: domain.WorkspaceBindings(k.Bindings())}
 	// A key never exceeds its creator, now (api_key_creator.go), and acts
 	// as its creator's user with that user's current role; a key the system
 	// minted answers to no user and ranks as admin (it keeps its scopes

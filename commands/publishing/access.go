@@ -16,10 +16,11 @@ import (
 // against the caller's, then runs as the brand's home organization (the
 // event store's tenant check, idempotency scope and timers follow it).
 
-// load reads a stream's history of one stream type from the write side;
-// another type (or nothing) is a missing stream.
+// load reads a stream's history of one stream type from the write side,
+// from its snapshot (posts and brands keep one); another type (or nothing)
+// is a missing stream.
 func (h *Handlers) load(ctx context.Context, streamType, streamID string) ([]event.Recorded, error) {
-	history, err := h.store.Load(ctx, streamID)
+	history, err := h.store.LoadLatest(ctx, streamID, domain.SnapshotSchema)
 	if err != nil {
 		return nil, err
 	}

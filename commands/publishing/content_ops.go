@@ -19,19 +19,19 @@ type ContentItem struct {
 }
 
 // itemOf loads a content item the caller may act on.
-func (h *Handlers) itemOf(ctx context.Context, m commands.Meta, in ContentItem) (commands.Meta, error) {
+func (h *Handlers) itemOf(ctx context.Context, m commands.Meta, in ContentItem) (*domain.Post, commands.Meta, error) {
 	p, m, err := h.PostOf(ctx, m, in.ContentID)
 	if err != nil {
-		return m, err
+		return nil, m, err
 	}
 	if in.BrandID != "" && p.BrandID != in.BrandID {
-		return m, errs.NotFound("post")
+		return nil, m, errs.NotFound("post")
 	}
-	return m, nil
+	return p, m, nil
 }
 
 func (h *Handlers) onItem(ctx context.Context, m commands.Meta, in ContentItem, act func(*domain.Post) ([]event.Change, error)) (commands.Result[domain.Post], error) {
-	m, err := h.itemOf(ctx, m, in)
+	_, m, err := h.itemOf(ctx, m, in)
 	if err != nil {
 		return commands.Result[domain.Post]{}, err
 	}
@@ -79,5 +79,12 @@ type EditItem struct {
 
 func (h *Handlers) EditItem(ctx context.Context, m commands.Meta, in EditItem) (commands.Result[domain.Post], error) {
 	its := items(ItemIn{Text: in.Text, Media: in.Media, Link: in.Link}, in.Thread)
-	return h.onItem(ctx, m, in.ContentItem, func(p *domain.Post) ([]event.Change, error) { return p.SafeEdit(its, h.now()) })
+	p, m, err := h.itemOf(ctx, m, in.ContentItem)
+	if err != nil {
+		return commands.Result[domain.Post]{}, err
+	}
+	if err := h.checkPostMedia(ctx, p.BrandID, its); err != nil {
+		return commands.Result[domain.Post]{}, err
+	}
+	return h.runPost(ctx, m, in.ContentID, func(p *domain.Post) ([]event.Change, error) { return p.SafeEdit(its, h.now()) })
 }

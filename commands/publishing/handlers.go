@@ -31,6 +31,8 @@ type Handlers struct {
 	now   func() time.Time
 	// access: transfer-organization's check of the target organization.
 	access OrganizationAccess
+	// kits: the brand service's answer for a brand's kit.
+	kits BrandKits
 }
 
 // NewHandlers makes the handlers; now is the clock (nil: time.Now).

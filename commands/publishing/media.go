@@ -2,6 +2,7 @@ package publishing
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
@@ -118,8 +119,7 @@ func (l *MediaLibrary) Media(ctx context.Context, brand *domain.Brand, ids []str
 		if err != nil {
 			return nil, err
 		}
-		own := f.BrandID != nil && *f.BrandID == brand.BrandID || f.BrandID == nil && f.OrganizationID == brand.HomeOrganizationID
-		if !own {
+		if !f.UsableBy(brand) {
 			return nil, errs.NotFound("media")
 		}
 		dl, err := l.store.PresignDownload(ctx, f.Key, objectstore.DownloadOptions{Expires: time.Hour})
@@ -137,4 +137,50 @@ func (l *MediaLibrary) Media(ctx context.Context, brand *domain.Brand, ids []str
 			}})
 	}
 	return out, nil
+}
+
+// checkPostMedia is checkMedia for a post of the brand brandID (loaded
+// only when the items name a file).
+func (h *Handlers) checkPostMedia(ctx context.Context, brandID string, items []domain.Item) error {
+	for _, it := range items {
+		if len(it.Media) > 0 {
+			b, err := h.BrandAny(ctx, brandID)
+			if err != nil {
+				return err
+			}
+			return h.checkMedia(ctx, b, items)
+		}
+	}
+	return nil
+}
+
+// checkMedia refuses, before a post is written, a media id its brand may
+// not use: a missing file, another brand's or another organization's, all
+// alike (404 media). Read from the write side, so a file registered a
+// moment ago is there; the publisher checks again when it sends.
+func (h *Handlers) checkMedia(ctx context.Context, brand *domain.Brand, items []domain.Item) error {
+	seen := map[string]bool{}
+	for _, it := range items {
+		for _, id := range it.Media {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			history, err := h.store.Load(ctx, id)
+			if err != nil {
+				return err
+			}
+			if len(history) == 0 || history[0].StreamType != domain.StreamMedia || history[0].Type != domain.MediaRegistered {
+				return errs.NotFound("media")
+			}
+			var reg domain.MediaRegisteredV1
+			if err := json.Unmarshal(history[0].Payload, &reg); err != nil {
+				return err
+			}
+			if !(domain.Media{BrandID: reg.BrandID, OrganizationID: history[0].OrganizationID}).UsableBy(brand) {
+				return errs.NotFound("media")
+			}
+		}
+	}
+	return nil
 }

@@ -11,9 +11,11 @@ import (
 	domain "github.com/platform/backend/domain/publishing"
 )
 
-// runPost executes a decision on a post's stream.
+// runPost executes a decision on a post's stream, loaded from its
+// snapshot (the post as the last command answered it).
 func (h *Handlers) runPost(ctx context.Context, m commands.Meta, postID string, act func(*domain.Post) ([]event.Change, error),
 	opts ...commands.Option) (commands.Result[domain.Post], error) {
+	opts = append([]commands.Option{commands.Snapshots(domain.SnapshotSchema)}, opts...)
 	return commands.Execute(ctx, h.store, m, domain.StreamPost, postID, domain.LoadPost, act, (*domain.Post).State, opts...)
 }
 
@@ -71,6 +73,9 @@ func (h *Handlers) CreatePost(ctx context.Context, m commands.Meta, in CreatePos
 	n := domain.NewPost{ID: uuid.Must(uuid.NewV7()).String(), BrandID: b.BrandID, AuthorID: m.Actor.ID, Origin: domain.OriginManual,
 		Draft: domain.Draft{Items: items(ItemIn{Text: in.Text, Media: in.Media, Link: in.Link}, in.Thread), Targets: targets(in.Targets),
 			PublishAt: in.PublishAt, Schedule: in.Status == domain.StateScheduled || in.Status == "" && in.PublishAt != nil}}
+	if err := h.checkMedia(ctx, b, n.Draft.Items); err != nil {
+		return commands.Result[domain.Post]{}, err
+	}
 	return h.createPost(ctx, home(m, b), n)
 }
 
@@ -117,6 +122,9 @@ func (h *Handlers) UpdatePost(ctx context.Context, m commands.Meta, in UpdatePos
 			}
 		}
 		e.Items = items(cur, thread)
+		if err := h.checkPostMedia(ctx, p.BrandID, e.Items); err != nil {
+			return commands.Result[domain.Post]{}, err
+		}
 	}
 	switch in.Status {
 	case domain.StateDraft:

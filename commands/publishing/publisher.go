@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	domjobs "github.com/platform/backend/domain/jobs"
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/providers/outcome"
@@ -19,12 +20,12 @@ import (
 // PublisherConfig bounds the publisher.
 type PublisherConfig struct {
 	// SendTimeout bounds one network call (PUBLISHING_SEND_TIMEOUT, 8s): a
-	// publish still unanswered then is unconfirmed. Below the timers' fire
-	// timeout and the claim lease.
+	// publish still unanswered then is unconfirmed. Below the claim lease.
 	SendTimeout time.Duration
-	// ClaimLease is how long a claim without an outcome counts as in flight
-	// (PUBLISHING_CLAIM_LEASE, 2m): older, its process died between the
-	// claim and the record, and the reconciler reads the network.
+	// ClaimLease is how long an item's attempt counts as in flight without
+	// an outcome (PUBLISHING_CLAIM_LEASE, 2m): after it, its worker died
+	// between the send and the record, and the job's probe reads the
+	// network.
 	ClaimLease time.Duration
 	// MaxAttempts bounds automatic attempts of one item (PUBLISHING_MAX_ATTEMPTS,
 	// 3, the first included): a reconciled attempt that left nothing on the
@@ -37,7 +38,7 @@ type PublisherConfig struct {
 	// network's own Retry-After or reset time is waited out when later.
 	RetryBackoff    time.Duration
 	RetryMaxBackoff time.Duration
-	// Parallel is how many targets of one post are sent at once (4).
+	// Parallel is how many items a worker process sends at once (32).
 	Parallel int
 	// RefreshBefore renews a token this long before it expires (5m).
 	RefreshBefore time.Duration
@@ -60,7 +61,7 @@ func (c PublisherConfig) WithDefaults() PublisherConfig {
 		c.RetryMaxBackoff = 15 * time.Minute
 	}
 	if c.Parallel == 0 {
-		c.Parallel = 4
+		c.Parallel = 32
 	}
 	if c.RefreshBefore == 0 {
 		c.RefreshBefore = 5 * time.Minute
@@ -73,11 +74,40 @@ type MediaSource interface {
 	Media(ctx context.Context, brand *domain.Brand, ids []string) ([]social.Media, error)
 }
 
-// Publisher sends claimed targets and records their outcomes: claim (a
-// command), send (outside any transaction, with a key per target, item and
-// attempt), record (a command that checks the attempt is still the
-// current one). A crash between the send and the record leaves a claim
-// that the reconciler settles by reading the network, never by sending.
+// KindPublish is the durable job that publishes one item of one target
+// (domain.ItemJobID).
+const KindPublish = "publishing.publish"
+
+// ItemJob is a publish job's input: which item of which target. The copy is
+// read from the post when the item is sent (an edit a moment before the
+// publish time is what goes out).
+type ItemJob struct {
+	PostID   string `json:"post_id"`
+	TargetID string `json:"target_id"`
+	Item     int    `json:"item"`
+}
+
+// ItemPublished is a publish job's result: the network's post.
+type ItemPublished struct {
+	PlatformPostID string    `json:"platform_post_id"`
+	URL            *string   `json:"url"`
+	ConnectionID   string    `json:"connection_id"`
+	At             time.Time `json:"at"`
+}
+
+// attemptDetail is what an unconfirmed send leaves for the probe.
+type attemptDetail struct {
+	Pending      *string `json:"pending"`
+	ConnectionID string  `json:"connection_id"`
+}
+
+// Publisher publishes posts on the job kernel: a claim on the post (the
+// publish timer, a thread's next item, a person's retry) puts an item on
+// its way; its job (KindPublish, one per item) sends it with the attempt's
+// idempotency key, or reconciles an attempt whose outcome is unknown by
+// reading the network (Lookup), never by sending; the job's events are
+// recorded on the post (Outcomes). The kernel brings the claim, the lease,
+// the retries and the reconciliation.
 type Publisher struct {
 	h        *Handlers
 	networks *Networks
@@ -85,19 +115,24 @@ type Publisher struct {
 	media    MediaSource
 	cfg      PublisherConfig
 	log      *slog.Logger
-	// observe, when set, is told each item the network accepted (metrics,
-	// the benchmark's lateness).
-	observe func(post domain.Post, t domain.ClaimedTarget, published time.Time)
+	kind     *jobs.Def[ItemJob, ItemPublished]
 }
 
-func NewPublisher(h *Handlers, networks *Networks, creds *Credentials, media MediaSource, cfg PublisherConfig, log *slog.Logger) *Publisher {
-	return &Publisher{h: h, networks: networks, creds: creds, media: media, cfg: cfg.WithDefaults(), log: log}
+func NewPublisher(h *Handlers, networks *Networks, creds *Credentials, media MediaSource, cfg PublisherConfig, log *slog.Logger,
+	cmds *jobs.Commands) (*Publisher, error) {
+	p := &Publisher{h: h, networks: networks, creds: creds, media: media, cfg: cfg.WithDefaults(), log: log}
+	var err error
+	p.kind, err = jobs.Define(cmds, jobs.Spec[ItemJob, ItemPublished]{
+		Name: KindPublish, Do: p.send, Probe: p.probe,
+		Retry: domjobs.RetryPolicy{MaxAttempts: p.cfg.MaxAttempts, Backoff: p.cfg.RetryBackoff, MaxBackoff: p.cfg.RetryMaxBackoff},
+		Lease: p.cfg.ClaimLease, Timeout: p.cfg.SendTimeout, ProbeTimeout: p.cfg.SendTimeout, Concurrency: p.cfg.Parallel,
+		Changed: p.changed,
+	})
+	return p, err
 }
 
-// Observe registers a function told of every accepted item.
-func (p *Publisher) Observe(f func(post domain.Post, t domain.ClaimedTarget, published time.Time)) {
-	p.observe = f
-}
+// Kind is the publish job's kind (the module's Parts.Jobs).
+func (p *Publisher) Kind() jobs.Kind { return p.kind }
 
 // systemMeta is the meta of the publisher's commands on a post.
 func systemMeta(organizationID, key string) commands.Meta {
@@ -105,99 +140,136 @@ func systemMeta(organizationID, key string) commands.Meta {
 		IdempotencyKey: key, RequestHash: eventstore.HashRequest([]byte(key)), CorrelationID: key}
 }
 
-// claim runs a claiming decision on a post and answers the claims it made
-// (none when the command was a replay: its sends belong to the first run).
-func (p *Publisher) claim(ctx context.Context, m commands.Meta, postID string,
-	act func(*domain.Post) ([]event.Change, []domain.ClaimedTarget), opts ...commands.Option) (domain.Post, []domain.ClaimedTarget, error) {
+// PublishDue is the publish timer's command: claim every due target of the
+// post as it is now, then request the items' jobs at once (the ItemJobs
+// reactor does it too, from the claims' events, should this process stop
+// first: a publish is not late by a hop through the log).
+func (p *Publisher) PublishDue(ctx context.Context, m commands.Meta, postID string, opts ...commands.Option) error {
 	var claims []domain.ClaimedTarget
 	res, err := p.h.runPost(ctx, m, postID, func(post *domain.Post) ([]event.Change, error) {
 		var changes []event.Change
-		changes, claims = act(post)
+		changes, claims = post.Due(p.h.now())
 		return changes, nil
 	}, opts...)
 	if err != nil || res.Replayed {
-		return res.Value, nil, err
-	}
-	return res.Value, claims, nil
-}
-
-// PublishDue is the publish timer's command: claim every due target of the
-// post as it is now, then send them.
-func (p *Publisher) PublishDue(ctx context.Context, m commands.Meta, postID string, opts ...commands.Option) error {
-	post, claims, err := p.claim(ctx, m, postID, func(post *domain.Post) ([]event.Change, []domain.ClaimedTarget) {
-		return post.Due(p.h.now())
-	}, opts...)
-	if err != nil {
 		return err
 	}
-	p.sendAll(ctx, m.OrganizationID, post, claims)
-	return nil
-}
-
-// ContinueThread claims and sends a target's next thread item.
-func (p *Publisher) ContinueThread(ctx context.Context, m commands.Meta, postID, targetID string, item int) error {
-	post, claims, err := p.claim(ctx, m, postID, func(post *domain.Post) ([]event.Change, []domain.ClaimedTarget) {
-		return post.ClaimNext(targetID, item, p.h.now())
-	})
-	if err != nil {
-		return err
-	}
-	p.sendAll(ctx, m.OrganizationID, post, claims)
-	return nil
-}
-
-// sendAll sends a post's claims, a few at a time.
-func (p *Publisher) sendAll(ctx context.Context, organizationID string, post domain.Post, claims []domain.ClaimedTarget) {
-	sem := make(chan struct{}, p.cfg.Parallel)
-	var wg sync.WaitGroup
 	for _, c := range claims {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			p.send(ctx, organizationID, post, c)
-		}()
+		key := m.IdempotencyKey + ":" + c.Claim.JobID
+		if err := p.ensureItemJob(ctx, systemMeta(m.OrganizationID, key), postID, c.TargetID, c.Claim.Item, c.Claim.ClaimedAt); err != nil {
+			p.log.Warn("publishing: item job not requested yet; the item_jobs reactor will", "post", postID, "target", c.TargetID, "err", err)
+		}
 	}
-	wg.Wait()
+	return nil
 }
 
-// send publishes one claimed item and records what became of it.
-func (p *Publisher) send(ctx context.Context, organizationID string, post domain.Post, c domain.ClaimedTarget) {
-	sctx, cancel := context.WithTimeout(ctx, p.cfg.SendTimeout)
-	defer cancel()
-	brand, conn, net, connection, fail := p.prepare(sctx, post, c)
+// ensureItemJob makes sure the item claimed at claimedAt has its job on its
+// way: requested when it has none, retried when it failed before the claim
+// (a person's retry, a reschedule). A job that failed after the claim was
+// retried for it already: it is not retried again.
+func (p *Publisher) ensureItemJob(ctx context.Context, m commands.Meta, postID, targetID string, item int, claimedAt time.Time) error {
+	id := domain.ItemJobID(postID, targetID, item)
+	j, err := p.kind.Load(ctx, m.OrganizationID, id)
+	switch {
+	case errs.KindOf(err) == errs.KindNotFound:
+		request := m
+		request.IdempotencyKey, request.RequestHash = m.IdempotencyKey+":request", eventstore.HashRequest([]byte(m.IdempotencyKey+":request"))
+		_, err = p.kind.Request(ctx, request, id, ItemJob{PostID: postID, TargetID: targetID, Item: item}, jobs.RequestOptions{})
+		return err
+	case err != nil:
+		return err
+	case j.State == domjobs.Failed && j.Failure != nil && j.Failure.At.Before(claimedAt):
+		retry := m
+		retry.IdempotencyKey, retry.RequestHash = m.IdempotencyKey+":retry", eventstore.HashRequest([]byte(m.IdempotencyKey+":retry"))
+		_, err = p.kind.Retry(ctx, retry, id)
+		return err
+	}
+	return nil
+}
+
+// send is the publish job's Do: one attempt at one item, with the
+// attempt's idempotency key. It sends only while the target waits for the
+// item (otherwise the post was rescheduled, edited or deleted since:
+// superseded, nothing sent), and answers what became of the attempt in the
+// kernel's words.
+func (p *Publisher) send(ctx context.Context, a *jobs.Attempt[ItemJob]) (ItemPublished, error) {
+	post, err := p.h.PostAny(ctx, a.Input.PostID)
+	if err != nil {
+		return ItemPublished{}, jobs.NotDone("the post could not be read") // nothing sent: again
+	}
+	t, ok := post.Target(a.Input.TargetID)
+	if !ok || !post.Awaits(a.Input.TargetID, a.Input.Item) {
+		return ItemPublished{}, jobs.Fail(domain.FailureSuperseded, "the target no longer waits for the item")
+	}
+	if legacyClaim(a, t) {
+		// Claimed before item jobs: its send may have happened. Read the
+		// network before anything is sent.
+		return ItemPublished{}, jobs.Unconfirmed("claimed before item jobs", nil, 0)
+	}
+	brand, conn, net, connection, fail := p.prepare(ctx, *post, t)
 	if fail != nil {
-		p.recordFailed(organizationID, post.PostID, c, *fail, 0)
-		return
+		return ItemPublished{}, fail
 	}
-	sp := social.Post{Text: c.Item.Text, ReplyTo: deref(c.Claim.ReplyTo), IdempotencyKey: c.Claim.IdempotencyKey}
-	if c.Item.Link != nil {
-		sp.Link = *c.Item.Link
+	item := post.Items[a.Input.Item]
+	sp := social.Post{Text: item.Text, IdempotencyKey: a.Key}
+	if a.Input.Item > 0 {
+		sp.ReplyTo = t.Published[a.Input.Item-1].PlatformPostID
 	}
-	if len(c.Item.Media) > 0 {
-		media, err := p.mediaOf(sctx, brand, c.Item.Media)
+	if item.Link != nil {
+		sp.Link = *item.Link
+	}
+	if len(item.Media) > 0 {
+		media, err := p.mediaOf(ctx, brand, item.Media)
 		if err != nil {
-			p.recordFailed(organizationID, post.PostID, c, domain.Failure{Code: "media_unavailable", Reason: "the post's media could not be read", Retryable: true}, 0)
-			return
+			return ItemPublished{}, jobs.Fail(domain.FailureMediaUnavailable, "the post's media could not be read")
 		}
 		sp.Media = media
 	}
-	published, err := net.Publish(sctx, connection, sp)
+	published, err := net.Publish(ctx, connection, sp)
 	if err == nil {
-		if p.observe != nil {
-			p.observe(post, c, time.Now())
+		out := ItemPublished{PlatformPostID: published.ID, ConnectionID: conn.ConnectionID, At: p.h.now()}
+		if published.URL != "" {
+			u := published.URL
+			out.URL = &u
 		}
-		p.recordPublished(organizationID, post.PostID, c, published, conn.ConnectionID)
-		return
+		return out, nil
 	}
-	p.recordError(organizationID, post.PostID, c, conn.ConnectionID, err)
+	return ItemPublished{}, p.failure(err, conn.ConnectionID, net)
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+// legacyClaim: the job's first attempt is at an item claimed before item
+// jobs (no job id): that claim's own send may have happened.
+func legacyClaim(a *jobs.Attempt[ItemJob], t *domain.Target) bool {
+	return a.Number == 1 && t.InFlight != nil && t.InFlight.JobID == "" && t.InFlight.Item == a.Input.Item
+}
+
+// failure reads a network's error as the attempt's outcome: an unknown one
+// is unconfirmed (probed once the network can show it), a cancellation
+// before sending left nothing, a rate limit or fault is retried by the
+// policy, a refusal or a revoked grant is final.
+func (p *Publisher) failure(err error, connectionID string, net social.Network) error {
+	se, _ := social.AsError(err)
+	reason := "failed"
+	if se != nil && se.Reason != "" {
+		reason = se.Reason
 	}
-	return *s
+	switch outcome.Of(err) {
+	case social.KindOutcomeUnknown:
+		d := attemptDetail{ConnectionID: connectionID}
+		if se != nil && se.Pending != "" {
+			d.Pending = &se.Pending
+		}
+		return jobs.Unconfirmed(reason, d, net.Info().Capabilities.ReconcileAfter)
+	case outcome.Canceled:
+		return jobs.NotDone("canceled_before_send")
+	case outcome.Rejected:
+		return jobs.Fail(domain.FailureRejected, reason)
+	case outcome.Unauthorized:
+		return jobs.Fail(domain.FailureReconnect, reason)
+	case outcome.RateLimited:
+		return jobs.Retryable(domain.FailureRateLimited, reason, networkWait(se, p.h.now()))
+	}
+	return jobs.Retryable(domain.FailureProviderFault, reason, 0)
 }
 
 func (p *Publisher) mediaOf(ctx context.Context, brand *domain.Brand, ids []string) ([]social.Media, error) {
@@ -210,111 +282,48 @@ func (p *Publisher) mediaOf(ctx context.Context, brand *domain.Brand, ids []stri
 // prepare resolves the connection at brand level (the author's active
 // connection for the network, else another active one of the brand), its
 // adapter and its tokens, refreshed when they are about to expire.
-func (p *Publisher) prepare(ctx context.Context, post domain.Post, c domain.ClaimedTarget) (*domain.Brand, domain.Connection, social.Network, social.Connection, *domain.Failure) {
-	fail := func(code, reason string, retryable bool) (*domain.Brand, domain.Connection, social.Network, social.Connection, *domain.Failure) {
-		return nil, domain.Connection{}, nil, social.Connection{}, &domain.Failure{Code: code, Reason: reason, Retryable: retryable}
+func (p *Publisher) prepare(ctx context.Context, post domain.Post, t *domain.Target) (*domain.Brand, domain.Connection, social.Network, social.Connection, error) {
+	fail := func(err error) (*domain.Brand, domain.Connection, social.Network, social.Connection, error) {
+		return nil, domain.Connection{}, nil, social.Connection{}, err
 	}
-	net, ok := p.networks.Get(c.Network)
+	net, ok := p.networks.Get(t.Network)
 	if !ok {
-		return fail("network_unavailable", "the network is not set up", true)
+		return fail(jobs.Fail(domain.FailureNetworkUnavailable, "the network is not set up"))
 	}
 	brand, err := p.h.BrandAny(ctx, post.BrandID)
 	if err != nil {
-		return fail("no_connection", "the brand is gone", false)
+		return fail(jobs.Fail(domain.FailureNoConnection, "the brand is gone"))
 	}
-	conn, ok := brand.Resolve(c.Network, c.AccountID, c.PageID, post.AuthorID)
+	conn, ok := brand.Resolve(t.Network, t.AccountID, t.PageID, post.AuthorID)
 	if !ok {
-		return fail("no_connection", "the brand has no active connection for the network", true)
+		return fail(jobs.Fail(domain.FailureNoConnection, "the brand has no active connection for the network"))
 	}
 	connection, err := p.Token(ctx, brand, conn, net)
 	switch {
 	case errors.Is(err, ErrUnreadable):
-		return fail("token_unreadable", "the connection's token does not open with the key ring", true)
+		return fail(jobs.Fail(domain.FailureTokenUnreadable, "the connection's token does not open with the key ring"))
 	case err != nil && outcome.Of(err) == outcome.Unauthorized:
-		return fail("reconnect", "the connection's token could not be used", true)
+		return fail(jobs.Fail(domain.FailureReconnect, "the connection's token could not be used"))
 	case err != nil:
-		return fail("provider_fault", "the connection's token could not be used", true)
+		return fail(jobs.Retryable(domain.FailureProviderFault, "the connection's token could not be used", 0))
 	}
 	return brand, conn, net, connection, nil
 }
 
-// recordContext bounds a record: it runs even when the send's context
-// ended (a timeout is an outcome to record, not a reason to lose it).
-func recordContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 15*time.Second)
-}
-
-func outcomeKey(postID string, c domain.ClaimedTarget, what string) string {
-	return c.Claim.IdempotencyKey + ":" + what + ":" + postID
-}
-
-func (p *Publisher) record(organizationID, postID string, c domain.ClaimedTarget, what string, act func(*domain.Post) ([]event.Change, error)) {
-	ctx, cancel := recordContext()
-	defer cancel()
-	_, err := p.h.runPost(ctx, systemMeta(organizationID, outcomeKey(postID, c, what)), postID, act)
-	if err != nil {
-		// The claim stays; the reconciler settles it from the network.
-		p.log.Warn("publishing: outcome not recorded; the reconciler will settle it", "post", postID, "target", c.TargetID,
-			"item", c.Claim.Item, "attempt", c.Claim.Attempt, "outcome", what, "err", err)
+// networkWait is how long a rate-limited network asked us to wait: its
+// Retry-After, else the time until its reset (0 when it said neither).
+func networkWait(e *social.Error, now time.Time) time.Duration {
+	if e == nil {
+		return 0
 	}
-}
-
-func (p *Publisher) recordPublished(organizationID, postID string, c domain.ClaimedTarget, pub social.Published, connectionID string) {
-	o := domain.Outcome{PlatformPostID: pub.ID, ConnectionID: connectionID, At: p.h.now()}
-	if pub.URL != "" {
-		u := pub.URL
-		o.URL = &u
+	if e.RetryAfter > 0 {
+		return e.RetryAfter
 	}
-	p.record(organizationID, postID, c, "published", func(post *domain.Post) ([]event.Change, error) {
-		return post.RecordPublished(c.TargetID, c.Claim.Item, c.Claim.Attempt, o, p.h.now())
-	})
-}
-
-// recordFailed records a failed attempt; one the retry policy retries gets
-// its time (wait: the network's own, 0 when it named none).
-func (p *Publisher) recordFailed(organizationID, postID string, c domain.ClaimedTarget, f domain.Failure, wait time.Duration) {
-	if f.Retryable {
-		f.RetryAt = p.retryPolicy().At(f.Code, c.Claim.Tries(), wait, p.h.now())
+	if !e.ResetAt.IsZero() {
+		return max(e.ResetAt.Sub(now), 0)
 	}
-	p.record(organizationID, postID, c, "failed", func(post *domain.Post) ([]event.Change, error) {
-		return post.RecordFailed(c.TargetID, c.Claim.Item, c.Claim.Attempt, f, p.h.now())
-	})
-}
-
-// recordError records a network's error by kind: an unknown outcome is
-// unconfirmed (reconciled before anything else), a refusal before any call
-// or a cancellation before sending leaves nothing on the network.
-func (p *Publisher) recordError(organizationID, postID string, c domain.ClaimedTarget, connectionID string, err error) {
-	se, _ := social.AsError(err)
-	reason := "failed"
-	if se != nil && se.Reason != "" {
-		reason = se.Reason
-	}
-	switch outcome.Of(err) {
-	case social.KindOutcomeUnknown:
-		var pending *string
-		if se != nil && se.Pending != "" {
-			pending = &se.Pending
-		}
-		id := connectionID
-		p.record(organizationID, postID, c, "unconfirmed", func(post *domain.Post) ([]event.Change, error) {
-			return post.RecordUnconfirmed(c.TargetID, c.Claim.Item, c.Claim.Attempt, pending, &id, reason, p.h.now())
-		})
-	case outcome.Canceled:
-		p.record(organizationID, postID, c, "requeued", func(post *domain.Post) ([]event.Change, error) {
-			return post.Requeue(c.TargetID, c.Claim.Item, c.Claim.Attempt, "canceled_before_send", p.h.now())
-		})
-	case outcome.Rejected:
-		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureRejected, Reason: reason, Retryable: false}, 0)
-	case outcome.Unauthorized:
-		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureReconnect, Reason: reason, Retryable: true}, 0)
-	case outcome.RateLimited:
-		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureRateLimited, Reason: reason, Retryable: true},
-			networkWait(se, p.h.now()))
-	default:
-		p.recordFailed(organizationID, postID, c, domain.Failure{Code: domain.FailureProviderFault, Reason: reason, Retryable: true}, 0)
-	}
+	return 0
 }
 
 // errNoNetwork is answered for a network without an adapter.
-var errNoNetwork = errs.Conflict("network_unavailable", "the network is not set up")
+var errNoNetwork = errs.Conflict(domain.FailureNetworkUnavailable, "the network is not set up")

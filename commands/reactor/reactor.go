@@ -159,6 +159,9 @@ func NewRunner(pool *pgxpool.Pool, cfg Config, dead DeadLetters, log *slog.Logge
 			return nil, fmt.Errorf("reactors: reactor %q has no name or is registered twice", r.Name())
 		}
 		seen[r.Name()] = true
+		// At 0 from the start: alerts on parked events see every reactor.
+		handled.WithLabelValues(r.Name())
+		parked.WithLabelValues(r.Name())
 	}
 	return &Runner{pool: pool, cfg: cfg, dead: dead, log: log, reactors: rs}, nil
 }

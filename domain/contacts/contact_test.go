@@ -150,7 +150,7 @@ func TestDefaultPipelineIsPerOrganization(t *testing.T) {
 
 func TestNeutralizeCell(t *testing.T) {
 	for in, want := range map[string]string{"=SUM(A1)": "'=SUM(A1)", "+1 555": "'+1 555", "-2": "'-2", "@cmd": "'@cmd",
-		"\tx": "'\tx", "Ann": "Ann", "": "", "a=b": "a=b"} {
+		"\tx": "'\tx", "Ann": "Ann", "": "", "a=b": "a=b", "'+1": "''+1", "''x": "'''x", "'Tis": "'Tis", "'": "'", "'-": "''-"} {
 		if got := NeutralizeCell(in); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}

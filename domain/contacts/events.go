@@ -26,6 +26,7 @@ const (
 	NoteAdded   = "contacts.note.added"
 	NoteUpdated = "contacts.note.updated"
 	NoteDeleted = "contacts.note.deleted"
+	NoteErased  = "contacts.note.erased"
 
 	AttachmentAdded   = "contacts.attachment.added"
 	AttachmentDeleted = "contacts.attachment.deleted"
@@ -40,7 +41,7 @@ const (
 // EventTypes are every event type of the contacts context.
 var EventTypes = []string{
 	ContactCreated, ContactUpdated, ContactDeleted, ContactMoved,
-	NoteAdded, NoteUpdated, NoteDeleted,
+	NoteAdded, NoteUpdated, NoteDeleted, NoteErased,
 	AttachmentAdded, AttachmentDeleted,
 	ImportStarted, ImportBatchCommitted, ImportCompleted, ImportBatchUndone, ImportUndone,
 }
@@ -79,6 +80,14 @@ type ContactChangedV1 = Change
 // NoteV1 is the payload of the note events: the note's whole state (a
 // deleted note's last one).
 type NoteV1 = Note
+
+// NoteErasedV1 is the payload of contacts.note.erased: which note, and
+// nothing it said.
+type NoteErasedV1 struct {
+	NoteID    string    `json:"note_id"`
+	ContactID string    `json:"contact_id"`
+	ErasedAt  time.Time `json:"erased_at"`
+}
 
 // AttachmentV1 is the payload of the attachment events.
 type AttachmentV1 struct {

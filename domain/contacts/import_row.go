@@ -154,7 +154,7 @@ func (m Mapping) Row(line int, record []string, p Pipeline) (Row, []RowError) {
 	}
 	cell := func(field string) string {
 		if c, ok := m.columns[field]; ok {
-			return record[c]
+			return RestoreCell(record[c]) // our export's escaping, undone (NeutralizeCell)
 		}
 		return ""
 	}

@@ -25,6 +25,7 @@ type Note struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Deleted   bool      `json:"-"`
+	Erased    bool      `json:"-"`
 }
 
 // LoadNote rebuilds a note from its stream (a few events: no snapshots).
@@ -39,6 +40,13 @@ func LoadNote(history []event.Recorded) (Note, error) {
 			}
 			n = p
 			n.Deleted = r.Type == NoteDeleted
+		case NoteErased:
+			p, err := event.Decode[NoteErasedV1](r)
+			if err != nil {
+				return Note{}, err
+			}
+			n = Note{NoteID: p.NoteID, ContactID: p.ContactID, Author: n.Author, CreatedAt: n.CreatedAt, UpdatedAt: p.ErasedAt,
+				Deleted: true, Erased: true}
 		}
 	}
 	return n, nil
@@ -104,4 +112,19 @@ func (n Note) Remove(contactID string, now time.Time) ([]event.Change, Note, err
 	last := n
 	last.UpdatedAt = now
 	return []event.Change{event.New(NoteDeleted, last)}, last, nil
+}
+
+// Erase erases what the note said, whether it is still there or was
+// deleted: it is gone from every read, and the audit history shows no
+// version of its body to anyone any more (AuditRules). Erasing an erased
+// note changes nothing.
+func (n Note) Erase(contactID string, now time.Time) ([]event.Change, NoteErasedV1, error) {
+	if n.NoteID == "" || n.ContactID != contactID {
+		return nil, NoteErasedV1{}, errs.NotFound("note")
+	}
+	if n.Erased {
+		return nil, NoteErasedV1{NoteID: n.NoteID, ContactID: n.ContactID, ErasedAt: n.UpdatedAt}, nil
+	}
+	out := NoteErasedV1{NoteID: n.NoteID, ContactID: contactID, ErasedAt: now}
+	return []event.Change{event.New(NoteErased, out)}, out, nil
 }

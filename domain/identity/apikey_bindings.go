@@ -8,6 +8,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/domain/principal"
 )
 
 // Key changes after creation. resources_bound follows created in the same
@@ -286,4 +287,17 @@ func CheckKeyRequest(opts KeyOptions, scopes []string, bindings []ResourceBindin
 		return nil, errs.Invalid(f...)
 	}
 	return out, nil
+}
+
+// WorkspaceBindings are a key's bindings on workspaces, as its principal
+// carries them (services check them per workspace); nil for none.
+func WorkspaceBindings(bs []ResourceBinding) []principal.WorkspaceBinding {
+	var out []principal.WorkspaceBinding
+	for _, b := range bs {
+		if b.ResourceType == CanonicalResourceType {
+			out = append(out, principal.WorkspaceBinding{WorkspaceID: b.ResourceID, AccessLevel: b.AccessLevel,
+				AllowedScopes: slices.Clone(b.AllowedScopes)})
+		}
+	}
+	return out
 }

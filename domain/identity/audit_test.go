@@ -68,6 +68,10 @@ var auditPayloads = map[string]any{
 	identity.PasswordResetRequested:         identity.PasswordResetRequestedV1{},
 	identity.PasswordResetCompleted:         identity.PasswordResetCompletedV1{},
 	identity.WorkspaceSuspended:             identity.WorkspaceStatusV1{},
+	identity.WorkspaceCreated:               identity.WorkspaceV1{},
+	identity.WorkspaceRenamed:               identity.WorkspaceV1{},
+	identity.WorkspaceDefaultSet:            identity.WorkspaceV1{},
+	identity.WorkspaceDeleted:               identity.WorkspaceV1{},
 	identity.WorkspaceReinstated:            identity.WorkspaceStatusV1{},
 	identity.WorkspaceRevoked:               identity.WorkspaceStatusV1{},
 }

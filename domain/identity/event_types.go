@@ -52,7 +52,11 @@ var EventTypes = []string{
 	UserPermanentlyDeleted,
 	UserRestored,
 	UserSessionsRevoked,
+	WorkspaceCreated,
+	WorkspaceDefaultSet,
+	WorkspaceDeleted,
 	WorkspaceReinstated,
+	WorkspaceRenamed,
 	WorkspaceRevoked,
 	WorkspaceSuspended,
 }
@@ -60,6 +64,7 @@ var EventTypes = []string{
 // WriteModelEventTypes are the identity events only write models read:
 // credentials and second factors, one-time tokens and challenges,
 // invitations (listed from their stream; an acceptance adds a member),
+// workspaces (listed and resolved from their stream),
 // checkout anchors (the organization and owner they make are events of
 // their own) and an organization's access settings (authorization loads
 // its access stream, so it sees every change at once). Read models ignore
@@ -93,4 +98,10 @@ var WriteModelEventTypes = []string{
 	WorkspaceSuspended,
 	WorkspaceReinstated,
 	WorkspaceRevoked,
+	// Workspaces are listed and resolved from their stream (one per
+	// organization, a few events), never from a read model.
+	WorkspaceCreated,
+	WorkspaceRenamed,
+	WorkspaceDefaultSet,
+	WorkspaceDeleted,
 }

@@ -3,6 +3,8 @@ package identity
 import (
 	"slices"
 	"strings"
+
+	"github.com/platform/backend/domain/principal"
 )
 
 // The one permission model: a principal's Permissions are computed here at
@@ -100,15 +102,6 @@ func bindingsAllow(bindings []ResourceBinding, scope string) bool {
 }
 
 // accessLevelAllows: read allows read actions; write everything but
-// management; admin everything.
-func accessLevelAllows(level, scope string) bool {
-	_, action, _ := strings.Cut(scope, ":")
-	switch level {
-	case "admin":
-		return true
-	case "write":
-		return action != "manage" && action != "admin"
-	default:
-		return action == "read"
-	}
-}
+// management; admin everything (principal.LevelAllows, which services
+// check per workspace).
+func accessLevelAllows(level, scope string) bool { return principal.LevelAllows(level, scope) }

@@ -41,6 +41,75 @@ type Principal struct {
 	// admin routes rank keys by their permissions, not by their creator.
 	ActsAs     string `json:"acts_as,omitempty"`
 	ActingRole string `json:"acting_role,omitempty"`
+	// Workspaces are the workspaces an API key is bound to (its resource
+	// bindings of type workspace); empty: every workspace of its
+	// organization (sessions, unbound keys).
+	Workspaces []WorkspaceBinding `json:"workspaces,omitempty"`
+}
+
+// WorkspaceBinding narrows a credential to one workspace: the scopes it
+// allows there, at its access level.
+type WorkspaceBinding struct {
+	WorkspaceID   string   `json:"workspace_id"`
+	AccessLevel   string   `json:"access_level"` // read, write or admin
+	AllowedScopes []string `json:"allowed_scopes"`
+}
+
+// AllowsIn reports whether the principal may act with permission (a full
+// string) in a workspace: it holds the permission, and it is unbound or
+// bound to that workspace with the permission's scope allowed there at the
+// binding's access level. A key bound to workspace A holds its permissions
+// for A only, whatever it may do in another one it is bound to.
+func (p Principal) AllowsIn(workspaceID, permission string) bool {
+	if !p.Allows(permission) {
+		return false
+	}
+	if len(p.Workspaces) == 0 || p.PlatformWide() {
+		return true
+	}
+	perm, err := ParsePermission(permission)
+	if err != nil {
+		return false
+	}
+	for _, b := range p.Workspaces {
+		if b.WorkspaceID == workspaceID {
+			for _, s := range b.AllowedScopes {
+				if s == perm.Scope() && LevelAllows(b.AccessLevel, s) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// BoundTo reports whether the principal may enter a workspace at all:
+// unbound, or bound to it.
+func (p Principal) BoundTo(workspaceID string) bool {
+	if len(p.Workspaces) == 0 || p.PlatformWide() {
+		return true
+	}
+	for _, b := range p.Workspaces {
+		if b.WorkspaceID == workspaceID {
+			return true
+		}
+	}
+	return false
+}
+
+// LevelAllows reports whether a binding's access level covers a scope:
+// read allows read actions; write everything but management; admin
+// everything.
+func LevelAllows(level, scope string) bool {
+	_, action, _ := strings.Cut(scope, ":")
+	switch level {
+	case "admin":
+		return true
+	case "write":
+		return action != "manage" && action != "admin"
+	default:
+		return action == "read"
+	}
 }
 
 // PlatformWide reports the platform-wide bypass (seed 001, authentication

@@ -24,14 +24,17 @@ const (
 // (HomeOrganizationID); which organization may use it is OrganizationID,
 // moved by a transfer without touching a stream.
 type Brand struct {
-	BrandID            string       `json:"id"`
-	Name               string       `json:"name"`
-	OrganizationID     string       `json:"organization_id"`
-	HomeOrganizationID string       `json:"-"`
-	CreatedBy          string       `json:"created_by"`
-	Connections        []Connection `json:"connections"`
-	CreatedAt          time.Time    `json:"created_at"`
-	UpdatedAt          time.Time    `json:"updated_at"`
+	BrandID            string `json:"id"`
+	Name               string `json:"name"`
+	OrganizationID     string `json:"organization_id"`
+	HomeOrganizationID string `json:"-"`
+	CreatedBy          string `json:"created_by"`
+	// BrandKitID is the brand kit (the brand service's) the brand's content
+	// follows; null: none.
+	BrandKitID  *string      `json:"brand_kit_id"`
+	Connections []Connection `json:"connections"`
+	CreatedAt   time.Time    `json:"created_at"`
+	UpdatedAt   time.Time    `json:"updated_at"`
 }
 
 // brandRecord is the brand as events carry it (the home organization is
@@ -74,19 +77,35 @@ type BrandEvent struct {
 	Brand        brandRecord `json:"brand"`
 }
 
-// LoadBrand folds a brand's history.
+// LoadBrand folds a brand's history: every event carries the whole brand
+// after it, so only the last record is decoded. A snapshot
+// (event.SnapshotType, first when present) is BrandSnapshot's record.
 func LoadBrand(history []event.Recorded) (*Brand, error) {
 	b := &Brand{}
-	for _, r := range history {
+	if len(history) == 0 {
+		return b, nil
+	}
+	r := history[len(history)-1]
+	var rec brandRecord
+	if r.Type == event.SnapshotType {
+		if err := json.Unmarshal(r.Payload, &rec); err != nil {
+			return nil, fmt.Errorf("decode the brand's snapshot: %w", err)
+		}
+	} else {
 		var e BrandEvent
 		if err := json.Unmarshal(r.Payload, &e); err != nil {
 			return nil, fmt.Errorf("decode %s: %w", r.Type, err)
 		}
-		*b = e.Brand.Brand
-		b.HomeOrganizationID = e.Brand.Home
+		rec = e.Brand
 	}
+	*b = rec.Brand
+	b.HomeOrganizationID = rec.Home
 	return b, nil
 }
+
+// BrandSnapshot is what a brand's stream head keeps (commands.SnapshotsOf):
+// the brand with its home organization, which its answer leaves out.
+func BrandSnapshot(b Brand) any { return brandRecord{Brand: b, Home: b.HomeOrganizationID} }
 
 // DecodeBrandEvent reads a brand event's payload with its home organization.
 func DecodeBrandEvent(payload []byte) (BrandEvent, Brand, error) {
@@ -147,6 +166,22 @@ func (b *Brand) Transfer(to string, now time.Time) ([]event.Change, error) {
 	from := b.OrganizationID
 	b.OrganizationID = to
 	return []event.Change{b.emit(BrandTransferred, BrandEvent{From: from, To: to}, now)}, nil
+}
+
+// SetBrandKit names the brand's kit (nil or "": none); the caller checked
+// the kit is one the caller sees.
+func (b *Brand) SetBrandKit(kitID *string, now time.Time) ([]event.Change, error) {
+	if !b.Exists() {
+		return nil, errs.NotFound("brand")
+	}
+	if kitID != nil && *kitID == "" {
+		kitID = nil
+	}
+	if kitID == nil && b.BrandKitID == nil || kitID != nil && b.BrandKitID != nil && *kitID == *b.BrandKitID {
+		return nil, nil
+	}
+	b.BrandKitID = kitID
+	return []event.Change{b.emit(BrandKitSet, BrandEvent{}, now)}, nil
 }
 
 // Connect records a connected account; the same network account connected

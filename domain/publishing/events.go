@@ -9,6 +9,10 @@
 // happened (which target, item and attempt).
 package publishing
 
+// SnapshotSchema is the format of the post's and the brand's snapshots
+// (the post; BrandSnapshot's record): bump it when either changes shape.
+const SnapshotSchema = 1
+
 // Stream types.
 const (
 	StreamPost  = "publishing.post"
@@ -35,6 +39,7 @@ const (
 
 	BrandCreated     = "publishing.brand.created"
 	BrandTransferred = "publishing.brand.transferred"
+	BrandKitSet      = "publishing.brand.brand_kit_set"
 
 	ConnectionConnected     = "publishing.connection.connected"
 	ConnectionRefreshed     = "publishing.connection.refreshed"
@@ -48,7 +53,7 @@ const (
 var EventTypes = []string{
 	PostCreated, PostEdited, PostScheduled, PostUnscheduled, PostApproved, PostRejected, PostDeleted,
 	TargetClaimed, TargetPublished, TargetFailed, TargetUnconfirmed, TargetRequeued,
-	BrandCreated, BrandTransferred,
+	BrandCreated, BrandTransferred, BrandKitSet,
 	ConnectionConnected, ConnectionRefreshed, ConnectionRefreshFailed,
 	MediaRegistered, SeedShared,
 }
@@ -60,7 +65,7 @@ var PostEventTypes = []string{
 }
 
 // BrandEventTypes are the event types of a brand's stream.
-var BrandEventTypes = []string{BrandCreated, BrandTransferred, ConnectionConnected, ConnectionRefreshed, ConnectionRefreshFailed}
+var BrandEventTypes = []string{BrandCreated, BrandTransferred, BrandKitSet, ConnectionConnected, ConnectionRefreshed, ConnectionRefreshFailed}
 
 // Networks are seed 002's neutral network names.
 var Networks = []string{"network_1", "network_2", "network_3", "network_4", "network_5", "network_6"}

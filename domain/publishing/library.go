@@ -46,6 +46,17 @@ type Media struct {
 	CreatedAt      time.Time `json:"created_at"`
 }
 
+// UsableBy reports whether a post of the brand may use the file: the
+// brand's own, or one of no brand in the brand's home organization. Any
+// other file (another brand's, another organization's) is as unknown to
+// the post as a missing one.
+func (m Media) UsableBy(b *Brand) bool {
+	if m.BrandID != nil {
+		return *m.BrandID == b.BrandID
+	}
+	return m.OrganizationID == b.HomeOrganizationID
+}
+
 // MediaRegisteredV1 is a media file whose upload was granted.
 type MediaRegisteredV1 struct {
 	MediaID     string    `json:"media_id"`
@@ -117,6 +128,9 @@ type SeedSharedV1 struct {
 func ShareSeed(s Seed, now time.Time) ([]event.Change, error) {
 	fields := text.Line(nil, "/title", s.Title, text.MaxTitle)
 	fields = text.MultiLine(fields, "/text", s.Text, MaxText)
+	if s.SourceURL != nil {
+		fields = text.URL(fields, "/sourceUrl", *s.SourceURL, text.MaxURL)
+	}
 	if s.Title == "" && s.Text == "" {
 		fields = append(fields, errs.Field{Pointer: "/text", Detail: "a seed needs a title or text"})
 	}

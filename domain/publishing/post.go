@@ -76,12 +76,12 @@ type Target struct {
 	AccountID *string `json:"account_id"`
 	PageID    *string `json:"page_id"`
 	State     string  `json:"state"`
-	// Attempt counts claims: the idempotency key of a send names it.
+	// Attempt counts the attempts at the target's items (every item's job's
+	// attempts, as they report).
 	Attempt int `json:"attempt"`
-	// ItemAttempts counts the attempts at the target's current item (the
-	// first not on the network): automatic retries stop at the policy's
-	// bound. A published item, a person's retry or reschedule restart it.
-	ItemAttempts int `json:"item_attempts"`
+	// JobAttempt is how many attempts the current item's job has reported
+	// (0 for an item whose job has not started): Attempt counts each once.
+	JobAttempt int `json:"job_attempt"`
 	// Published holds one entry per item already on the network, in order.
 	Published []PublishedItem `json:"published"`
 	// PlatformPostID and URL are the first item's, once published.
@@ -101,17 +101,20 @@ type PublishedItem struct {
 	PublishedAt    time.Time `json:"published_at"`
 }
 
-// Claim is one attempt at one item of a target: what was (or is being)
-// sent, so an unknown outcome can be reconciled against the network.
+// Claim is a target's item on its way to the network: the job that
+// publishes it (ItemJobID) and its attempt in flight, so an unknown outcome
+// is reconciled against the network.
 type Claim struct {
-	Item           int       `json:"item"`
+	Item int `json:"item"`
+	// JobID is the item's job (empty in claims made before jobs: those are
+	// reconciled before anything is sent).
+	JobID string `json:"job_id"`
+	// Attempt and IdempotencyKey are the job's attempt in flight (0 and
+	// empty until its job claims one).
 	Attempt        int       `json:"attempt"`
 	IdempotencyKey string    `json:"idempotency_key"`
 	ReplyTo        *string   `json:"reply_to"`
 	ClaimedAt      time.Time `json:"claimed_at"`
-	// ItemAttempt is this claim's place among the attempts at its item
-	// (1 for the first; 0 in claims recorded before it was counted).
-	ItemAttempt int `json:"item_attempt"`
 	// Pending is network-side work an unknown outcome left (a container).
 	Pending      *string `json:"pending"`
 	ConnectionID *string `json:"connection_id"`
@@ -121,7 +124,7 @@ type Claim struct {
 type Failure struct {
 	Item      int       `json:"item"`
 	Attempt   int       `json:"attempt"`
-	Code      string    `json:"code"`   // a stable word: rejected, reconnect, rate_limited, provider_fault, not_found, no_connection
+	Code      string    `json:"code"`   // a stable word: rejected, reconnect, rate_limited, provider_fault, not_found, no_connection ...
 	Reason    string    `json:"reason"` // a few words of ours, never the network's text
 	Retryable bool      `json:"retryable"`
 	At        time.Time `json:"at"`
@@ -145,16 +148,27 @@ type PostEvent struct {
 	Post Post `json:"post"`
 }
 
-// LoadPost folds a post's history: the state is the last event's post.
+// LoadPost folds a post's history: every event carries the whole post
+// after it, so the state is the last record's post, and only that record is
+// decoded. A snapshot (event.SnapshotType, first when present) is the post
+// itself (the commands' answer).
 func LoadPost(history []event.Recorded) (*Post, error) {
 	p := &Post{}
-	for _, r := range history {
-		var e PostEvent
-		if err := json.Unmarshal(r.Payload, &e); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", r.Type, err)
-		}
-		*p = e.Post
+	if len(history) == 0 {
+		return p, nil
 	}
+	r := history[len(history)-1]
+	if r.Type == event.SnapshotType {
+		if err := json.Unmarshal(r.Payload, p); err != nil {
+			return nil, fmt.Errorf("decode the post's snapshot: %w", err)
+		}
+		return p, nil
+	}
+	var e PostEvent
+	if err := json.Unmarshal(r.Payload, &e); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", r.Type, err)
+	}
+	*p = e.Post
 	return p, nil
 }
 

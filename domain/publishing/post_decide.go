@@ -96,7 +96,7 @@ func (p *Post) setContent(d Draft) {
 			if t.PageID == nil {
 				t.PageID = old[i].PageID
 			}
-			t.Attempt = old[i].Attempt
+			t.Attempt, t.JobAttempt = old[i].Attempt, old[i].JobAttempt
 		} else {
 			t.TargetID = targetID(next)
 			next++
@@ -152,8 +152,9 @@ func (p *Post) schedule(at time.Time) {
 	for i := range p.Targets {
 		t := &p.Targets[i]
 		if t.State == StateDraft || t.State == StateFailed || t.State == StateScheduled {
-			// A person's decision: a fresh bound for automatic retries.
-			t.State, t.Failure, t.ItemAttempts = StateScheduled, nil, 0
+			// A person's decision: the item's job is retried at the time
+			// (with a fresh bound for its automatic retries).
+			t.State, t.Failure = StateScheduled, nil
 		}
 	}
 }
@@ -240,7 +241,7 @@ func (p *Post) Update(e Edit, now time.Time) ([]event.Change, error) {
 	retries := p.retryTimers()
 	p.setContent(d)
 	for i := range p.Targets {
-		p.Targets[i].State, p.Targets[i].Failure, p.Targets[i].ItemAttempts = StateDraft, nil, 0
+		p.Targets[i].State, p.Targets[i].Failure = StateDraft, nil
 	}
 	if !d.Schedule {
 		p.PublishAt = nil
@@ -367,7 +368,7 @@ func (p *Post) Retry(now time.Time) ([]event.Change, error) {
 		if t.Failure != nil && t.Failure.RetryAt != nil {
 			timers = append(timers, event.CancelTimer(retryTimerName(t.TargetID)))
 		}
-		t.State, t.Failure, t.ItemAttempts = StateScheduled, nil, 0
+		t.State, t.Failure = StateScheduled, nil
 		c.emit(TargetRequeued, PostEvent{TargetID: t.TargetID, Attempt: t.Attempt, Reason: "retry"}, timers...)
 	}
 	if len(c.out) == 0 {

@@ -107,20 +107,23 @@ func TestUpdateKeepsExplicitTargetMetadata(t *testing.T) {
 func TestDueClaimsEachScheduledTargetOnce(t *testing.T) {
 	p := scheduled(t)
 	c, claims := p.Due(now)
-	if len(c) != 2 || len(claims) != 2 || claims[0].Claim.IdempotencyKey != "post:p1:target:t1:item:0:attempt:1" {
+	if len(c) != 2 || len(claims) != 2 || claims[0].Claim.JobID != "p1:t1:0" || claims[0].Claim.Attempt != 0 {
 		t.Fatalf("claims %+v", claims)
 	}
 	if _, again := p.Due(now); len(again) != 0 {
 		t.Fatal("claimed twice")
 	}
-	// An outcome of another attempt changes nothing.
-	if c, _ := p.RecordPublished("t1", 0, 7, Outcome{PlatformPostID: "x"}, now); len(c) != 0 {
-		t.Fatal("a stale outcome was recorded")
+	// An outcome of another item changes nothing.
+	if c, _ := p.RecordPublished("t1", 1, 1, Outcome{PlatformPostID: "x"}, now); len(c) != 0 {
+		t.Fatal("an outcome of another item was recorded")
 	}
 	must(t)(p.RecordPublished("t1", 0, 1, Outcome{PlatformPostID: "x1"}, now))
-	must(t)(p.RecordFailed("t2", 0, 1, Failure{Code: "provider_fault", Retryable: true}, now))
-	if p.Status != StatusPartiallyPublished {
-		t.Fatalf("status %s", p.Status)
+	if c, _ := p.RecordPublished("t1", 0, 1, Outcome{PlatformPostID: "x1"}, now); len(c) != 0 {
+		t.Fatal("an item was recorded twice")
+	}
+	must(t)(p.RecordFailed("t2", 0, 1, Failure{Code: "provider_fault"}, now))
+	if p.Status != StatusPartiallyPublished || !p.Targets[1].Failure.Retryable || p.Targets[0].Attempt != 1 {
+		t.Fatalf("post %+v", p)
 	}
 	// Retry touches the failed target only.
 	c = must(t)(p.Retry(now))
@@ -128,8 +131,12 @@ func TestDueClaimsEachScheduledTargetOnce(t *testing.T) {
 		t.Fatalf("after retry %+v", p.Targets)
 	}
 	_, claims = p.Due(now)
-	if len(claims) != 1 || claims[0].TargetID != "t2" || claims[0].Claim.Attempt != 2 {
+	if len(claims) != 1 || claims[0].TargetID != "t2" || claims[0].Claim.JobID != "p1:t2:0" {
 		t.Fatalf("claims after retry %+v", claims)
+	}
+	// The item's job retried: its second attempt is the target's second.
+	if c := p.AttemptStarted("t2", 0, 2, "k2", now, now); len(c) != 1 || p.Targets[1].Attempt != 2 || p.Targets[1].InFlight.IdempotencyKey != "k2" {
+		t.Fatalf("attempt started %+v", p.Targets[1])
 	}
 }
 
@@ -138,6 +145,9 @@ func TestUnconfirmedIsNotRetried(t *testing.T) {
 	p.Due(now)
 	must(t)(p.RecordUnconfirmed("t1", 0, 1, nil, nil, "timeout", now))
 	must(t)(p.RecordFailed("t2", 0, 1, Failure{Code: "rejected"}, now))
+	if p.Targets[1].Failure.Retryable {
+		t.Fatal("a rejection is not retryable")
+	}
 	must(t)(p.Retry(now))
 	if p.Targets[0].State != StateUnconfirmed {
 		t.Fatalf("an unconfirmed target was requeued: %+v", p.Targets[0])
@@ -145,9 +155,10 @@ func TestUnconfirmedIsNotRetried(t *testing.T) {
 	if _, err := p.Delete(now); errs.KindOf(err) != errs.KindConflict {
 		t.Fatalf("delete while unconfirmed: %v", err)
 	}
-	must(t)(p.Requeue("t1", 0, 1, "reconciled_not_found", now))
-	if p.Targets[0].State != StateScheduled || p.Targets[0].Attempt != 1 {
-		t.Fatalf("requeued %+v", p.Targets[0])
+	// The reconciliation found nothing: the job's next attempt.
+	p.AttemptStarted("t1", 0, 2, "k2", now, now)
+	if p.Targets[0].State != StatePublishing || p.Targets[0].Attempt != 2 {
+		t.Fatalf("after the next attempt %+v", p.Targets[0])
 	}
 }
 
@@ -157,24 +168,25 @@ func TestThreadWaitsForEachItem(t *testing.T) {
 	if _, c := p.ClaimNext("t1", 1, now); len(c) != 0 {
 		t.Fatal("item 2 claimed before item 1 was published")
 	}
-	must(t)(p.RecordPublished("t1", 0, 1, Outcome{PlatformPostID: "a"}, now))
-	_, c := p.ClaimNext("t1", 1, now)
-	if len(c) != 1 || c[0].Claim.ReplyTo == nil || *c[0].Claim.ReplyTo != "a" || c[0].Item.Text != "2" {
-		t.Fatalf("claim %+v", c)
+	c := must(t)(p.RecordPublished("t1", 0, 1, Outcome{PlatformPostID: "a"}, now))
+	tg := p.Targets[0]
+	if len(c) != 2 || c[1].Type != TargetClaimed || tg.State != StatePublishing || tg.InFlight.Item != 1 ||
+		tg.InFlight.ReplyTo == nil || *tg.InFlight.ReplyTo != "a" || tg.InFlight.JobID != "p1:t1:1" || tg.JobAttempt != 0 {
+		t.Fatalf("the thread did not go on: %+v", tg)
 	}
-	must(t)(p.RecordFailed("t1", 1, 2, Failure{Code: "rate_limited", Retryable: true}, now))
+	must(t)(p.RecordFailed("t1", 1, 1, Failure{Code: "rate_limited"}, now))
 	if _, c := p.ClaimNext("t1", 2, now); len(c) != 0 {
 		t.Fatal("the chain went on after a failure")
 	}
 	must(t)(p.Retry(now))
-	_, c = p.Due(now)
+	_, claims := p.Due(now)
 	var t1 *ClaimedTarget
-	for i := range c {
-		if c[i].TargetID == "t1" {
-			t1 = &c[i]
+	for i := range claims {
+		if claims[i].TargetID == "t1" {
+			t1 = &claims[i]
 		}
 	}
-	if t1 == nil || t1.Claim.Item != 1 || *t1.Claim.ReplyTo != "a" {
+	if t1 == nil || t1.Claim.Item != 1 || *t1.Claim.ReplyTo != "a" || p.Targets[0].Attempt != 2 {
 		t.Fatalf("resumed at %+v", t1)
 	}
 }

@@ -1,115 +1,138 @@
 package publishing
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/platform/backend/domain/event"
 )
 
-var policy = RetryPolicy{MaxAttempts: 3, Backoff: 30 * time.Second, MaxBackoff: 45 * time.Second}
-
-func TestRetryPolicy(t *testing.T) {
-	for name, c := range map[string]struct {
-		code    string
-		attempt int
-		wait    time.Duration
-		want    time.Duration // -1: no retry
-	}{
-		"fault, first":               {FailureProviderFault, 1, 0, 30 * time.Second},
-		"fault, second doubles":      {FailureProviderFault, 2, 0, 45 * time.Second}, // capped
-		"fault, bound reached":       {FailureProviderFault, 3, 0, -1},
-		"rate limit, network later":  {FailureRateLimited, 1, 10 * time.Minute, 10 * time.Minute},
-		"rate limit, network sooner": {FailureRateLimited, 1, time.Second, 30 * time.Second},
-		"rejected":                   {FailureRejected, 1, 0, -1},
-		"revoked grant":              {FailureReconnect, 1, 0, -1},
-		"no connection":              {"no_connection", 1, 0, -1},
-		"reconciled not found":       {"not_found", 1, 0, -1},
-	} {
-		at := policy.At(c.code, c.attempt, c.wait, now)
-		switch {
-		case c.want < 0 && at != nil:
-			t.Errorf("%s: retried at %v", name, at)
-		case c.want >= 0 && (at == nil || !at.Equal(now.Add(c.want))):
-			t.Errorf("%s: at %v, want now+%v", name, at, c.want)
+// TestEveryFailureCode: each code a target can record says whether the
+// item job retries it by itself and whether failure.retryable is true: "the
+// same attempt may succeed later with nobody changing anything". A revoked
+// grant, an unreadable token, a network this deployment has no adapter for
+// and a connection gone under an unconfirmed attempt each need a person, so
+// they are not retryable. Every Failure* constant has its row, so a new code
+// is decided here.
+func TestEveryFailureCode(t *testing.T) {
+	type want struct{ automatic, retryable bool }
+	table := map[string]want{
+		FailureRateLimited:        {true, true},
+		FailureProviderFault:      {true, true},
+		FailureNotFound:           {false, true},
+		FailureMediaUnavailable:   {false, true},
+		FailureRejected:           {false, false},
+		FailureReconnect:          {false, false},
+		FailureNoConnection:       {false, false},
+		FailureTokenUnreadable:    {false, false},
+		FailureNetworkUnavailable: {false, false},
+		FailureUnverifiable:       {false, false},
+		FailureSuperseded:         {false, false},
+		FailureInvalidInput:       {false, false},
+		"a_code_nobody_decided":   {false, false},
+	}
+	for code, w := range table {
+		if Automatic(code) != w.automatic || Retryable(code) != w.retryable {
+			t.Errorf("%s: automatic %v, retryable %v; want %+v", code, Automatic(code), Retryable(code), w)
+		}
+		if w.automatic && !w.retryable {
+			t.Errorf("%s: retried automatically yet not retryable", code)
+		}
+	}
+	declared := failureConstants(t)
+	if !slices.Equal(FailureCodes(), declared) {
+		t.Errorf("the retry table has %v, the Failure* constants are %v", FailureCodes(), declared)
+	}
+	for _, code := range declared {
+		if _, ok := table[code]; !ok {
+			t.Errorf("%s: no row in this test", code)
 		}
 	}
 }
 
-// timerOf finds a change's timer of a name.
-func timerOf(c []event.Change, name string) (event.Timer, bool) {
-	for _, ch := range c {
-		for _, tm := range ch.Timers {
-			if tm.Name == name {
-				return tm, true
+// failureConstants are the values of the package's Failure* string
+// constants, sorted.
+func failureConstants(t *testing.T) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "retry.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		spec, ok := n.(*ast.ValueSpec)
+		if !ok {
+			return true
+		}
+		for i, name := range spec.Names {
+			if i >= len(spec.Values) {
+				break
+			}
+			if lit, ok := spec.Values[i].(*ast.BasicLit); ok && strings.HasPrefix(name.Name, "Failure") && lit.Kind == token.STRING {
+				v, _ := strconv.Unquote(lit.Value)
+				out = append(out, v)
 			}
 		}
-	}
-	return event.Timer{}, false
+		return true
+	})
+	sort.Strings(out)
+	return out
 }
 
-// TestAutomaticRetry: a failure with a retry time schedules the target's
-// retry timer; the timer claims a new attempt (a new key) of the same item
-// only while the target is still failed at that attempt; a person's retry
-// cancels it and restarts the bound.
-func TestAutomaticRetry(t *testing.T) {
+// TestAutomaticRetryIsTheJobs: a failure the item's job retries leaves the
+// target failed and waiting for it (its retry time shown); the job's next
+// attempt makes it publishing again, counted once. A person's reschedule
+// makes the target stop waiting: the job's retry then sends nothing
+// (superseded), which the post ignores.
+func TestAutomaticRetryIsTheJobs(t *testing.T) {
 	p := scheduled(t)
-	var h [][]event.Change
-	c, claims := p.Due(now)
-	h = append(h, c)
-	first := claims[0].Claim
+	p.Due(now)
 	at := now.Add(time.Minute)
-	c = must(t)(p.RecordFailed("t1", 0, first.Attempt, Failure{Code: FailureRateLimited, Retryable: true, RetryAt: &at}, now))
-	tm, ok := timerOf(c, "retry:t1")
-	if !ok || tm.Kind != TimerKindRetry || !tm.At.Equal(at) || tm.Payload != (RetryTimer{TargetID: "t1", Attempt: first.Attempt}) {
-		t.Fatalf("timer %+v %v", tm, ok)
+	c := must(t)(p.RecordFailed("t1", 0, 1, Failure{Code: FailureRateLimited, RetryAt: &at}, now))
+	if len(c) != 1 || len(c[0].Timers) != 0 {
+		t.Fatalf("the post schedules no retry of its own: %+v", c)
 	}
-	h = append(h, c)
-	p = given(t, h...)
-	if tg, _ := p.Target("t1"); tg.State != StateFailed || tg.Failure.RetryAt == nil || first.ItemAttempt != 1 {
-		t.Fatalf("target %+v, claim %+v", tg, first)
+	if tg, _ := p.Target("t1"); tg.State != StateFailed || !p.Awaits("t1", 0) || tg.Failure.Attempt != 1 {
+		t.Fatalf("target %+v", tg)
 	}
-	if _, stale := p.RetryDue("t1", first.Attempt-1, now); len(stale) != 0 {
-		t.Fatal("a stale timer claimed")
+	if again, _ := p.RecordFailed("t1", 0, 1, Failure{Code: FailureRateLimited, RetryAt: &at}, now); len(again) != 0 {
+		t.Fatal("a failure recorded twice")
 	}
-	c, claims = p.RetryDue("t1", first.Attempt, at)
-	if len(claims) != 1 || claims[0].Claim.Attempt != first.Attempt+1 || claims[0].Claim.ItemAttempt != 2 ||
-		claims[0].Claim.IdempotencyKey == first.IdempotencyKey || claims[0].Claim.Item != 0 {
-		t.Fatalf("claims %+v", claims)
+	p.AttemptStarted("t1", 0, 2, "k2", at, at)
+	if tg, _ := p.Target("t1"); tg.State != StatePublishing || tg.Attempt != 2 || tg.InFlight.Attempt != 2 {
+		t.Fatalf("target %+v", tg)
 	}
-	h = append(h, c)
-	if _, again := given(t, h...).RetryDue("t1", first.Attempt, at); len(again) != 0 {
-		t.Fatal("the timer claimed twice")
+	must(t)(p.RecordFailed("t1", 0, 2, Failure{Code: FailureProviderFault, RetryAt: &at}, now))
+	must(t)(p.Reschedule(now.Add(time.Hour), now))
+	if p.Awaits("t1", 0) {
+		t.Fatal("a rescheduled target still waits for the job's retry")
 	}
-	// A failure without a retry time (a rejection) schedules nothing.
-	p = given(t, h...)
-	c = must(t)(p.RecordFailed("t1", 0, first.Attempt+1, Failure{Code: FailureRejected, RetryAt: &at}, now))
-	if _, ok := timerOf(c, "retry:t1"); ok {
-		t.Fatal("a rejection scheduled a retry")
+	if c, _ := p.RecordFailed("t1", 0, 3, Failure{Code: FailureSuperseded}, now); len(c) != 0 {
+		t.Fatal("a superseded attempt changed the post")
 	}
-	// A person's retry of a target awaiting its automatic retry cancels it.
-	p = given(t, append(h[:len(h):len(h)], must(t)(given(t, h...).RecordFailed("t1", 0, first.Attempt+1,
-		Failure{Code: FailureProviderFault, Retryable: true, RetryAt: &at}, now)))...)
-	c = must(t)(p.Retry(now))
-	if tm, ok := timerOf(c, "retry:t1"); !ok || !tm.Cancel {
-		t.Fatalf("manual retry left the automatic one: %+v", c)
-	}
-	if tg, _ := p.Target("t1"); tg.ItemAttempts != 0 || tg.State != StateScheduled {
+	if tg, _ := p.Target("t1"); tg.State != StateScheduled || tg.Attempt != 2 {
 		t.Fatalf("target %+v", tg)
 	}
 }
 
-// TestAutomaticRetryResumesAThread: the retry of a failed thread item
-// claims that item, as a reply to the one before, never an earlier one.
-func TestAutomaticRetryResumesAThread(t *testing.T) {
+// TestLegacyRetryTimerClaims: a retry timer scheduled before item jobs
+// claims the failed target's item (its job is then retried).
+func TestLegacyRetryTimerClaims(t *testing.T) {
 	p := scheduled(t, Item{Text: "1"}, Item{Text: "2"})
-	_, claims := p.Due(now)
-	must(t)(p.RecordPublished("t1", 0, claims[0].Claim.Attempt, Outcome{PlatformPostID: "n1"}, now))
-	_, next := p.ClaimNext("t1", 1, now)
+	p.Due(now)
+	must(t)(p.RecordPublished("t1", 0, 1, Outcome{PlatformPostID: "n1"}, now))
 	at := now.Add(time.Minute)
-	must(t)(p.RecordFailed("t1", 1, next[0].Claim.Attempt, Failure{Code: FailureProviderFault, Retryable: true, RetryAt: &at}, now))
-	_, retry := p.RetryDue("t1", next[0].Claim.Attempt, at)
-	if len(retry) != 1 || retry[0].Claim.Item != 1 || retry[0].Claim.ReplyTo == nil || *retry[0].Claim.ReplyTo != "n1" || retry[0].Claim.ItemAttempt != 2 {
+	must(t)(p.RecordFailed("t1", 1, 1, Failure{Code: FailureProviderFault, RetryAt: &at}, now))
+	if _, stale := p.RetryDue("t1", 1, at); len(stale) != 0 {
+		t.Fatal("a stale timer claimed")
+	}
+	_, retry := p.RetryDue("t1", 2, at)
+	if len(retry) != 1 || retry[0].Claim.Item != 1 || *retry[0].Claim.ReplyTo != "n1" || retry[0].Claim.JobID != "p1:t1:1" {
 		t.Fatalf("retry %+v", retry)
 	}
 }

@@ -1,7 +1,6 @@
 package status
 
 import (
-	"net/url"
 	"strings"
 	"time"
 
@@ -83,11 +82,7 @@ func (c *Component) Define(d ComponentDefinedV1) ([]event.Change, error) {
 		fields = text.Line(fields, "/componentName", d.Name, text.MaxTitle)
 	}
 	fields = optionalLine(fields, "/componentGroup", d.Group, text.MaxTitle)
-	if u, err := url.Parse(d.CheckURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		fields = append(fields, errs.Field{Pointer: "/checkUrl", Detail: "must be an absolute http or https URL"})
-	} else {
-		fields = text.Line(fields, "/checkUrl", d.CheckURL, text.MaxURL)
-	}
+	fields = text.URL(fields, "/checkUrl", d.CheckURL, text.MaxURL)
 	if len(fields) > 0 {
 		return nil, errs.Invalid(fields...)
 	}

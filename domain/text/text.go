@@ -7,6 +7,8 @@ package text
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/platform/backend/domain/errs"
@@ -42,6 +44,19 @@ const (
 	LinePattern      = `^[^\x00-\x1f\x7f-\x9f]*$`
 	MultiLinePattern = `^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$`
 )
+
+// Required texts (titles, names, notes) must hold a character that is not
+// a blank: ASCII spaces and line breaks only, so the schemas' patterns can
+// say the same as the domain (Trim) in both Go's and ECMA-262's regular
+// expressions.
+const (
+	Blanks              = " \t\r\n"
+	NonBlankLinePattern = `^ *[^ \x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$`
+	NonBlankTextPattern = `^[ \t\r\n]*[^ \t\r\n\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f][^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$`
+)
+
+// Trim removes the blanks around a text ("" when it holds nothing else).
+func Trim(s string) string { return strings.Trim(s, Blanks) }
 
 // Control reports a control character (Unicode category Cc).
 func Control(r rune) bool { return r < 0x20 || r >= 0x7f && r <= 0x9f }
@@ -85,4 +100,31 @@ func check(fields []errs.Field, pointer, s string, max int, clean bool, dirty st
 		return append(fields, errs.Field{Pointer: pointer, Detail: dirty})
 	}
 	return fields
+}
+
+// URL appends the problem of a member that must be an absolute http or https
+// URL without credentials (user:password@, which would be shown wherever the
+// URL is, or sent wherever it leads), at most max characters on one line.
+// The outbound client's check of stored URLs (status checks, webhook
+// targets) starts with the same words (URLProblem).
+func URL(fields []errs.Field, pointer, s string, max int) []errs.Field {
+	if detail := URLProblem(s); detail != "" {
+		return append(fields, errs.Field{Pointer: pointer, Detail: detail})
+	}
+	return Line(fields, pointer, s, max)
+}
+
+// URLProblem is why s is not an absolute http or https URL without
+// credentials, or "".
+func URLProblem(s string) string {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || !u.IsAbs() || u.Host == "":
+		return "must be an absolute http or https URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "must be an http or https URL"
+	case u.User != nil:
+		return "must not contain credentials (user:password@)"
+	}
+	return ""
 }

@@ -60,3 +60,19 @@ func TestLineAndMultiLine(t *testing.T) {
 		})
 	}
 }
+
+// TestNonBlankPatternsSayWhatTrimDoes: a text the patterns admit is not
+// blank after Trim, and one they refuse (without control characters) is.
+func TestNonBlankPatternsSayWhatTrimDoes(t *testing.T) {
+	line, multi := regexp.MustCompile(text.NonBlankLinePattern), regexp.MustCompile(text.NonBlankTextPattern)
+	for _, s := range []string{"a", " a ", "  ", "", "\u3000", "a b", " \t", "\u00a0"} {
+		if got, want := line.MatchString(s), text.IsLine(s) && text.Trim(s) != ""; got != want {
+			t.Errorf("line %q: pattern %v, Trim says %v", s, got, want)
+		}
+	}
+	for _, s := range []string{"a", "\n a \n", " \r\n\t ", "", "x\ny", "\t"} {
+		if got, want := multi.MatchString(s), text.IsMultiLine(s) && text.Trim(s) != ""; got != want {
+			t.Errorf("text %q: pattern %v, Trim says %v", s, got, want)
+		}
+	}
+}

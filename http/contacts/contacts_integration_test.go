@@ -250,3 +250,59 @@ func TestSearchParts(t *testing.T) {
 }
 
 func urlq(s string) string { return url.QueryEscape(s) }
+
+// TestSearchToleratesTypos: a search that finds nothing as typed lists the
+// contacts found by the words of names and emails spelled like its words,
+// most alike first ("smiht" finds Smith, and Smith Works as "smith" would;
+// "jonna" Joanna; "nunes" Núñez), in pages that neither repeat nor skip; a
+// search that finds something exactly lists only that; nothing alike is
+// nothing.
+func TestSearchToleratesTypos(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	c := newClient(t, h, "")
+	john := c.create(map[string]any{"firstName": "John", "lastName": "Smith", "email": "john.smith@example.com"})
+	kate := c.create(map[string]any{"firstName": "Kate", "lastName": "Smith"})
+	smyth := c.create(map[string]any{"firstName": "Ann", "lastName": "Smyth"})
+	joanna := c.create(map[string]any{"firstName": "Joanna", "lastName": "Lee"})
+	nunez := c.create(map[string]any{"firstName": "María", "lastName": "Núñez", "email": "mnunez@example.org"})
+	works := c.create(map[string]any{"firstName": "Zed", "company": "Smith Works"})
+	for i := range 20 {
+		c.create(map[string]any{"firstName": fmt.Sprintf("Filler%d", i), "company": "Initech"})
+	}
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"smiht", []string{john.ContactID, kate.ContactID, works.ContactID}}, {"jonna", []string{joanna.ContactID}}, {"nunes", []string{nunez.ContactID}},
+	} {
+		found, _ := c.list("q=" + urlq(tc.q))
+		var got []string
+		for _, x := range found {
+			got = append(got, x.ContactID)
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(tc.want))
+		if !slices.Equal(got, want) {
+			t.Errorf("q=%q: found %+v, want %v", tc.q, found, tc.want)
+		}
+	}
+	// An email typed wrong: the most alike first (others share its domain).
+	if found, _ := c.list("q=" + urlq("mnunes@example.org")); len(found) == 0 || found[0].ContactID != nunez.ContactID {
+		t.Errorf("q=mnunes@example.org found %+v, want Núñez first", found)
+	}
+	// Exact hits only, when there are any.
+	if found, _ := c.list("q=smith"); len(found) != 3 || slices.ContainsFunc(found, func(x contact) bool { return x.ContactID == smyth.ContactID }) {
+		t.Errorf("q=smith found %+v, want the Smiths and Smith Works only", found)
+	}
+	if found, _ := c.list("q=zqxj"); len(found) != 0 {
+		t.Errorf("q=zqxj found %+v", found)
+	}
+	// Pages of similar matches: every one once.
+	var pages []string
+	for _, x := range c.all("q=smiht&limit=1") {
+		pages = append(pages, x.ContactID)
+	}
+	if slices.Sort(pages); !slices.Equal(pages, slices.Sorted(slices.Values([]string{john.ContactID, kate.ContactID, works.ContactID}))) {
+		t.Errorf("q=smiht pages %v, want the Smiths and Smith Works once each", pages)
+	}
+}

@@ -17,6 +17,10 @@ import (
 // part, the query), call one command or query, and encode (a stream).
 
 func (d Deps) importContacts(ctx context.Context, c *httpapi.Call, in contactscmd.ImportContacts) (httpapi.Reply, error) {
+	in.Format = contactscmd.FormatCSV
+	if c.MediaType != "text/csv" {
+		in.Format = contactscmd.FormatVCard
+	}
 	report, pos, err := d.Commands.ImportContacts(ctx, c.Meta, in, c.Body)
 	if err != nil {
 		return httpapi.Reply{}, err
@@ -36,6 +40,15 @@ func (d Deps) export(ctx context.Context, c *httpapi.Call, in Export) (httpapi.R
 		Header: map[string][]string{"Content-Disposition": {`attachment; filename="contacts.csv"`}, "Cache-Control": {"no-store"}},
 		Content: func(w io.Writer) error {
 			return d.Queries.Export(ctx, org, contactsview.Filter{Query: in.Q, StageID: in.StageID}, w)
+		}}, nil
+}
+
+func (d Deps) exportVCard(ctx context.Context, c *httpapi.Call, in Export) (httpapi.Reply, error) {
+	org := c.Principal.OrganizationID
+	return httpapi.Reply{ContentType: "text/vcard; charset=utf-8",
+		Header: map[string][]string{"Content-Disposition": {`attachment; filename="contacts.vcf"`}, "Cache-Control": {"no-store"}},
+		Content: func(w io.Writer) error {
+			return d.Queries.ExportVCard(ctx, org, contactsview.Filter{Query: in.Q, StageID: in.StageID}, w)
 		}}, nil
 }
 

@@ -97,6 +97,7 @@ var (
 	apiOut         = httpapi.OutputOf(APIInfo{})
 	csvOut         = httpapi.Raw(`{"type":"string","description":"CSV (RFC 4180), a header line then one line per contact"}`)
 	fileOut        = httpapi.Raw(`{"type":"string","format":"binary","description":"the file, with the content type it was stored with"}`)
-	csvBody        = httpapi.Raw(`{"type":"string","description":"CSV (RFC 4180, UTF-8): a header line naming the columns, then one contact per line"}`)
+	importBody     = httpapi.Raw(`{"type":"string","description":"text/csv: CSV (RFC 4180, UTF-8), a header line naming the columns, then one contact per line; text/vcard: vCard 4.0 or 3.0 cards (RFC 6350, UTF-8)"}`)
+	vcardOut       = httpapi.Raw(`{"type":"string","description":"vCard 4.0 (RFC 6350): one card per contact"}`)
 	multipartBody  = httpapi.Raw(`{"type":"object","required":["file"],"properties":{"file":{"type":"string","format":"binary"}}}`)
 )

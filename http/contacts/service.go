@@ -27,8 +27,9 @@ type Deps struct {
 
 // Permissions of the contacts app (its catalog entry: internal/modules/contacts).
 const (
-	read  = "contacts:read"
-	write = "contacts:write"
+	read   = "contacts:read"
+	write  = "contacts:write"
+	manage = "contacts:manage" // admins and above by default: erasures
 )
 
 // Service is the contacts API.
@@ -73,6 +74,14 @@ func Service(d Deps) httpapi.Service {
 			Permission: write, Destructive: true, Summary: "Delete a note for good", OutputSchema: noteOut,
 			InputSchema: httpapi.Object([]string{"contactId", "noteId"}, map[string]string{"contactId": idSchema, "noteId": idSchema})},
 			d.Commands.DeleteNote),
+		httpapi.Command(httpapi.Action{Name: "notes.erase", ReadModel: contactsview.Name, Method: http.MethodPost,
+			Path: "/api/contacts/{contactId}/notes/{noteId}/erase", Permission: manage, Destructive: true,
+			Summary: "Erase what a note said, a deleted note's too (the contact may be soft-deleted): gone from reads and from the " +
+				"audit history for everyone, admins included; confirmation must be ERASE",
+			OutputSchema: httpapi.OutputOf(domain.NoteErasedV1{}),
+			InputSchema: httpapi.Object([]string{"contactId", "noteId", "confirmation"}, map[string]string{"contactId": idSchema,
+				"noteId": idSchema, "confirmation": `{"type":"string","const":"ERASE"}`})},
+			d.Commands.EraseNote),
 		httpapi.Query(httpapi.Action{Name: "attachments.list", Method: http.MethodGet, Path: "/api/contacts/{id}/attachments", Permission: read,
 			ReadOnly: true, Summary: "A contact's attachments, newest first", ReadModel: contactsview.Name, OutputSchema: attachmentsOut,
 			InputSchema: httpapi.Object([]string{"id"}, map[string]string{"id": idSchema, "cursor": cursorSchema, "limit": limitSchema})},
@@ -107,14 +116,19 @@ func Service(d Deps) httpapi.Service {
 			ReadModel: contactsview.Name, OutputSchema: historyOut,
 			InputSchema: httpapi.Object([]string{"contactId"}, map[string]string{"contactId": idSchema})}, d.history),
 		httpapi.Bytes(httpapi.Action{Name: "contacts.import", ReadModel: contactsview.Name, Method: http.MethodPost, Path: "/api/contacts/import", Permission: write,
-			Summary: "Import a CSV file (text/csv body) with a column mapping: match by email, else name + company; update, skip or create; " +
+			Summary: "Import a CSV file (text/csv body, with a column mapping) or a vCard file (text/vcard): match by email, else name + company; update, skip or create; " +
 				"dryRun answers what it would do; idempotent by importId", OutputSchema: importOut, InputSchema: importQuery(),
-			Body: &httpapi.RawBody{MediaTypes: []string{"text/csv"}, MaxBytes: d.Config.ImportMaxBytes, Timeout: d.Config.ImportTimeout, Schema: csvBody},
+			Body: &httpapi.RawBody{MediaTypes: []string{"text/csv", "text/vcard", "text/x-vcard"}, MaxBytes: d.Config.ImportMaxBytes,
+				Timeout: d.Config.ImportTimeout, IdleTimeout: d.Config.ImportIdleTimeout, Schema: importBody},
 		}, d.importContacts),
 		httpapi.Bytes(httpapi.Action{Name: "contacts.export", Method: http.MethodGet, Path: "/api/contacts/export", Permission: read,
 			ReadOnly: true, Summary: "Export the live contacts as CSV, streamed: every field, pipeline and stage, tags, note and attachment counts",
 			ReadModel: contactsview.Name, OutputSchema: csvOut, Produces: "text/csv",
 			InputSchema: httpapi.Object(nil, map[string]string{"q": httpapi.LineSchema(0, text200), "stageId": stageSchema})}, d.export),
+		httpapi.Bytes(httpapi.Action{Name: "contacts.export_vcard", Method: http.MethodGet, Path: "/api/contacts/export.vcf", Permission: read,
+			ReadOnly: true, Summary: "Export the live contacts as vCard 4.0 (RFC 6350), streamed: one card per contact, its stage in X-PLATFORM-STAGE",
+			ReadModel: contactsview.Name, OutputSchema: vcardOut, Produces: "text/vcard",
+			InputSchema: httpapi.Object(nil, map[string]string{"q": httpapi.LineSchema(0, text200), "stageId": stageSchema})}, d.exportVCard),
 		httpapi.Query(httpapi.Action{Name: "imports.get", Method: http.MethodGet, Path: "/api/imports/{importId}", Permission: read,
 			ReadOnly: true, Summary: "An import: its state, counts and row errors", OutputSchema: importStateOut,
 			InputSchema: httpapi.Object([]string{"importId"}, map[string]string{"importId": idSchema})}, d.getImport),

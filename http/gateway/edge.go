@@ -10,7 +10,7 @@ import (
 // payments, deliveries, and the providers' inbound webhooks.
 func EdgeArea(e *gatewaycmd.Edge, q *gatewayview.Queries) Area {
 	areas := []Area{connectionsArea(e, q), emailArea(e, q), callsArea(e, q)}
-	out := Area{Routes: webhookRoutes(e, e.Log())}
+	out := Area{Actions: webhookActions(e)}
 	for _, a := range areas {
 		out.Actions = append(out.Actions, a.Actions...)
 	}

@@ -54,8 +54,11 @@ func TestConnectionLifecycle(t *testing.T) {
 	apptest.ExpectProblem(t, post(t, h, "/api/connections/"+id+"/credentials/rotate", other, map[string]any{}), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, post(t, h, "/api/connections/"+id+"/deauthorize", other, map[string]any{}), http.StatusNotFound, "not_found")
 	apptest.ExpectProblem(t, h.Do(t, "gateway", http.MethodDelete, "/api/connections/"+id, other, nil), http.StatusNotFound, "not_found")
-	if res := h.Do(t, "gateway", http.MethodGet, "/webhooks/stripe/"+id+"?hub.mode=subscribe", "-", nil); res.Status != http.StatusNotFound {
-		t.Fatalf("a handshake on a Stripe route: %d", res.Status)
+	// Stripe has no subscription handshake: its route takes POST alone.
+	handshake := h.Do(t, "gateway", http.MethodGet, "/webhooks/stripe/"+id+"?hub.mode=subscribe", "-", nil)
+	apptest.ExpectProblem(t, handshake, http.StatusMethodNotAllowed, "method_not_allowed")
+	if allow := handshake.Header.Get("Allow"); allow != "POST" {
+		t.Fatalf("a handshake on a Stripe route: Allow %q", allow)
 	}
 	if strings.Contains(string(get(t, h, "/api/connections", other).Body), id) {
 		t.Fatal("another organization lists the connection")

@@ -134,6 +134,21 @@ func TestWebhookSignatures(t *testing.T) {
 	if n := h.Count(t, `SELECT count(*) FROM gateway_webhook_bodies`); n != 1 {
 		t.Fatalf("%d bodies kept, want 1", n)
 	}
+	// No Idempotency-Key: a provider dedupes by its event id, so a key sent
+	// anyway is ignored, unchecked (one past the kernel's 255 characters is
+	// no reason to refuse a verified delivery) and never replayed (two
+	// events under one key are two webhooks).
+	for i, key := range []string{strings.Repeat("k", 300), "key-of-a-proxy", "key-of-a-proxy"} {
+		ev := stripeEvent(fmt.Sprintf("evt_hooks_key_%d", i), now)
+		res := hook(t, h, path, ev, "Stripe-Signature", stripe.SignWebhook("whsec_stripe_hooks", ev, now), "Idempotency-Key", key)
+		apptest.Must(t, res, http.StatusOK, "a verified webhook with an Idempotency-Key")
+		if !strings.Contains(string(res.Body), `"duplicate":false`) {
+			t.Fatalf("event %d under key %.20q: %s", i, key, res.Body)
+		}
+	}
+	if n := receivedWebhooks(t, h); n != 4 {
+		t.Fatalf("%d webhooks recorded, want 4 (the Idempotency-Key is no webhook's identity)", n)
+	}
 
 	// WhatsApp: X-Hub-Signature-256 and the GET handshake.
 	waID, _ := createConnection(t, h, "", map[string]any{"provider": "message_provider_a", "name": "WhatsApp",
@@ -196,8 +211,8 @@ func TestWebhookSignatures(t *testing.T) {
 		t.Fatalf("postmark with a wrong password: %d", r.Status)
 	}
 	apptest.Must(t, req("pm_user", "pm_pass"), http.StatusOK, "postmark with its credentials")
-	if n := receivedWebhooks(t, h); n != 4 {
-		t.Fatalf("%d webhooks recorded, want 4", n)
+	if n := receivedWebhooks(t, h); n != 7 {
+		t.Fatalf("%d webhooks recorded, want 7", n)
 	}
 	// Deleted: the route is gone.
 	apptest.Must(t, h.Do(t, "gateway", http.MethodDelete, "/api/connections/"+stripeID, "", nil), http.StatusOK, "delete")

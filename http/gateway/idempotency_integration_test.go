@@ -274,6 +274,12 @@ func TestEveryCallActionHonoursIdempotencyKeys(t *testing.T) {
 		{"email.send", "/api/email/send", "", map[string]any{"to": "k@example.com", "from": "Shop <shop@example.com>", "subject": "Once", "text": "x"}},
 		{"instant_message.send", "/api/instant-message/send", notify, map[string]any{"to": "+15551234567", "type": "text", "text": "Your code"}},
 		{"payments.processor.invoke", "/api/payments/processor", "", map[string]any{"operation": "customers.create", "params": map[string]any{"email": "b@example.com"}}},
+		// The OpenAI and Anthropic dialects of the same calls.
+		{"openai.chat.completions.create", "/v1/chat/completions", "", map[string]any{"model": "gpt-4o-mini",
+			"messages": []map[string]any{{"role": "user", "content": "hi"}}}},
+		{"openai.embeddings.create", "/v1/embeddings", "", map[string]any{"model": "text-embedding-3-small", "input": "one text"}},
+		{"anthropic.messages.create", "/v1/messages", "", map[string]any{"model": "claude-haiku-4-5", "max_tokens": 50,
+			"messages": []map[string]any{{"role": "user", "content": "hi"}}}},
 	}
 	// The table is every call action.
 	var doc struct {

@@ -149,3 +149,34 @@ func defaultTo(v, def int) int {
 	}
 	return v
 }
+
+// ActionItems are the gateway's entries in the dashboard's action queue:
+// connections disconnected or deauthorized (someone reconnects them, or
+// deletes them), and active ones whose token enters the seven-day expiry
+// window (someone renews their credentials).
+func ActionItems(d Deps) *httpapi.ActionItems {
+	return httpapi.NewActionItems("connections:read", func(ctx context.Context, p principal.Principal, now time.Time) ([]httpapi.ActionItem, error) {
+		list, err := d.Queries.Connections(ctx, p.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		var out []httpapi.ActionItem
+		for _, c := range list {
+			it := httpapi.ActionItem{ObjectID: c.ConnectionID, Path: "/connections/" + c.ConnectionID}
+			switch {
+			case c.Status == gateway.StatusDisconnected || c.Status == gateway.StatusDeauthorized:
+				it.Kind, it.Severity, it.Resolve, it.At = "gateway.connection."+c.Status, "critical", "connections.credentials.set", c.UpdatedAt
+				it.Title = "Connection " + c.Name + " (" + c.Provider + ") is " + c.Status
+				it.Detail = "Calls through it fail: set new credentials, or delete it."
+			case c.Status == gateway.StatusActive && c.TokenExpiresAt != nil && !c.TokenExpiresAt.After(now.Add(gateway.ExpiryWindow)):
+				it.Kind, it.Severity, it.Resolve, it.At = "gateway.connection.expiring", "warning", "connections.credentials.set", c.TokenExpiresAt
+				it.Title = "Connection " + c.Name + " (" + c.Provider + ") expires " + c.TokenExpiresAt.UTC().Format("2006-01-02 15:04 UTC")
+				it.Detail = "Renew its credentials before the token expires."
+			default:
+				continue
+			}
+			out = append(out, it)
+		}
+		return out, nil
+	})
+}

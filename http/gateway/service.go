@@ -49,7 +49,7 @@ type Area struct {
 
 // Service is the gateway service: every area's actions.
 func Service(d Deps, more ...Area) httpapi.Service {
-	areas := append([]Area{readArea(d), billingArea(d), organizationArea(d), aiArea(d)}, more...)
+	areas := append([]Area{readArea(d), billingArea(d), organizationArea(d), aiArea(d), openAIArea(d), anthropicArea(d)}, more...)
 	svc := httpapi.Service{AppID: AppID, Name: "gateway", HealthPath: HealthPath}
 	var routes []func(*mux.Router)
 	for _, a := range areas {

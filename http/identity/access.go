@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"html/template"
 	"log/slog"
 	"net/http"
@@ -286,11 +287,17 @@ func (d AccessDeps) consumeMagicLink(confirmed bool) http.HandlerFunc {
 					Token string `json:"token"`
 				}
 				if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil {
-					httpapi.WriteError(w, r, d.Log, errs.InvalidField("/token", "the body must be {\"token\": ...}"))
+					if !errors.As(err, new(*http.MaxBytesError)) { // past the bound: 413, as everywhere
+						err = errs.InvalidField("/token", "the body must be {\"token\": ...}")
+					}
+					httpapi.WriteError(w, r, d.Log, err)
 					return
 				}
 				token = body.Token
-			} else if err := r.ParseForm(); err == nil {
+			} else if err := r.ParseForm(); errors.As(err, new(*http.MaxBytesError)) {
+				httpapi.WriteError(w, r, d.Log, err)
+				return
+			} else if err == nil {
 				if !validMagicLinkCSRF(r) {
 					httpapi.WriteError(w, r, d.Log, errs.PermissionDenied("the confirmation form is not from this site (CSRF check failed); open the link again"))
 					return

@@ -121,6 +121,12 @@ func TestAPIKeyOptionsDriveCreateAndUpdate(t *testing.T) {
 	}
 
 	t.Run("application the organization may not use", func(t *testing.T) {
+		// The design service is a default one: the platform takes it away
+		// first (the next case grants it again).
+		if _, err := h.Access().SetServiceAccess(ctx, commands.Meta{OrganizationID: h.OrgID,
+			Actor: eventstore.Actor{ID: "platform-admin", Type: "user"}}, accPlatformAdmin(), h.OrgID, "design", false); err != nil {
+			t.Fatal(err)
+		}
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodGet, "/api/api-keys/options?appId=design", limited, nil), http.StatusForbidden, "permission_denied")
 	})
 	t.Run("resource-type duplicates collapse", func(t *testing.T) {
@@ -433,6 +439,16 @@ func TestProvisionFromCheckout(t *testing.T) {
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/internal/provision-from-checkout", session, body), http.StatusForbidden, "permission_denied")
 	})
 
+	// An application the new organization is not granted, whatever the
+	// first-party defaults become: a developer application of the harness
+	// organization (its owner's grant only).
+	const foreignApp, foreignPerm = "foreign_crm", "foreign_crm.boards:read"
+	foreignEntry := accApps + "/foreign_crm"
+	reg := h.Do(t, "identity", http.MethodPost, "/api/internal/developer-app-registrations", accServiceToken(t, h, "developer_portal"),
+		map[string]any{"developerAppId": "dapp_foreign7", "appId": foreignApp, "name": "Foreign CRM", "organizationId": h.OrgID,
+			"scopes": []string{"boards:read"}, "resourceTypes": []string{"board"}, "entrypointUrl": foreignEntry})
+	apptest.Must(t, reg, http.StatusCreated, "register the foreign developer app")
+
 	t.Run("entitlement and service access", func(t *testing.T) {
 		res := h.Do(t, "identity", http.MethodGet, "/api/organizations/"+first.OrgID+"/service-access", session, nil)
 		apptest.Must(t, res, http.StatusOK, "service access")
@@ -473,8 +489,9 @@ func TestProvisionFromCheckout(t *testing.T) {
 		}
 		res.JSON(t, &ev)
 		if ev.Role != "owner" || !slices.Contains(ev.EffectivePermissions, "status.status:poll") ||
-			!slices.Contains(ev.EffectivePermissions, "design.workspace:read") || slices.Contains(ev.EffectivePermissions, "studio.studio:read") {
-			t.Fatalf("owner permissions %s", res.Body)
+			!slices.Contains(ev.EffectivePermissions, "design.workspace:read") || slices.Contains(ev.EffectivePermissions, foreignPerm) ||
+			slices.ContainsFunc(ev.Entries, func(e domain.PermissionEntry) bool { return e.AppID == foreignApp }) {
+			t.Fatalf("owner permissions (the owner's *.*:* must not reach %s, which the organization may not use) %s", foreignApp, res.Body)
 		}
 		entry := func(perm string) domain.PermissionEntry {
 			for _, e := range ev.Entries {
@@ -542,8 +559,20 @@ func TestProvisionFromCheckout(t *testing.T) {
 			apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session,
 				map[string]any{"app_id": "design", "redirect_uri": tricky}), http.StatusUnprocessableEntity, "invalid_input")
 		}
-		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session,
-			map[string]any{"app_id": "studio", "redirect_uri": accApps + "/studio/cb"}), http.StatusForbidden, "permission_denied")
+		// A redirect under the application's own entrypoint: the refusal is
+		// about access alone, as the grant below shows.
+		foreign := map[string]any{"app_id": foreignApp, "redirect_uri": foreignEntry + "/cb"}
+		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session, foreign), http.StatusForbidden, "permission_denied")
+		if _, err := h.Access().GrantService(context.Background(), commands.Meta{OrganizationID: first.OrgID,
+			Actor: eventstore.Actor{ID: "test", Type: "system"}}, first.OrgID, foreignApp, domain.AccessGranted); err != nil {
+			t.Fatal(err)
+		}
+		apptest.Must(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", session, foreign), http.StatusOK, "handoff once granted")
+		perms := h.Do(t, "identity", http.MethodGet, "/api/users/"+first.UserID+"/permissions", session, nil)
+		apptest.Must(t, perms, http.StatusOK, "permissions once granted")
+		if !strings.Contains(string(perms.Body), `"`+foreignPerm+`"`) {
+			t.Fatalf("the granted application's permission is not effective: %s", perms.Body)
+		}
 		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/sso/handoff-code", "",
 			map[string]any{"app_id": "status", "redirect_uri": accApps + "/status/cb"}), http.StatusForbidden, "permission_denied")
 	})

@@ -160,11 +160,11 @@ func iatDescriptors(t *testing.T, h *apptest.Harness) map[string]iatDescriptor {
 // iatSettle waits until the accounts read model holds a command's answer.
 func iatSettle(t *testing.T, h *apptest.Harness, res apptest.Response) {
 	t.Helper()
-	pos, err := eventstore.ParsePosition(res.Header.Get(httpapi.HeaderPosition))
+	pos, err := eventstore.ParsePositions(res.Header.Get(httpapi.HeaderPosition))
 	if err != nil {
 		t.Fatalf("answer without a position: %v", err)
 	}
-	if err := h.App.Reader.WaitFor(context.Background(), identityview.Name, pos); err != nil {
+	if err := h.App.Reader.WaitFor(context.Background(), identityview.Name, pos...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -534,7 +534,7 @@ func TestPermanentDeletionAndExport(t *testing.T) {
 		if status, _ := iatValidate(t, h, a.Access); status != http.StatusUnauthorized {
 			t.Fatalf("session in an erased organization: %d", status)
 		}
-		if err := h.App.Reader.WaitFor(context.Background(), "identity_accounts", iatPosition(t, pos)); err != nil {
+		if err := h.App.Reader.WaitFor(context.Background(), "identity_accounts", iatPosition(t, pos)...); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := apptest.Provided[*identityview.Queries](h).Organization(context.Background(), a.OrgID); err == nil {
@@ -573,9 +573,9 @@ func TestPermanentDeletionAndExport(t *testing.T) {
 	})
 }
 
-func iatPosition(t *testing.T, s string) eventstore.Position {
+func iatPosition(t *testing.T, s string) eventstore.Positions {
 	t.Helper()
-	p, err := eventstore.ParsePosition(s)
+	p, err := eventstore.ParsePositions(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -640,7 +640,7 @@ func TestErasedPersonalDataStaysErasedAfterReplay(t *testing.T) {
 	// Users may erase themselves (confirmation in the request).
 	res = h.Do(t, "identity", http.MethodDelete, "/api/users/"+u.UserID+"/permanent", s.AccessToken, map[string]any{"confirm": true})
 	apptest.Must(t, res, http.StatusOK, "self erasure")
-	if err := h.App.Reader.WaitFor(ctx, "identity_accounts", iatPosition(t, res.Header.Get("X-Platform-Position"))); err != nil {
+	if err := h.App.Reader.WaitFor(ctx, "identity_accounts", iatPosition(t, res.Header.Get("X-Platform-Position"))...); err != nil {
 		t.Fatal(err)
 	}
 	// The row stays as the destroyed marker; no key is left in it.

@@ -196,34 +196,37 @@ func TestCheckoutRepeatPurchaseGrants(t *testing.T) {
 	mail := testenv.UniqueName("repeat") + "@example.com"
 	first := ckProvision(t, h, payments, ckBody(mail, "design", "count"))
 	session := ckSignIn(t, h, first)
-	if sa := ckAccess(t, h, session, first.OrgID); !sa.provisioned("design") || sa.provisioned("studio") ||
+	// The agent is a default service (every organization's, like the
+	// studio): the second purchase records its entitlement on a grant that
+	// holds already.
+	if sa := ckAccess(t, h, session, first.OrgID); !sa.provisioned("design") ||
 		sa.Settings.AppEntitlement == nil || sa.Settings.AppEntitlement.Mode != "count" {
 		t.Fatalf("first purchase: %+v", sa)
 	}
-	second := ckProvision(t, h, payments, ckBody(mail, "studio", "all"))
+	second := ckProvision(t, h, payments, ckBody(mail, "agent", "all"))
 	if second.Created || second.OrgID != first.OrgID {
 		t.Fatalf("second purchase %+v", second)
 	}
 	sa := ckAccess(t, h, session, first.OrgID)
-	if !sa.provisioned("studio") || !sa.provisioned("design") || sa.Settings.AppEntitlement == nil ||
+	if !sa.provisioned("agent") || !sa.provisioned("design") || sa.Settings.AppEntitlement == nil ||
 		sa.Settings.AppEntitlement.Mode != "all" || sa.Settings.AppEntitlement.PaidAppCount != nil {
 		t.Fatalf("the second purchase's app and entitlement: %+v", sa)
 	}
 	// A retry of the same purchase appends nothing.
 	before := accCount(t, h, `SELECT count(*) FROM es_events WHERE stream_id=$1`, domain.AccessStreamID(first.OrgID))
-	ckProvision(t, h, payments, ckBody(mail, "studio", "all"))
+	ckProvision(t, h, payments, ckBody(mail, "agent", "all"))
 	if n := accCount(t, h, `SELECT count(*) FROM es_events WHERE stream_id=$1`, domain.AccessStreamID(first.OrgID)); n != before {
 		t.Fatalf("a repeated purchase appended %d access events", n-before)
 	}
 
 	t.Run("an existing owner outside checkout", func(t *testing.T) {
 		a := iatRegister(t, h, "ckowner")
-		got := ckProvision(t, h, payments, ckBody(a.Email, "studio", "free"))
+		got := ckProvision(t, h, payments, ckBody(a.Email, "agent", "free"))
 		if got.Created || got.OrgID != a.OrgID || got.UserID != a.UserID {
 			t.Fatalf("existing owner %+v, want %s/%s", got, a.OrgID, a.UserID)
 		}
 		sa := ckAccess(t, h, a.Access, a.OrgID)
-		if !sa.provisioned("studio") || sa.Settings.AppEntitlement == nil || sa.Settings.AppEntitlement.Mode != "free" {
+		if !sa.provisioned("agent") || sa.Settings.AppEntitlement == nil || sa.Settings.AppEntitlement.Mode != "free" {
 			t.Fatalf("the existing owner's purchase: %+v", sa)
 		}
 	})

@@ -57,7 +57,8 @@ var (
 		httpapi.EnumOf("entries[].sources[].effect", "allow", "deny"))
 	serviceAccessOut = httpapi.OutputOf(identitycmd.ServiceAccess{}, httpapi.EnumOf("status", "active", "suspended", "revoked"),
 		httpapi.EnumOf("settings.appEntitlement.mode", "count", "all", "free"))
-	catalogEntryOut = httpapi.OutputOf(domain.CatalogEntry{}, httpapi.EnumOf("surface_kind", "app", "platform", "console", "developer_app"),
+	workspaceListOut = httpapi.OutputOf(domain.WorkspaceList{})
+	catalogEntryOut  = httpapi.OutputOf(domain.CatalogEntry{}, httpapi.EnumOf("surface_kind", "app", "platform", "console", "developer_app"),
 		httpapi.Nullable("resource_types")) // null for an application without resource types
 	preferencesOut = httpapi.OutputOf(domain.Preferences{}, httpapi.EnumOf("tileSize", "small", "medium", "large"), httpapi.EnumOf("theme", "light", "dark"))
 )
@@ -105,6 +106,10 @@ var identityOutputs = map[string]json.RawMessage{
 	"app_platform_auth.service_access.grant":                 serviceAccessOut,
 	"app_platform_auth.service_access.revoke":                serviceAccessOut,
 	"app_platform_auth.workspaces.status.set":                serviceAccessOut,
+	"app_platform_auth.workspaces.list":                      workspaceListOut,
+	"app_platform_auth.workspaces.create":                    workspaceListOut,
+	"app_platform_auth.workspaces.rename":                    workspaceListOut,
+	"app_platform_auth.workspaces.default.set":               workspaceListOut,
 	"app_platform_auth.catalog.list":                         httpapi.ObjectOf(map[string]json.RawMessage{"entries": httpapi.ArrayOf(catalogEntryOut)}),
 	"app_platform_auth.developer_apps.register":              catalogEntryOut,
 	"app_platform_auth.sso.handoff_code.create":              httpapi.OutputOf(identitycmd.SSOHandoffAnswer{}, httpapi.FormatOf("callback_url", "uri")),

@@ -16,14 +16,13 @@ import (
 	"github.com/platform/backend/projections/history"
 )
 
-// Output schemas of the ops service (http/outputs.go). A generation's members
-// keep the names platformctl and operators' scripts read (no JSON tags).
+// Output schemas of the ops service (http/outputs.go).
 var (
 	historyOut = httpapi.ObjectOf(map[string]json.RawMessage{
 		"events": httpapi.ArrayOf(httpapi.OutputOf(history.Entry{}, httpapi.FormatOf("event_id", "uuid"))),
 		"next":   httpapi.Raw(`{"type":"string","description":"the after cursor of the next page; empty at the end"}`)})
 	generationsOut = httpapi.ObjectOf(map[string]json.RawMessage{"generations": httpapi.ArrayOf(httpapi.OutputOf(projections.Generation{},
-		httpapi.EnumOf("State", "building", "active", "retired"), httpapi.WithSchema("Generation", `{"type":"integer","minimum":1}`)))})
+		httpapi.EnumOf("state", "building", "active", "retired"), httpapi.WithSchema("generation", `{"type":"integer","minimum":1}`)))})
 	replayOut = httpapi.ObjectOf(map[string]json.RawMessage{"projection": httpapi.Raw(httpapi.StringOutput),
 		"generation": httpapi.Raw(`{"type":"integer","minimum":1}`), "state": httpapi.Raw(`{"const":"building"}`)})
 )
@@ -35,6 +34,12 @@ type Deps struct {
 	History *history.Queries
 }
 
+// PrivilegedHistory is the permission to read what later events superseded
+// in the history (an edited or deleted note's words): held by organization
+// admins and above (their role bundles have every :manage action), not by
+// members and guests.
+const PrivilegedHistory = "ops.history:manage"
+
 // Service is the operators' and auditors' surface: event history,
 // projection state and rebuilds, Prometheus metrics.
 func Service(d Deps) httpapi.Service {
@@ -44,7 +49,8 @@ func Service(d Deps) httpapi.Service {
 		Actions: []httpapi.Action{
 			{
 				Name: "history.list", Method: http.MethodGet, Path: "/api/history", Permission: "history:read", ReadOnly: true,
-				Summary: "The organization's event history, oldest first, paginated by cursor", ReadModel: history.Name,
+				Summary: "The organization's event history, oldest first, paginated by cursor; what later events replaced " +
+					"(an edited or deleted note's words) only with history:manage, what was erased never", ReadModel: history.Name,
 				OutputSchema: historyOut,
 				InputSchema: httpapi.Object(nil, map[string]string{
 					"streamId": httpapi.NonEmptyID, "type": httpapi.NonEmptyID, "since": httpapi.DateTimeSchema(), "until": httpapi.DateTimeSchema(),
@@ -61,8 +67,11 @@ func Service(d Deps) httpapi.Service {
 					if err := c.Decode(&in); err != nil {
 						return httpapi.Reply{}, err
 					}
+					// history:manage (organization admins and above by default)
+					// also sees what later events superseded (event.AuditRule).
 					list, next, err := d.History.List(ctx, history.Filter{OrganizationID: c.Principal.OrganizationID,
-						StreamID: in.StreamID, Type: in.Type, Since: in.Since, Until: in.Until, After: in.After, Limit: in.Limit})
+						StreamID: in.StreamID, Type: in.Type, Since: in.Since, Until: in.Until, After: in.After, Limit: in.Limit,
+						Privileged: c.Principal.Allows(PrivilegedHistory)})
 					if err != nil {
 						return httpapi.Reply{}, err
 					}

@@ -38,6 +38,14 @@ func (d Deps) brandActions() []httpapi.Action {
 			SuccessStatus: http.StatusCreated, InvalidStatus: http.StatusBadRequest, Summary: "Create a brand", OutputSchema: brandOut,
 			InputSchema: httpapi.Object([]string{"name"}, map[string]string{"name": httpapi.LineSchema(1, text.MaxTitle)}),
 		}, d.Commands.CreateBrand)),
+		bearerOnly(httpapi.CommandAs(httpapi.Action{
+			Name: "brands.brand_kit.set", Method: http.MethodPut, Path: "/api/brands/{brandId}/brand-kit", Permission: "accounts:write",
+			InvalidStatus: http.StatusBadRequest, OutputSchema: brandOut, ReadModel: view.Name,
+			Summary: "Name the brand kit the brand follows (the brand service's: a kit the caller sees, its organization's or the " +
+				"library's); null or an empty string for none",
+			InputSchema: httpapi.Object([]string{"brandId", "brandKitId"}, map[string]string{"brandId": idSchema,
+				"brandKitId": httpapi.NullableLine(text.MaxID)}),
+		}, d.Commands.SetBrandKit)),
 		bearerOnly(httpapi.Command(httpapi.Action{
 			Name: "brands.transfer_organization", Method: http.MethodPost, Path: "/api/brands/{brandId}/transfer-organization",
 			Permission: "accounts:write", InvalidStatus: http.StatusBadRequest, OutputSchema: brandOut,

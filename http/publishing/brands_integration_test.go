@@ -155,12 +155,13 @@ func TestTokenRefresh(t *testing.T) {
 	if c.Status != domain.ConnectionActive || c.RefreshedAt == nil || c.LastError != nil || !c.TokenValidUntil.After(time.Now()) {
 		t.Fatalf("after a refresh: %+v", c)
 	}
-	// A revoked grant: reconnect required, and the target fails retryably.
+	// A revoked grant: reconnect required, and the target fails reconnect,
+	// not retryable (only connecting again renews the grant).
 	f.RevokeGrants()
 	f.SetTokenPolicy(socialfake.TokenPolicy{AccessTTL: time.Minute, Refresh: true, RefreshScope: "offline.access", Rotate: true})
 	p = createPost(t, h, "", post(b.BrandID, "After revocation", time.Now()))
 	got := waitPost(t, h, p.PostID, 15*time.Second, "failed", allTargets(domain.StateFailed))
-	if brand().Connections[0].Status != domain.ConnectionReconnect || !got.Targets[0].Failure.Retryable {
+	if f := got.Targets[0].Failure; brand().Connections[0].Status != domain.ConnectionReconnect || f.Code != domain.FailureReconnect || f.Retryable {
 		t.Fatalf("after revocation: %+v, %+v", brand().Connections[0], got.Targets[0].Failure)
 	}
 	if f.PostCount() != 2 {

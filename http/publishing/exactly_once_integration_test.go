@@ -20,12 +20,11 @@ import (
 // exactly once, counted by the fake network.
 
 // quick makes unsettled attempts settle within a test: short sends, a short
-// claim lease, frequent reconciliation.
+// claim lease (its end is a timer: polled often).
 func quick(cfg *app.Config) {
 	pub := module.SectionOf[*pubmod.Config](cfg.Modules)
 	pub.Publisher.SendTimeout = 2 * time.Second
 	pub.Publisher.ClaimLease = 4 * time.Second
-	pub.ReconcileInterval = 300 * time.Millisecond
 	cfg.Timers.PollInterval = 100 * time.Millisecond
 }
 

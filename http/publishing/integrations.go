@@ -52,17 +52,20 @@ func (d Deps) listIntegrations(ctx context.Context, p principal.Principal, _ str
 }
 
 // callbackRoute is where a network sends the browser back: public (the
-// state names the attempt and is spent once), answered as JSON.
+// state names the attempt and is spent once), answered as JSON, its invalid
+// input 400 (the kernel's checks of its parameters too), and limited per
+// client address as every inbound route is.
 func (d Deps) callbackRoute(r *mux.Router) {
-	r.HandleFunc("/api/integrations/{platform}/callback", func(w http.ResponseWriter, req *http.Request) {
-		q := req.URL.Query()
-		res, err := d.Integrations.Callback(req.Context(), pubcmd.Callback{Platform: mux.Vars(req)["platform"], Code: q.Get("code"),
-			State: q.Get("state"), Error: q.Get("error")})
-		if err != nil {
-			httpapi.WriteError(w, httpapi.InvalidInputAs(req, http.StatusBadRequest), d.Log, err)
-			return
-		}
-		w.Header().Set("Cache-Control", "no-store")
-		httpapi.WriteJSON(w, http.StatusOK, res)
-	}).Methods(http.MethodGet)
+	r.Handle("/api/integrations/{platform}/callback", httpapi.Inbound(httpapi.InvalidInputStatus(http.StatusBadRequest,
+		http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			q := req.URL.Query()
+			res, err := d.Integrations.Callback(req.Context(), pubcmd.Callback{Platform: mux.Vars(req)["platform"], Code: q.Get("code"),
+				State: q.Get("state"), Error: q.Get("error")})
+			if err != nil {
+				httpapi.WriteError(w, req, d.Log, err)
+				return
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			httpapi.WriteJSON(w, http.StatusOK, res)
+		})))).Methods(http.MethodGet)
 }

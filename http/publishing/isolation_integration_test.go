@@ -144,3 +144,67 @@ func TestCrossTenantProbes(t *testing.T) {
 	got := waitPost(t, h, post, time.Second, "unchanged", func(p2 domainPost) bool { return p2.Items[0].Text == "Ours" && !p2.Deleted })
 	_ = got
 }
+
+// TestForeignMediaIsRefusedAtCreate: a post naming another organization's
+// media file (or another brand's) was accepted and failed later as
+// media_unavailable. Now create, update and a draft's edit answer 404 for
+// it, exactly as for an id that exists nowhere, and write nothing; the
+// brand's own file and a file of no brand of its organization are taken.
+func TestForeignMediaIsRefusedAtCreate(t *testing.T) {
+	h := start(t)
+	_, other := h.NewOrganization(t, "Other", testenv.UniqueName("other"), apptest.DefaultScopes...)
+	upload := func(token, brandID string) string {
+		t.Helper()
+		body := map[string]any{"filename": "a.png", "contentType": "image/png", "size": 8}
+		if brandID != "" {
+			body["brandId"] = brandID
+		}
+		res := h.Do(t, "publishing", http.MethodPost, "/api/media/upload", token, body)
+		apptest.Must(t, res, http.StatusOK, "upload grant")
+		var g struct {
+			Media struct {
+				ID string `json:"id"`
+			} `json:"media"`
+		}
+		res.JSON(t, &g)
+		return g.Media.ID
+	}
+	ours, sister := newBrand(t, h, "", "Acme"), newBrand(t, h, "", "Sister")
+	theirs := newBrand(t, h, other, "Theirs")
+	own, loose, sisters, foreign, foreignLoose := upload("", ours.BrandID), upload("", ""), upload("", sister.BrandID),
+		upload(other, theirs.BrandID), upload(other, "")
+	missing := "0190aaaa-0000-7000-8000-000000000000"
+	create := func(media ...string) apptest.Response {
+		return h.Do(t, "publishing", http.MethodPost, "/api/posts", "", map[string]any{"brandId": ours.BrandID, "text": "x", "media": media,
+			"targets": []any{map[string]any{"network": "network_1"}}})
+	}
+	shape := func(res apptest.Response) string {
+		p := apptest.ExpectProblem(t, res, http.StatusNotFound, "not_found")
+		return p.Detail
+	}
+	want := shape(create(missing))
+	for name, id := range map[string]string{"another organization's": foreign, "another organization's, of no brand": foreignLoose,
+		"another brand's": sisters} {
+		if got := shape(create(own, id)); got != want {
+			t.Errorf("create with %s media: detail %q, want %q (as a missing id)", name, got, want)
+		}
+	}
+	apptest.Must(t, create(own, loose), http.StatusCreated, "create with the brand's own media and one of no brand")
+	draft := createPost(t, h, "", map[string]any{"brandId": ours.BrandID, "text": "draft", "targets": []any{map[string]any{"network": "network_1"}}})
+	if got := shape(h.Do(t, "publishing", http.MethodPut, "/api/posts/"+draft.PostID, "", map[string]any{"media": []string{foreign}})); got != want {
+		t.Errorf("update: detail %q", got)
+	}
+	if got := shape(h.Do(t, "publishing", http.MethodPut, "/api/posts/"+draft.PostID, "", map[string]any{
+		"thread": []any{map[string]any{"text": "reply", "media": []string{foreign}}}})); got != want {
+		t.Errorf("update of a thread item: detail %q", got)
+	}
+	if got := shape(h.Do(t, "publishing", http.MethodPatch, "/api/content-ops/items/"+draft.PostID, "", map[string]any{"text": "edit",
+		"media": []string{foreign}})); got != want {
+		t.Errorf("draft edit: detail %q", got)
+	}
+	apptest.Must(t, h.Do(t, "publishing", http.MethodPut, "/api/posts/"+draft.PostID, "", map[string]any{"media": []string{own}}),
+		http.StatusOK, "update with the brand's own media")
+	if n := h.Count(t, `SELECT count(*) FROM es_events WHERE stream_id=$1`, draft.PostID); n != 2 {
+		t.Fatalf("the draft has %d events, want 2 (created, the accepted update)", n)
+	}
+}

@@ -52,7 +52,7 @@ func (d Deps) postActions() []httpapi.Action {
 			Name: "posts.create", Method: http.MethodPost, Path: "/api/posts", Permission: "posts:write",
 			SuccessStatus: http.StatusCreated, InvalidStatus: http.StatusBadRequest, OutputSchema: postOut,
 			Summary:     "Create a post (draft, or scheduled at publishAt) for one or more network targets; thread items follow it in order",
-			InputSchema: textOrMedia(httpapi.Object([]string{"brandId", "targets"}, postWriteSchema(nil, false))),
+			InputSchema: scheduledNeedsTime(textOrMedia(httpapi.Object([]string{"brandId", "targets"}, postWriteSchema(nil, false)))),
 		}, d.Commands.CreatePost)),
 		bearerOnly(httpapi.Query(httpapi.Action{
 			Name: "posts.get", Method: http.MethodGet, Path: "/api/posts/{postId}", Permission: "posts:read", ReadOnly: true,

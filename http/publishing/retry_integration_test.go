@@ -84,7 +84,8 @@ func TestFaultsAreRetriedUpToTheBound(t *testing.T) {
 }
 
 // TestRejectionsAndRevokedGrantsAreNotRetried: content the network refuses
-// and a grant the user revoked fail once and stay failed.
+// and a grant the user revoked fail once and stay failed, not retryable
+// (other content, or connecting again, is what helps).
 func TestRejectionsAndRevokedGrantsAreNotRetried(t *testing.T) {
 	f := newFake(t)
 	h := apptest.Start(t, withFake(f, fastRetries))
@@ -99,12 +100,32 @@ func TestRejectionsAndRevokedGrantsAreNotRetried(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond) // several backoffs
 	for id, code := range map[string]string{refused.PostID: domain.FailureRejected, revoked.PostID: domain.FailureReconnect} {
 		tg := target(waitPost(t, h, id, time.Second, "still failed", allTargets(domain.StateFailed)))
-		if tg.Attempt != 1 || tg.Failure.Code != code || tg.Failure.RetryAt != nil {
-			t.Fatalf("target %+v, want one attempt failed %s without a retry", tg, code)
+		if tg.Attempt != 1 || tg.Failure.Code != code || tg.Failure.RetryAt != nil || tg.Failure.Retryable {
+			t.Fatalf("target %+v, failure %+v: want one attempt failed %s, not retryable, without a retry", tg, tg.Failure, code)
 		}
 	}
 	if n, r := f.PostCount(), len(f.RequestsOf(socialfake.OpPost)); n != 0 || r > 2 {
 		t.Fatalf("the network accepted %d posts of %d requests, want 0 of at most 2", n, r)
+	}
+}
+
+// TestMissingConnectionIsNotRetryable: a target whose brand has no
+// connection for its network fails no_connection, not retryable (nothing
+// changes by waiting: someone connects an account, then retries) and with
+// no retry scheduled; the network is never called.
+func TestMissingConnectionIsNotRetryable(t *testing.T) {
+	f := newFake(t)
+	h := apptest.Start(t, withFake(f, fastRetries))
+	b := newBrand(t, h, "", "Acme") // never connected
+	p := createPost(t, h, "", post(b.BrandID, "Nowhere to go", time.Now()))
+	waitPost(t, h, p.PostID, 10*time.Second, "failed", allTargets(domain.StateFailed))
+	time.Sleep(1500 * time.Millisecond) // several backoffs
+	tg := target(waitPost(t, h, p.PostID, time.Second, "still failed", allTargets(domain.StateFailed)))
+	if tg.Attempt != 1 || tg.Failure.Code != domain.FailureNoConnection || tg.Failure.Retryable || tg.Failure.RetryAt != nil {
+		t.Fatalf("target %+v, failure %+v: want one attempt failed no_connection, not retryable, no retry", tg, tg.Failure)
+	}
+	if r := len(f.RequestsOf(socialfake.OpPost)); r != 0 {
+		t.Fatalf("the network got %d requests", r)
 	}
 }
 

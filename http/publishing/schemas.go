@@ -48,6 +48,25 @@ func textOrMedia(schema json.RawMessage) json.RawMessage {
 	return out
 }
 
+// scheduledNeedsTime says in a create's schema what the domain checks
+// (checkSchedule): status scheduled needs publishAt (a create has no stored
+// time to fall back on; an update may, so it is not said there).
+func scheduledNeedsTime(schema json.RawMessage) json.RawMessage {
+	var s map[string]any
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return schema
+	}
+	s["allOf"] = []any{map[string]any{"anyOf": []any{
+		map[string]any{"properties": map[string]any{"status": map[string]any{"const": domain.StateDraft}}},
+		map[string]any{"required": []string{"publishAt"}},
+	}}}
+	out, err := json.Marshal(s)
+	if err != nil {
+		return schema
+	}
+	return out
+}
+
 // anyRequired adds to an object schema that one of the members is present
 // and not empty (a seed's title or text).
 func anyRequired(schema json.RawMessage, members ...string) json.RawMessage {

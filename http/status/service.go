@@ -73,13 +73,14 @@ var (
 	messageSchema = httpapi.TextSchema(1, text.MaxMessage)
 )
 
-// Service is seed 002's status service: 8 actions and its health route;
-// the ninth, widget.get, is the kernel's, bound from Widget.
+// Service is seed 002's status service: 8 actions, the Statuspage-compatible
+// reads and its health route; the ninth, widget.get, is the kernel's, bound
+// from Widget.
 func Service(d Deps) httpapi.Service {
 	return httpapi.Service{
 		AppID: "status",
 		Name:  "status",
-		Actions: []httpapi.Action{
+		Actions: append([]httpapi.Action{
 			{
 				Name: "status.get", Method: http.MethodGet, Path: "/api/status", ReadOnly: true,
 				Summary: "Public status page: overall state, components (name, group, state, last check), open incidents, " +
@@ -138,7 +139,7 @@ func Service(d Deps) httpapi.Service {
 				Summary:      "Start (in_progress, revision 2) or complete (completed, revision 3) a maintenance window, or reschedule it (times, autoStart, autoComplete)",
 				OutputSchema: maintenanceOut,
 				// status, or a reschedule (the window's timers move with it), or both.
-				InputSchema: requireOneOf(httpapi.Object([]string{"maintenanceId"}, map[string]string{
+				InputSchema: httpapi.RequireAnyOf(httpapi.Object([]string{"maintenanceId"}, map[string]string{
 					"maintenanceId": httpapi.NonEmptyID, "status": `{"type":"string","enum":["in_progress","completed"]}`, "message": httpapi.TextSchema(0, text.MaxMessage),
 					"scheduledStart": httpapi.DateTimeSchema(), "scheduledEnd": httpapi.DateTimeSchema(),
 					"autoStart": booleanSchema, "autoComplete": booleanSchema}),
@@ -152,7 +153,7 @@ func Service(d Deps) httpapi.Service {
 					"componentHost": httpapi.LineSchema(1, text.MaxHost), "componentName": titleSchema, "componentGroup": httpapi.NullableLine(text.MaxTitle),
 					"checkUrl": httpapi.URLSchema("https?"), "autoIncident": booleanSchema}),
 			}, d.Commands.DefineComponent),
-		},
+		}, statuspageActions(d)...), // GET /api/v2/*.json: statuspage.go
 		Routes: func(r *mux.Router) {
 			statusPageRoutes(d)(r) // GET / and GET /feed.atom: page.go, feed.go
 		},
@@ -186,25 +187,6 @@ func (d Deps) listIncidents(ctx context.Context, p principal.Principal, in ListI
 	}
 	list, err := d.Queries.Incidents(ctx, p.OrganizationID, statusview.IncidentFilter{Status: in.Status, Limit: in.Limit})
 	return IncidentList{Incidents: list}, err
-}
-
-// requireOneOf adds to an object schema that at least one of the members
-// is present (anyOf of required members).
-func requireOneOf(schema json.RawMessage, members ...string) json.RawMessage {
-	var s map[string]any
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return schema
-	}
-	anyOf := make([]any, len(members))
-	for i, m := range members {
-		anyOf[i] = map[string]any{"required": []string{m}}
-	}
-	s["anyOf"] = anyOf
-	out, err := json.Marshal(s)
-	if err != nil {
-		return schema
-	}
-	return out
 }
 
 // WidgetFigures are the status tile's figures: the organization's overall

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/commands/reactor"
 	"github.com/platform/backend/commands/timers"
 	"github.com/platform/backend/eventstore"
@@ -40,6 +41,9 @@ type App struct {
 	Platform *module.Platform
 	Timers   *timers.Scheduler // durable timers of every module
 	Reactors *reactor.Runner   // reactors of every module
+	// Jobs are the job workers this process runs, by context
+	// (PLATFORM_SERVICES lists "<context>-jobs").
+	Jobs map[string]*jobs.Worker
 	// Parts and Services are what each module built, by module and service
 	// name: the invariant tests read them (internal/invariants).
 	Parts    map[string]module.Parts
@@ -54,7 +58,7 @@ type App struct {
 // New connects, migrates, creates topics, builds every module and its parts.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	a := &App{Cfg: cfg, Log: log, handlers: map[string]http.Handler{}, Parts: map[string]module.Parts{},
-		Services: map[string]httpapi.Service{}}
+		Services: map[string]httpapi.Service{}, Jobs: map[string]*jobs.Worker{}}
 	ok := false
 	defer func() {
 		if !ok {
@@ -85,6 +89,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if cfg.KeyRing.SandboxKey() {
 		log.Warn("secrets are sealed with the sandbox's fixed key (no PLATFORM_KEYRING): not for real secrets")
 	}
+	p.Jobs = jobs.NewCommands(a.Store, p.Now)
 	a.Platform = p // from here on, Close releases what p holds
 	if p.Outbound, err = outbound.New(cfg.Outbound, log); err != nil {
 		return nil, err
@@ -105,7 +110,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*App, error) {
 	if p.Widgets, err = widgets(mods, parts); err != nil {
 		return nil, err
 	}
+	if p.ActionItems, err = actionItems(mods, parts); err != nil {
+		return nil, err
+	}
 	if err := a.buildReadSide(ctx, mods, parts); err != nil {
+		return nil, err
+	}
+	if err := a.buildJobs(mods, parts); err != nil {
 		return nil, err
 	}
 	if err := a.buildReactors(parts); err != nil {
@@ -165,6 +176,7 @@ func (a *App) buildReadSide(ctx context.Context, mods []module.Module, parts []m
 	if err != nil {
 		return err
 	}
+	notifications.ShowTypes(registry.Types())
 	mappers := map[string]notifications.Mapper{}
 	var all []projections.Projection
 	var silent []string
@@ -189,20 +201,54 @@ func (a *App) buildReadSide(ctx context.Context, mods []module.Module, parts []m
 	return nil
 }
 
+// buildJobs makes the job workers of the contexts whose "<context>-jobs"
+// this process runs. A module declares jobs in both places or neither:
+// its kinds (Parts.Jobs) and its workers' service (Module.Jobs).
+func (a *App) buildJobs(mods []module.Module, parts []module.Parts) error {
+	for i, m := range mods {
+		switch {
+		case m.Jobs == nil && len(parts[i].Jobs) > 0:
+			return fmt.Errorf("module %s: its parts have jobs and the module declares no Jobs (its workers' service)", m.Name)
+		case m.Jobs != nil && len(parts[i].Jobs) == 0:
+			return fmt.Errorf("module %s: declares Jobs and its parts have no kind of job", m.Name)
+		case m.Jobs == nil || !slices.Contains(a.Cfg.Services, module.JobsService(m.Name)):
+			continue
+		}
+		w, err := jobs.NewWorker(m.Name, parts[i].Jobs, a.Cfg.Jobs, a.Log)
+		if err != nil {
+			return fmt.Errorf("module %s: %w", m.Name, err)
+		}
+		a.Jobs[m.Name] = w
+	}
+	return nil
+}
+
+// workersOnly: the process runs job workers and nothing else
+// (PLATFORM_SERVICES lists only "<context>-jobs" names).
+func (a *App) workersOnly() bool {
+	return !slices.ContainsFunc(a.Cfg.Services, func(s string) bool { return !IsWorker(s) })
+}
+
 // buildReactors builds the timer scheduler with every module's timer kinds
-// and the reactor runner with every module's reactors. Both run in every
-// process: timers are claimed with SKIP LOCKED, reactors share their
-// consumer groups' partitions.
+// (and the job timers of the contexts whose workers run here) and the
+// reactor runner with every module's reactors. Both run in every process:
+// timers are claimed with SKIP LOCKED, reactors share their consumer
+// groups' partitions. A process of job workers only fires their timers.
 func (a *App) buildReactors(parts []module.Parts) error {
 	registry := timers.NewRegistry()
 	var reactors []reactor.Reactor
 	for _, pt := range parts {
-		if pt.Timers != nil {
+		if pt.Timers != nil && !a.workersOnly() {
 			if err := pt.Timers(registry); err != nil {
 				return err
 			}
 		}
 		reactors = append(reactors, pt.Reactors...)
+	}
+	for _, w := range a.Jobs {
+		if err := w.RegisterTimers(registry); err != nil {
+			return err
+		}
 	}
 	var err error
 	if a.Timers, err = timers.NewScheduler(a.Pool, registry, a.Cfg.Timers, a.Log); err != nil {
@@ -218,7 +264,7 @@ func (a *App) buildReactors(parts []module.Parts) error {
 func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 	cors := &httpapi.CORSPolicy{Origins: a.Cfg.FirstPartyOrigins}
 	deps := httpapi.Deps{Validator: a.Platform.Validator, Limiter: httpapi.NewLimiter(a.Cfg.RateLimit),
-		Attempts: httpapi.NewAttemptLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log, CORS: cors,
+		Attempts: httpapi.NewAttemptLimiter(a.Cfg.RateLimit), Inbound: httpapi.NewInboundLimiter(a.Cfg.RateLimit), Reader: a.Reader, Log: a.Log, CORS: cors,
 		MaxHeaderBytes: a.Cfg.HTTP.MaxHeaderBytes, CheckOutput: a.Cfg.HTTP.CheckOutput}
 	objectsPath, objects := objectstore.Handler(a.Platform.Objects, a.Log)
 	for i, m := range mods {
@@ -251,6 +297,20 @@ func (a *App) buildHandlers(mods []module.Module, parts []module.Parts) error {
 		a.handlers[m.Service.Name] = withObjects(h, objectsPath, objects)
 		a.Services[m.Service.Name] = svc
 	}
+	for name, w := range a.Jobs {
+		// The workers' listener is a service without actions: the kernel's
+		// problem answers, request ids and headers, and the liveness route.
+		svc := httpapi.Service{Name: module.JobsService(name), HealthPath: WorkerHealthPath, Health: func(context.Context) (int, any) {
+			st := w.Stats()
+			return http.StatusOK, map[string]any{"status": "ok", "service": module.JobsService(name), "held": st.Held,
+				"running": st.Running, "timestamp": time.Now().UTC().Format(time.RFC3339Nano)}
+		}}
+		h, err := httpapi.NewHandler(svc, deps)
+		if err != nil {
+			return err
+		}
+		a.handlers[svc.Name] = h
+	}
 	return nil
 }
 
@@ -270,6 +330,26 @@ func widgets(mods []module.Module, parts []module.Parts) ([]module.AppWidget, er
 			return nil, fmt.Errorf("module %s: %w", m.Name, err)
 		}
 		out = append(out, module.AppWidget{Module: m.Name, AppID: m.App.AppID, Service: m.Service.Name, Widget: w})
+	}
+	return out, nil
+}
+
+// actionItems are the modules' action-item declarations, checked in each
+// module's app.
+func actionItems(mods []module.Module, parts []module.Parts) ([]module.AppActionItems, error) {
+	var out []module.AppActionItems
+	for i, m := range mods {
+		a := parts[i].ActionItems
+		if a == nil {
+			continue
+		}
+		if m.App == nil {
+			return nil, fmt.Errorf("module %s: action items are checked in the module's app: declare one", m.Name)
+		}
+		if err := a.Check(); err != nil {
+			return nil, fmt.Errorf("module %s: %w", m.Name, err)
+		}
+		out = append(out, module.AppActionItems{Module: m.Name, AppID: m.App.AppID, Items: a})
 	}
 	return out, nil
 }
@@ -389,10 +469,16 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 			}})
 		}
 	}
+	tasks = append(tasks, task{"timers", a.Timers.Run})
+	for name, w := range a.Jobs {
+		tasks = append(tasks, task{module.JobsService(name), w.Run})
+	}
+	if a.workersOnly() {
+		return supervise(ctx, tasks)
+	}
 	tasks = append(tasks,
 		task{"relay", a.Relay.Run},
 		task{"projections", a.Engine.Run},
-		task{"timers", a.Timers.Run},
 		task{"reactors", a.Reactors.Run},
 		task{"dispatcher", func(ctx context.Context) error {
 			(&notifications.Dispatcher{Pool: a.Pool, Publisher: a.publisher, Topics: a.Cfg.Kafka.Topics, Log: a.Log}).Run(ctx)

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/commands/reactor"
 	"github.com/platform/backend/commands/timers"
 	"github.com/platform/backend/eventstore"
@@ -42,8 +43,11 @@ type Config struct {
 	// READ_TIMEOUT, WRITE_TIMEOUT, IDLE_TIMEOUT, MAX_HEADER_BYTES).
 	HTTP httpapi.ServerConfig
 	// Services are the listeners this process serves (PLATFORM_SERVICES;
-	// default every module's service). Every module is built and runs its
-	// workers whatever this says.
+	// default every module's service and job workers, Listeners). A
+	// context's job workers run only where "<context>-jobs" is listed; a
+	// process that lists nothing else runs only them (and their timers):
+	// no relay, projections, reactors or module workers. Otherwise every
+	// module is built and runs its workers whatever this says.
 	Services []string
 	// Addrs are the listeners by service (PLATFORM_<SERVICE>_ADDR; default
 	// the module's DefaultAddr, on ListenHost when that is set).
@@ -74,6 +78,8 @@ type Config struct {
 	// Reactors run the process managers (consumer groups of their own).
 	Timers   timers.Config
 	Reactors reactor.Config
+	// Jobs tunes the job workers (JOBS_READ_AHEAD).
+	Jobs jobs.Config
 	// Modules are the modules' own sections (module.SectionOf reads one).
 	Modules module.Sections
 }
@@ -90,6 +96,63 @@ func Services() []string {
 		}
 	}
 	return out
+}
+
+// Workers are the names of the modules' job workers ("<context>-jobs"), in
+// module order: services of their own in PLATFORM_SERVICES, each with a
+// liveness listener.
+func Workers() []string {
+	var out []string
+	for _, m := range Modules() {
+		if m.Jobs != nil {
+			out = append(out, module.JobsService(m.Name))
+		}
+	}
+	return out
+}
+
+// Listeners are every service and job worker a process may run
+// (PLATFORM_SERVICES), services first.
+func Listeners() []string { return append(Services(), Workers()...) }
+
+// IsWorker tells a job workers' name from a service's.
+func IsWorker(name string) bool { return slices.Contains(Workers(), name) }
+
+// AddrEnv is the variable of a listener's address: PLATFORM_STATUS_ADDR,
+// PLATFORM_PUBLISHING_JOBS_ADDR.
+func AddrEnv(name string) string {
+	return "PLATFORM_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_ADDR"
+}
+
+// HealthPath is a listener's liveness route, as its module declares it
+// (job workers: GET /health).
+func HealthPath(name string) string {
+	if IsWorker(name) {
+		return WorkerHealthPath
+	}
+	for _, m := range Modules() {
+		if m.Service != nil && m.Service.Name == name && m.Service.HealthPath != "" {
+			return m.Service.HealthPath
+		}
+	}
+	return httpapi.DefaultHealthPath
+}
+
+// WorkerHealthPath is the job workers' liveness route (seed 002's "jobs
+// (queue consumer, liveness GET /health)").
+const WorkerHealthPath = "/health"
+
+// defaultAddr is a listener's default address.
+func defaultAddr(name string) string {
+	for _, m := range Modules() {
+		if m.Service != nil && m.Service.Name == name {
+			return m.Service.DefaultAddr
+		}
+		if m.Jobs != nil && module.JobsService(m.Name) == name {
+			return m.Jobs.DefaultAddr
+		}
+	}
+	return ""
 }
 
 // NewConfig is the configuration with nothing set: every module's section
@@ -118,6 +181,8 @@ func FromEnv() (Config, error) {
 	env.List("PLATFORM_FIRST_PARTY_ORIGINS", &c.FirstPartyOrigins)
 	env.Float("RATE_LIMIT_PER_SECOND", &c.RateLimit.PerSecond)
 	env.Float("RATE_LIMIT_ATTEMPTS_PER_MINUTE", &c.RateLimit.AttemptsPerMinute)
+	env.Float("RATE_LIMIT_INBOUND_PER_SECOND", &c.RateLimit.InboundPerSecond)
+	env.Int("RATE_LIMIT_INBOUND_BURST", &c.RateLimit.InboundBurst)
 	env.Int("PLATFORM_HTTP_MAX_HEADER_BYTES", &c.HTTP.MaxHeaderBytes)
 	env.Bool("PLATFORM_HTTP_CHECK_OUTPUT", &c.HTTP.CheckOutput)
 	env.Duration("PLATFORM_HTTP_READ_HEADER_TIMEOUT", &c.HTTP.ReadHeaderTimeout)
@@ -134,8 +199,9 @@ func FromEnv() (Config, error) {
 	env.Duration("TIMERS_POLL_INTERVAL", &c.Timers.PollInterval)
 	env.Duration("TIMERS_LEASE", &c.Timers.Lease)
 	env.Int("TIMERS_CONCURRENCY", &c.Timers.Concurrency)
-	for _, s := range Services() {
-		env.Parse("PLATFORM_"+strings.ToUpper(s)+"_ADDR", func(v string) error { c.Addrs[s] = v; return nil })
+	env.Int("JOBS_READ_AHEAD", &c.Jobs.ReadAhead)
+	for _, s := range Listeners() {
+		env.Parse(AddrEnv(s), func(v string) error { c.Addrs[s] = v; return nil })
 	}
 	objects, objErr := objectstore.FromEnv()
 	c.Objects = objects
@@ -156,28 +222,33 @@ func (c Config) WithDefaults() Config {
 	c.RateLimit = c.RateLimit.WithDefaults()
 	c.HTTP = c.HTTP.WithDefaults()
 	if len(c.Services) == 0 {
-		c.Services = Services()
+		c.Services = Listeners()
 	}
 	if c.Addrs == nil {
 		c.Addrs = map[string]string{}
 	}
-	for _, m := range Modules() {
-		if m.Service != nil && c.Addrs[m.Service.Name] == "" {
-			c.Addrs[m.Service.Name] = m.Service.DefaultAddr
-			if _, port, err := net.SplitHostPort(m.Service.DefaultAddr); err == nil && c.ListenHost != "" {
-				c.Addrs[m.Service.Name] = net.JoinHostPort(c.ListenHost, port)
+	for _, name := range Listeners() {
+		if c.Addrs[name] == "" {
+			c.Addrs[name] = defaultAddr(name)
+			if _, port, err := net.SplitHostPort(c.Addrs[name]); err == nil && c.ListenHost != "" {
+				c.Addrs[name] = net.JoinHostPort(c.ListenHost, port)
 			}
 		}
 	}
 	if len(c.FirstPartyOrigins) == 0 {
 		c.FirstPartyOrigins = httpapi.DefaultFirstPartyOrigins
 	}
-	if c.Objects.PublicURL == "" && !c.Objects.Production && len(c.Services) > 0 {
+	if c.Objects.PublicURL == "" && !c.Objects.Production && len(Services()) > 0 {
 		// Signed URLs of the local store are served by every service's
-		// listener; the first one's is as good as any. Not in production,
-		// where the store requires OBJECTSTORE_PUBLIC_URL (a listener's
-		// address is not what clients reach).
-		c.Objects.PublicURL = module.LocalURL(c.Addrs[c.Services[0]]) + "/objects"
+		// listener; the first one's is as good as any (a process of job
+		// workers only points at the first service's default). Not in
+		// production, where the store requires OBJECTSTORE_PUBLIC_URL (a
+		// listener's address is not what clients reach).
+		first := Services()[0]
+		if i := slices.IndexFunc(c.Services, func(s string) bool { return !IsWorker(s) }); i >= 0 {
+			first = c.Services[i]
+		}
+		c.Objects.PublicURL = module.LocalURL(c.Addrs[first]) + "/objects"
 	}
 	c.Objects = c.Objects.WithDefaults()
 	c.Outbound = c.Outbound.WithDefaults()
@@ -185,6 +256,8 @@ func (c Config) WithDefaults() Config {
 	c.Timers = c.Timers.WithDefaults()
 	c.Reactors.Kafka = c.Kafka
 	c.Reactors = c.Reactors.WithDefaults()
+	c.Jobs.Kafka = c.Kafka
+	c.Jobs = c.Jobs.WithDefaults()
 	if c.Modules == nil {
 		c.Modules = module.NewSections(Modules())
 	}
@@ -199,14 +272,14 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("database: DATABASE_URL is required"))
 	}
 	errs = append(errs, c.Kafka.Validate(), c.Relay.Validate(), c.Projections.Validate(), c.RateLimit.Validate(), c.HTTP.Validate())
-	errs = append(errs, c.Objects.Validate(), c.Outbound.Validate(), c.KeyRing.Validate(), c.Timers.Validate(), c.Reactors.Validate(), c.Modules.Validate(),
-		c.Notify.Validate())
+	errs = append(errs, c.Objects.Validate(), c.Outbound.Validate(), c.KeyRing.Validate(), c.Timers.Validate(), c.Reactors.Validate(),
+		c.Jobs.Validate(), c.Modules.Validate(), c.Notify.Validate())
 	if strings.HasPrefix(c.Objects.URL, "file:") && c.Objects.PublicURL != "" {
 		if u, err := url.Parse(c.Objects.PublicURL); err == nil && strings.Trim(u.Path, "/") == "" {
 			errs = append(errs, fmt.Errorf("objectstore: OBJECTSTORE_PUBLIC_URL %q needs a path (such as /objects): the local store's signed URLs are served beside every service's routes", c.Objects.PublicURL))
 		}
 	}
-	known := Services()
+	known := Listeners()
 	for _, s := range c.Services {
 		if !slices.Contains(known, s) {
 			errs = append(errs, fmt.Errorf("services: unknown service %q (known: %s)", s, strings.Join(known, ", ")))

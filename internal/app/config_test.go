@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"testing"
 
@@ -121,5 +122,35 @@ func TestDefaultPublicURLsReachTheListener(t *testing.T) {
 		if got := module.LocalURL(addr); got != want {
 			t.Errorf("LocalURL(%q) = %q, want %q", addr, got, want)
 		}
+	}
+}
+
+// TestJobWorkersAreServicesOfTheirOwn: a context's job workers are named
+// "<context>-jobs" in PLATFORM_SERVICES, have their own address variable
+// and liveness route, run by default, and may run alone (the object
+// store's development URL still names an API listener).
+func TestJobWorkersAreServicesOfTheirOwn(t *testing.T) {
+	if got := Workers(); len(got) == 0 || got[0] != "publishing-jobs" || !IsWorker("publishing-jobs") || IsWorker("publishing") {
+		t.Fatalf("workers %v", got)
+	}
+	if AddrEnv("publishing-jobs") != "PLATFORM_PUBLISHING_JOBS_ADDR" || HealthPath("publishing-jobs") != "/health" || HealthPath("status") != "/api/health" {
+		t.Fatal("address variable or health path")
+	}
+	platformEnv(t, nil)
+	c, err := FromEnv()
+	if err != nil || !slices.Contains(c.Services, "publishing-jobs") || c.Addrs["publishing-jobs"] != "127.0.0.1:8094" {
+		t.Fatalf("default services %v, addrs %v: %v", c.Services, c.Addrs, err)
+	}
+	platformEnv(t, map[string]string{"PLATFORM_SERVICES": "publishing-jobs", "PLATFORM_PUBLISHING_JOBS_ADDR": "127.0.0.1:9999"})
+	c, err = FromEnv()
+	if err != nil || len(c.Services) != 1 || c.Addrs["publishing-jobs"] != "127.0.0.1:9999" {
+		t.Fatalf("workers only: %v %v: %v", c.Services, c.Addrs, err)
+	}
+	if want := "http://" + c.Addrs[Services()[0]] + "/objects"; c.Objects.PublicURL != want {
+		t.Fatalf("object store URL %q, want %q", c.Objects.PublicURL, want)
+	}
+	platformEnv(t, map[string]string{"PLATFORM_SERVICES": "status-jobs"}) // status declares no jobs
+	if _, err := FromEnv(); err == nil || !strings.Contains(err.Error(), `unknown service "status-jobs"`) {
+		t.Fatalf("an unknown worker: %v", err)
 	}
 }

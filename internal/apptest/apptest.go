@@ -34,9 +34,12 @@ type Harness struct {
 	App    *app.App
 	Config app.Config
 	URLs   map[string]string // service -> base URL
-	OrgID  string
-	APIKey string
-	Client *http.Client
+	// WorkerURLs are the job workers' listeners (GET /health), by name
+	// ("publishing-jobs").
+	WorkerURLs map[string]string
+	OrgID      string
+	APIKey     string
+	Client     *http.Client
 	// operatorKey: see OperatorKey.
 	operatorKey string
 	cancel      context.CancelFunc
@@ -65,6 +68,7 @@ func Start(t testing.TB, opts Options) *Harness {
 	cfg.Projections.PollInterval = 200 * time.Millisecond
 	cfg.RateLimit.PerSecond = 100000
 	cfg.RateLimit.AttemptsPerMinute = 6_000_000 // tests sign in often; TestCredentialAttemptLimit sets its own
+	cfg.RateLimit.InboundPerSecond = 100000     // tests post webhooks back to back; TestInboundRoutesAreLimitedPerAddress sets its own
 	// Check targets of tests are loopback fakes: allowed here, explicitly
 	// (nothing internal is reachable by default).
 	cfg.Outbound.AllowNetworks = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
@@ -86,7 +90,7 @@ func Start(t testing.TB, opts Options) *Harness {
 	// its service once the platform is built.
 	servers := map[string]*httptest.Server{}
 	handlers := map[string]http.Handler{}
-	for _, s := range app.Services() {
+	for _, s := range app.Listeners() {
 		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			handlers[s].ServeHTTP(w, r)
 		}))
@@ -97,7 +101,7 @@ func Start(t testing.TB, opts Options) *Harness {
 		cfg.Addrs[s] = srv.Listener.Addr().String()
 	}
 	if len(cfg.Services) == 0 {
-		cfg.Services = app.Services()
+		cfg.Services = app.Listeners() // every service and the job workers
 	}
 	if cfg.Objects.PublicURL == "" {
 		cfg.Objects.PublicURL = "http://" + servers[cfg.Services[0]].Listener.Addr().String() + "/objects"
@@ -121,7 +125,7 @@ func Start(t testing.TB, opts Options) *Harness {
 		cancel()
 		t.Fatalf("start platform: %v", err)
 	}
-	h := &Harness{App: a, Config: cfg, URLs: map[string]string{}, Client: &http.Client{Timeout: 30 * time.Second},
+	h := &Harness{App: a, Config: cfg, URLs: map[string]string{}, WorkerURLs: map[string]string{}, Client: &http.Client{Timeout: 30 * time.Second},
 		cancel: cancel, done: make(chan error, 1), t: t}
 	for _, s := range cfg.Services {
 		// The listeners' bounds of platformd (timeouts, header limit), so tests
@@ -130,7 +134,11 @@ func Start(t testing.TB, opts Options) *Harness {
 		srv := servers[s]
 		cfg.HTTP.Configure(srv.Config)
 		srv.Start()
-		h.URLs[s] = srv.URL
+		if app.IsWorker(s) {
+			h.WorkerURLs[s] = srv.URL
+		} else {
+			h.URLs[s] = srv.URL
+		}
 	}
 	for s, srv := range servers {
 		if handlers[s] == nil {
@@ -138,7 +146,15 @@ func Start(t testing.TB, opts Options) *Harness {
 		}
 	}
 	if !opts.NoWorkers {
-		go func() { h.done <- a.Run(ctx, false) }()
+		go func() {
+			err := a.Run(ctx, false)
+			if err != nil && ctx.Err() == nil {
+				// A task that fails stops the whole process (app.supervise):
+				// a test waiting on it then times out, and this names why.
+				a.Log.Error("apptest: the platform stopped", "err", err)
+			}
+			h.done <- err
+		}()
 	} else {
 		close(h.done)
 	}

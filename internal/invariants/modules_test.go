@@ -12,13 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	domjobs "github.com/platform/backend/domain/jobs"
 	"github.com/platform/backend/internal/app"
 )
 
 // TestModulesDeclareTheirDomainsEventTypes: a module's EventTypes (what the
 // handled-or-ignored invariant checks every projection and mapping against)
 // are exactly the event type constants of its domain package
-// (domain/<name>: "<name>.<stream>.<event>"), each once. A constant the list
+// (domain/<name>: "<name>.<stream>.<event>"), each once, and a module with
+// jobs the kernel's job event types of the context (domain/jobs.EventTypes). A constant the list
 // forgets would escape that invariant: every table could skip it unnoticed.
 func TestModulesDeclareTheirDomainsEventTypes(t *testing.T) {
 	checked := 0
@@ -39,6 +41,10 @@ func TestModulesDeclareTheirDomainsEventTypes(t *testing.T) {
 			seen[typ] = true
 		}
 		constants := stringConstants(t, filepath.Join("..", "..", "domain", m.Name), eventType)
+		if m.Jobs != nil {
+			// The job streams' types are the kernel's, per context.
+			constants = append(constants, domjobs.EventTypes(m.Name)...)
+		}
 		if len(constants) == 0 {
 			t.Errorf("module %s: domain/%s declares no event type constant", m.Name, m.Name)
 		}

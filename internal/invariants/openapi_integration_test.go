@@ -152,9 +152,12 @@ func TestOpenAPIDescribesInputsAndProblems(t *testing.T) {
 				if success != 1 {
 					t.Errorf("%s %s: %d success responses", method, path, success)
 				}
-				invalid := "422" // the platform's; a service may say otherwise (contacts: 400, seed 002)
+				invalid := "422" // the platform's; a service or an action may say otherwise (contacts: 400, seed 002; webhooks: 400)
 				if svc.InvalidInputStatus != 0 {
 					invalid = strconv.Itoa(svc.InvalidInputStatus)
+				}
+				if a.InvalidStatus != 0 { // an action's own (the SDK-compatible routes: 400)
+					invalid = strconv.Itoa(a.InvalidStatus)
 				}
 				if _, ok := op.Responses[invalid]; !ok {
 					t.Errorf("%s %s: %s (invalid input) not documented", method, path, invalid)
@@ -169,6 +172,57 @@ func TestOpenAPIDescribesInputsAndProblems(t *testing.T) {
 						t.Errorf("%s %s: 401 not documented", method, path)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestIdempotencyKeyWhereHonoured: a mutation's OpenAPI operation offers
+// the Idempotency-Key header exactly when the router honours it (not on a
+// NoIdempotencyKey action), and a mutation third parties call (Inbound: a
+// provider's webhook, which dedupes by its own event id and knows nothing of
+// the platform's keys) declares NoIdempotencyKey. Such an action still
+// carries seed 000's agentAccess confirm of a mutation (the descriptor rules
+// above): no agent calls it, and none should run it unasked.
+func TestIdempotencyKeyWhereHonoured(t *testing.T) {
+	for _, svc := range services(t) {
+		raw, err := json.Marshal(httpapi.OpenAPI(svc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Paths map[string]map[string]struct {
+				OperationID string `json:"operationId"`
+				Parameters  []struct {
+					Name string `json:"name"`
+					In   string `json:"in"`
+				} `json:"parameters"`
+			} `json:"paths"`
+		}
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		offered := map[string]bool{}
+		for _, ops := range doc.Paths {
+			for _, op := range ops {
+				offered[op.OperationID] = slices.ContainsFunc(op.Parameters, func(p struct {
+					Name string `json:"name"`
+					In   string `json:"in"`
+				}) bool {
+					return p.In == "header" && p.Name == httpapi.HeaderIdempotencyKey
+				})
+			}
+		}
+		for _, a := range svc.Actions {
+			where := svc.Name + " " + a.Name
+			if honoured := !a.ReadOnly && !a.NoIdempotencyKey; offered[a.Name] != honoured {
+				t.Errorf("%s: the OpenAPI offers Idempotency-Key %v, the router honours it %v", where, offered[a.Name], honoured)
+			}
+			if a.Inbound && !a.ReadOnly && !a.NoIdempotencyKey {
+				t.Errorf("%s: a mutation third parties call takes no Idempotency-Key (set NoIdempotencyKey)", where)
+			}
+			if a.Inbound && !a.ReadOnly && (a.AgentAccess != "confirm" || !a.RequiresConfirmation) {
+				t.Errorf("%s: an inbound mutation keeps agentAccess confirm (%q, confirmation %v)", where, a.AgentAccess, a.RequiresConfirmation)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package invariants_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -58,5 +59,23 @@ func TestEveryServiceMatchesItsModule(t *testing.T) {
 	}
 	if served == 0 {
 		t.Fatal("no module serves a service")
+	}
+	// Job workers answer their liveness route on a listener of their own.
+	for _, name := range app.Workers() {
+		url, ok := h.WorkerURLs[name]
+		if !ok {
+			t.Errorf("job workers %s are not served", name)
+			continue
+		}
+		res, err := h.Client.Get(url + app.HealthPath(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Status, Service string }
+		err = json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK || body.Status != "ok" || body.Service != name {
+			t.Errorf("%s %s: %d %+v %v", name, app.HealthPath(name), res.StatusCode, body, err)
+		}
 	}
 }

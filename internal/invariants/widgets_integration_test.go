@@ -18,8 +18,9 @@ import (
 // withoutWidget are the modules with a service and no dashboard tile, and
 // why: the dashboard shows every other service's.
 var withoutWidget = map[string]string{
-	"identity": "accounts, sessions, keys and the catalog: the dashboard's own frame, not a tile (seed 001 declares no widget.get for identity)",
-	"ops":      "replays and the audit history are operators' tools, not a tenant's dashboard",
+	"identity":  "accounts, sessions, keys and the catalog: the dashboard's own frame, not a tile (seed 001 declares no widget.get for identity)",
+	"dashboard": "it is the grid: it shows every other service's tile",
+	"ops":       "replays and the audit history are operators' tools, not a tenant's dashboard",
 }
 
 // TestEveryServiceDeclaresAWidget: a module with a service declares its

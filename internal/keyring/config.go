@@ -10,7 +10,7 @@ import (
 
 // The key ring's variables. The platform's names came with the move out of
 // the gateway; the gateway's old names are still read, so a deployment
-// keeps working unchanged and moves at its own pace (README, "Secrets at
+// keeps working unchanged and moves at its own pace (docs/configuration.md, "Secrets at
 // rest"): set PLATFORM_KEYRING to the value of GATEWAY_KEYRING (and
 // PLATFORM_KEYRING_ACTIVE to GATEWAY_KEYRING_ACTIVE), then drop the old
 // names. Both set to different values is an error, never a silent choice.

@@ -13,8 +13,8 @@ import (
 // kernels are the packages of this repository the module kernel may use:
 // the shared mechanisms every context builds on, never a context's own
 // package (its domain, commands, read models, mapping or service).
-var kernels = []string{"commands/reactor", "commands/timers", "eventstore", "http", "notifications", "projections",
-	"internal/keyring", "internal/leader", "internal/objectstore", "internal/outbound"}
+var kernels = []string{"commands/jobs", "commands/reactor", "commands/timers", "domain/event", "domain/jobs", "eventstore", "http", "notifications",
+	"projections", "internal/keyring", "internal/leader", "internal/objectstore", "internal/outbound"}
 
 // TestModuleKernelImportsNoContext: internal/module declares what a context
 // is; the contexts import it, not the other way round (it had imported the

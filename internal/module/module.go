@@ -12,11 +12,15 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/commands/reactor"
 	"github.com/platform/backend/commands/timers"
+	"github.com/platform/backend/domain/event"
+	domjobs "github.com/platform/backend/domain/jobs"
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/leader"
 	"github.com/platform/backend/notifications"
@@ -44,6 +48,11 @@ type Module struct {
 	NewConfig func() Section
 	// Service is the context's HTTP service (nil: none).
 	Service *ServiceSpec
+	// Jobs, when set, says the context runs durable jobs (Parts.Jobs): their
+	// workers are a service of their own, "<name>-jobs" (JobsService), that
+	// PLATFORM_SERVICES runs alone or beside others, with a liveness
+	// listener. The module's EventTypes list domain/jobs.EventTypes(Name).
+	Jobs *JobsSpec
 	// App is the context's entry in the identity service's catalog: the
 	// permissions its actions check (nil: the context checks none of its own).
 	App *App
@@ -71,6 +80,10 @@ type Module struct {
 	// a poller, a sweeper): the app declares every module's at start and
 	// refuses a name or key taken twice; leader.Run takes no other.
 	Locks []leader.Lock
+	// AuditRules say, per event type, which payload members the audit view
+	// shows only while they are current, or only to privileged readers, or
+	// to nobody after an erasure (event.AuditRule).
+	AuditRules map[string]event.AuditRule
 	// Build makes the context's parts against the platform. Modules are
 	// built in list order, so a module may use what an earlier one provided
 	// (Provide, Lookup): every service authenticates through identity's.
@@ -103,6 +116,15 @@ type ServiceSpec struct {
 	HealthPath string
 }
 
+// JobsSpec is a context's job workers as a service: their liveness
+// listener (GET /health, PLATFORM_<NAME>_JOBS_ADDR).
+type JobsSpec struct {
+	DefaultAddr string
+}
+
+// JobsService is the name of a context's job workers in PLATFORM_SERVICES.
+func JobsService(context string) string { return context + "-jobs" }
+
 // App is a context's catalog entry: seed 001's service catalog row that the
 // identity service seeds, whose scopes role bundles and keys are built from.
 type App struct {
@@ -132,6 +154,9 @@ type Parts struct {
 	Reactors      []reactor.Reactor
 	// Timers registers the kinds of the context's durable timers.
 	Timers func(*timers.Registry) error
+	// Jobs are the kinds of the context's durable jobs (jobs.Define), run by
+	// the context's job workers (Module.Jobs).
+	Jobs []jobs.Kind
 	// Service builds the HTTP service once every module is built (the
 	// router's dependencies, the projection engine, are complete then).
 	Service func(httpapi.Deps) (httpapi.Service, error)
@@ -140,8 +165,12 @@ type Parts struct {
 	// and the dashboard reads every module's through Platform.Widgets. A
 	// context with a service declares one, or is listed as having none in
 	// internal/invariants (TestEveryServiceDeclaresAWidget).
-	Widget  *httpapi.Widget
-	Workers []Worker
+	Widget *httpapi.Widget
+	// ActionItems are what a person must resolve in the context (a post
+	// awaiting review, an expiring connection): the dashboard's action queue
+	// lists every module's through Platform.ActionItems (nil: none).
+	ActionItems *httpapi.ActionItems
+	Workers     []Worker
 }
 
 // Worker is a loop that runs while the process runs (a poller, scheduled
@@ -166,6 +195,16 @@ func (m Module) Check() error {
 	}
 	if m.Topic && len(m.EventTypes) == 0 {
 		return fmt.Errorf("module %s: a context with a topic declares its event types", m.Name)
+	}
+	if m.Jobs != nil {
+		if !m.Topic || m.Jobs.DefaultAddr == "" {
+			return fmt.Errorf("module %s: a context with jobs has a topic (its jobs' streams) and a default address for its workers' listener", m.Name)
+		}
+		for _, typ := range domjobs.EventTypes(m.Name) {
+			if !slices.Contains(m.EventTypes, typ) {
+				return fmt.Errorf("module %s: a context with jobs lists domain/jobs.EventTypes(%q) among its EventTypes (%s is missing)", m.Name, m.Name, typ)
+			}
+		}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
 	"github.com/platform/backend/internal/keyring"
@@ -62,6 +63,13 @@ type Platform struct {
 	// caller's credential). Set once every module is built: read it in
 	// Service or a worker, never in Build.
 	Widgets []AppWidget
+	// Jobs are the commands on durable jobs: a module defines its kinds of
+	// jobs on them (jobs.Define(p.Jobs, ...)) and lists them in Parts.Jobs.
+	Jobs *jobs.Commands
+	// ActionItems are the action-item declarations of every module that
+	// has some, in module order (the dashboard's /actions). Set with
+	// Widgets.
+	ActionItems []AppActionItems
 
 	provided map[reflect.Type]any
 }
@@ -72,6 +80,14 @@ type AppWidget struct {
 	AppID   string // its permission is checked in this app
 	Service string // the service that serves it as GET /api/widget
 	Widget  *httpapi.Widget
+}
+
+// AppActionItems is one module's action items with the app they are
+// checked in.
+type AppActionItems struct {
+	Module string
+	AppID  string
+	Items  *httpapi.ActionItems
 }
 
 // Sealer is the key ring for one purpose (the context's name): a value

@@ -13,8 +13,8 @@ import (
 	"github.com/platform/backend/internal/modules"
 )
 
-// TestModulesAreDistinctAndPublished: modules, their services and their
-// default listeners are distinct (two services on one default port would
+// TestModulesAreDistinctAndPublished: modules, their services (and job
+// workers) and their default listeners are distinct (two services on one default port would
 // fail platformd's start), each module passes its own Check, and every
 // default port is in the range the compose file publishes, which names no
 // service (a port outside it would be served but unreachable there).
@@ -38,25 +38,31 @@ func TestModulesAreDistinctAndPublished(t *testing.T) {
 			t.Errorf("module %s is listed twice", mod.Name)
 		}
 		names[mod.Name] = true
-		if mod.Service == nil {
-			continue
+		var listeners [][2]string // name, default address
+		if mod.Service != nil {
+			listeners = append(listeners, [2]string{mod.Service.Name, mod.Service.DefaultAddr})
 		}
-		s := mod.Service
-		if services[s.Name] {
-			t.Errorf("module %s: service name %s is taken", mod.Name, s.Name)
+		if mod.Jobs != nil {
+			listeners = append(listeners, [2]string{module.JobsService(mod.Name), mod.Jobs.DefaultAddr})
 		}
-		services[s.Name] = true
-		_, port, err := net.SplitHostPort(s.DefaultAddr)
-		if err != nil {
-			t.Errorf("module %s: default address %q: %v", mod.Name, s.DefaultAddr, err)
-			continue
-		}
-		if other, ok := ports[port]; ok {
-			t.Errorf("module %s: default port %s is %s's", mod.Name, port, other)
-		}
-		ports[port] = s.Name
-		if n, _ := strconv.Atoi(port); n < low || n > high {
-			t.Errorf("module %s: default port %s is outside the compose file's published range %d-%d", mod.Name, port, low, high)
+		for _, l := range listeners {
+			name, addr := l[0], l[1]
+			if services[name] {
+				t.Errorf("module %s: service name %s is taken", mod.Name, name)
+			}
+			services[name] = true
+			_, port, err := net.SplitHostPort(addr)
+			if err != nil {
+				t.Errorf("module %s: default address %q: %v", mod.Name, addr, err)
+				continue
+			}
+			if other, ok := ports[port]; ok {
+				t.Errorf("module %s: default port %s is %s's", mod.Name, port, other)
+			}
+			ports[port] = name
+			if n, _ := strconv.Atoi(port); n < low || n > high {
+				t.Errorf("module %s: default port %s is outside the compose file's published range %d-%d", mod.Name, port, low, high)
+			}
 		}
 	}
 }
@@ -69,7 +75,7 @@ func TestModulesAreDistinctAndPublished(t *testing.T) {
 func TestModuleLocksAreStable(t *testing.T) {
 	pinned := map[string]int32{"status.poller": 1380907973, "identity.privacy_maintenance": 248440501,
 		"gateway.reservation_sweeper": 1452595817, "gateway.credential_canary": 252436649,
-		"publishing.reconciler": 1501445452, "publishing.token_refresher": 940099688}
+		"publishing.token_refresher": 940099688} // publishing.reconciler (1501445452) is retired: jobs need no leader
 	declared := map[string]int32{}
 	var all []leader.Declaration
 	for _, m := range modules.All() {

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/platform/backend/domain/text"
 )
 
 // blocked are the networks no tenant URL may reach unless an operator allows
@@ -195,16 +197,10 @@ func ipv4PartDigits(p string) (base int, ok bool) {
 // only (DNS answers change); that check is the real guard. The answer is a
 // Reason and a sentence for the client.
 func (p Policy) CheckURL(raw string) (Reason, string) {
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" {
-		return ReasonInvalidURL, "must be an absolute http or https URL"
+	if detail := text.URLProblem(raw); detail != "" {
+		return ReasonInvalidURL, detail
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return ReasonInvalidURL, "must be an http or https URL"
-	}
-	if u.User != nil {
-		return ReasonInvalidURL, "must not contain credentials (user:password@)"
-	}
+	u, _ := url.Parse(raw) // URLProblem parsed it
 	addr, isIP, numeric := HostAddr(u.Hostname())
 	switch {
 	case numeric:

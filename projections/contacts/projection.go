@@ -21,7 +21,7 @@ var _ projections.Declared = Projection{}
 func (Projection) Name() string       { return Name }
 func (Projection) Contexts() []string { return []string{"contacts"} }
 func (Projection) Tables() []string {
-	return []string{"contacts", "contact_moves", "contact_notes", "contact_attachments"}
+	return []string{"contacts", "contact_moves", "contact_notes", "contact_attachments", "contact_names"}
 }
 
 // Schema: the search columns are generated from the contact's columns
@@ -66,6 +66,13 @@ func (Projection) Schema() []string {
 			content_type text NOT NULL, size bigint NOT NULL, sha256 text NOT NULL, object_key text NOT NULL,
 			uploaded_by_id text NOT NULL, uploaded_by_type text NOT NULL, created_at timestamptz NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS {{contact_attachments}}_contact ON {{contact_attachments}} (contact_id, attachment_id)`,
+		// The vocabulary: the words contacts are searched by (names, the
+		// email's parts, company, tags; folded, digits dropped, from three
+		// letters), per organization: what a search that finds nothing
+		// looks up similar spellings in (nearMatches). Only ever added to:
+		// a word no contact holds any more finds nothing when searched.
+		`CREATE TABLE IF NOT EXISTS {{contact_names}} (organization_id text NOT NULL, word text NOT NULL, PRIMARY KEY (organization_id, word))`,
+		`CREATE INDEX IF NOT EXISTS {{contact_names}}_trgm ON {{contact_names}} USING gin (word gin_trgm_ops)`,
 	}
 }
 
@@ -84,6 +91,9 @@ var reducers = projections.Reducers{
 	domain.NoteAdded:      projections.On(noteWritten),
 	domain.NoteUpdated:    projections.On(noteWritten),
 	domain.NoteDeleted: projections.On(func(e eventstore.Event, n domain.NoteV1) ([]projections.Statement, error) {
+		return []projections.Statement{projections.Exec(`DELETE FROM {{contact_notes}} WHERE note_id=$1`, n.NoteID)}, nil
+	}),
+	domain.NoteErased: projections.On(func(e eventstore.Event, n domain.NoteErasedV1) ([]projections.Statement, error) {
 		return []projections.Statement{projections.Exec(`DELETE FROM {{contact_notes}} WHERE note_id=$1`, n.NoteID)}, nil
 	}),
 	domain.AttachmentAdded: projections.On(func(e eventstore.Event, a domain.AttachmentV1) ([]projections.Statement, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,7 +155,7 @@ func (q *Queries) Contacts(ctx context.Context, org string, f Filter) (Page, err
 		}
 		return q.newest(ctx, w, cur, f.Limit)
 	}
-	if cur.ID != "" && (cur.plain() || cur.Rank != nil && s.terms == "" || cur.Part && s.needle == "") {
+	if cur.ID != "" && (cur.plain() || cur.Rank != nil && !cur.Near && s.terms == "" || (cur.Part || cur.Near) && s.needle == "") {
 		return Page{}, badCursor() // not a cursor of this search
 	}
 	return q.ranked(ctx, w, s, cur, f.Limit)
@@ -188,12 +189,12 @@ func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, li
 	}
 	s = s.keys(common)
 	var out []found
-	if s.terms != "" && !cur.Part {
+	if s.terms != "" && !cur.Part && !cur.Near {
 		if out, err = q.wordMatches(ctx, names, w.clone(), s, cur, limit+1); err != nil {
 			return Page{}, err
 		}
 	}
-	if s.needle != "" && len(out) <= limit {
+	if s.needle != "" && len(out) <= limit && !cur.Near {
 		after := ""
 		if cur.Part {
 			after = cur.ID
@@ -204,12 +205,116 @@ func (q *Queries) ranked(ctx context.Context, w *where, s search, cur cursor, li
 		}
 		out = append(out, parts...)
 	}
+	// The last resort: a search that finds nothing at all, the way it is
+	// typed, lists the names and emails spelled like it ("smiht": Smith).
+	if s.needle != "" && (cur.Near || cur.ID == "" && len(out) == 0) {
+		if out, err = q.nearMatches(ctx, names, w.clone(), s, cur, limit+1); err != nil {
+			return Page{}, err
+		}
+	}
 	return pageOf(out, limit, func(f found) cursor {
-		if f.part {
+		switch {
+		case f.near:
+			return cursor{ID: f.ContactID, Rank: &f.rank, Near: true}
+		case f.part:
 			return cursor{ID: f.ContactID, Part: true}
 		}
 		return cursor{ID: f.ContactID, Rank: &f.rank}
 	}), nil
+}
+
+// NearThreshold is how alike a query's word and a word of the names and
+// emails must be to stand for it: pg_trgm's similarity (shared trigrams
+// over all trigrams of the two): "smiht" is 0.33 like "smith", "jonna"
+// 0.44 like "joanna", "nunes" 0.5 like "nunez". It is pg_trgm's default
+// threshold of its % operator, which the vocabulary's index answers.
+const NearThreshold = 0.3
+
+// nearAlternatives bounds the vocabulary words that stand for one word of
+// a query (the most alike).
+const nearAlternatives = 5
+
+// nearMatches reads n similar-spelling matches after the cursor, most alike
+// first. Each word of the query (its runs of letters, from three) is
+// looked up in the organization's vocabulary (contact_names: the words
+// contacts are searched by, trigram-indexed): the few most alike words
+// stand for it. The contacts holding, for every word of the query, one of its
+// stand-ins (as a prefix, as a search term) are found by the full-text
+// index, the first MaxMatches of them ranked by how alike their words are
+// (the sum over the query's words of the best stand-in's similarity).
+// Looking words up in a vocabulary of a few thousand, rather than the
+// trigrams of every contact, keeps a typo as fast as a search.
+func (q *Queries) nearMatches(ctx context.Context, names *strings.Replacer, w *where, s search, cur cursor, n int) ([]found, error) {
+	rows, err := q.pool.Query(ctx, names.Replace(`SELECT q.n, v.word, similarity(v.word, q.w)::float4
+		FROM regexp_split_to_table(contacts_fold($2), '[^[:alpha:]]+') WITH ORDINALITY AS q(w, n)
+		LEFT JOIN LATERAL (SELECT v.word FROM {{contact_names}} v WHERE v.organization_id = $1 AND v.word % q.w
+			AND similarity(v.word, q.w) >= $3 ORDER BY similarity(v.word, q.w) DESC, v.word LIMIT $4) v ON true
+		WHERE length(q.w) >= 3 ORDER BY q.n`), w.args[0], s.needle, NearThreshold, nearAlternatives)
+	if err != nil {
+		return nil, err
+	}
+	var ns []int32
+	var words []string
+	var sims []float32
+	missing := false
+	for rows.Next() {
+		var k int32
+		var word *string
+		var sim *float32
+		if err := rows.Scan(&k, &word, &sim); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if word == nil {
+			missing = true // a word of the query nothing is spelled like
+			continue
+		}
+		ns, words, sims = append(ns, k), append(words, *word), append(sims, *sim)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if missing || len(words) == 0 {
+		return nil, nil
+	}
+	// Every word of the query, as one of its stand-ins: (a | b) & (c | d);
+	// a row's rank is, summed over the query's words, the similarity of
+	// the most alike stand-in it holds (CASE expressions over the row's
+	// tsvector: a subquery per row cost more than the search).
+	var groups, ranks []string
+	for i := 0; i < len(words); {
+		var alts, best []string
+		j := i
+		for ; j < len(words) && ns[j] == ns[i]; j++ {
+			term := "'" + words[j] + "':*" // runs of letters: nothing to escape
+			alts = append(alts, term)
+			w.args = append(w.args, term)
+			best = append(best, fmt.Sprintf("CASE WHEN c.search @@ $%d::tsquery THEN %s END", len(w.args),
+				strconv.FormatFloat(float64(sims[j]), 'f', 6, 32)))
+		}
+		groups = append(groups, "("+strings.Join(alts, " | ")+")")
+		ranks = append(ranks, "COALESCE(GREATEST("+strings.Join(best, ", ")+"), 0)")
+		i = j
+	}
+	w.args = append(w.args, strings.Join(groups, " & "))
+	k := len(w.args)
+	w.parts = append(w.parts, "c.search @@ q.tsq")
+	cond := ""
+	if cur.ID != "" {
+		w.args = append(w.args, *cur.Rank, cur.ID)
+		cond = fmt.Sprintf(` WHERE (m.rank < $%d OR (m.rank = $%d AND m.contact_id > $%d::uuid))`, len(w.args)-1, len(w.args)-1, len(w.args))
+	}
+	w.args = append(w.args, n)
+	out, err := q.list(ctx, names, `WITH m AS (SELECT m.contact_id, m.rank FROM (
+			SELECT c.contact_id, (`+strings.Join(ranks, " + ")+`)::float4 AS rank
+			FROM {{contacts}} c, `+fmt.Sprintf(`(SELECT to_tsquery('simple', $%d) AS tsq) q WHERE `, k)+w.sql()+
+		` LIMIT `+fmt.Sprint(MaxMatches)+`) m`+cond+fmt.Sprintf(` ORDER BY m.rank DESC, m.contact_id LIMIT $%d)
+		SELECT `+contactSelect+`, m.rank FROM m JOIN {{contacts}} c ON c.contact_id = m.contact_id ORDER BY m.rank DESC, c.contact_id`, len(w.args)),
+		w.args)
+	for i := range out {
+		out[i].near = true
+	}
+	return out, err
 }
 
 // wordMatches reads n word matches after the cursor, best first: the first
@@ -262,6 +367,7 @@ type found struct {
 	Contact
 	rank float32
 	part bool // a part-of-a-word match of a search
+	near bool // a similar-spelling match of a search
 }
 
 // list runs a list query whose rows are contactSelect and a rank, its

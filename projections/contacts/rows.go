@@ -39,14 +39,23 @@ func changes(e eventstore.Event, list []domain.Change) ([]projections.Statement,
 	if err != nil {
 		return nil, err
 	}
-	out := []projections.Statement{projections.Exec(`INSERT INTO {{contacts}} (`+contactColumns+`)
+	// The contacts, and the words they are searched by (their tsvector's,
+	// digits dropped, from three letters) join the vocabulary of similar
+	// spellings (nearMatches), in word order: two batches adding the same
+	// words lock them in the same order. The words come from the stored
+	// search column the upsert returns: nothing is folded twice.
+	out := []projections.Statement{projections.Exec(`WITH up AS (INSERT INTO {{contacts}} (`+contactColumns+`)
 		SELECT `+contactColumns+` FROM jsonb_populate_recordset(NULL::{{contacts}}, $1::jsonb)
 		ON CONFLICT (contact_id) DO UPDATE SET revision=EXCLUDED.revision, first_name=EXCLUDED.first_name,
 			last_name=EXCLUDED.last_name, email=EXCLUDED.email, phone=EXCLUDED.phone, company=EXCLUDED.company,
 			job_title=EXCLUDED.job_title, tags=EXCLUDED.tags, pipeline_id=EXCLUDED.pipeline_id, stage_id=EXCLUDED.stage_id,
 			stage_entered_at=EXCLUDED.stage_entered_at, deleted=EXCLUDED.deleted, deleted_at=EXCLUDED.deleted_at,
 			created_at=EXCLUDED.created_at, updated_at=EXCLUDED.updated_at
-		WHERE {{contacts}}.revision < EXCLUDED.revision`, string(rows))}
+		WHERE {{contacts}}.revision < EXCLUDED.revision
+		RETURNING organization_id, search)
+		INSERT INTO {{contact_names}} (organization_id, word)
+		SELECT DISTINCT up.organization_id, translate(w.word, '0123456789', '') FROM up, unnest(tsvector_to_array(up.search)) AS w(word)
+		WHERE length(translate(w.word, '0123456789', '')) >= 3 ORDER BY 1, 2 ON CONFLICT DO NOTHING`, string(rows))}
 	if len(moves) > 0 {
 		raw, err := json.Marshal(moves)
 		if err != nil {

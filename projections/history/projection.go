@@ -25,6 +25,9 @@ type Projection struct {
 	// Redact names the payload members never recorded, per event type
 	// (each context's declaration, merged by internal/app).
 	Redact Redactions
+	// Rules are the contexts' audit rules: an erasing event removes the
+	// restricted members of its stream's earlier rows.
+	Rules Rules
 	// OneEvent are the stream types whose streams hold one event each
 	// (each context's declaration): their events' rows, keyed by event id,
 	// are all the runner keeps of them.
@@ -84,9 +87,23 @@ func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) 
 		return nil, err
 	}
 	// One row an event, keyed by its id: the runner COPYs a batch's rows.
-	return []projections.Statement{projections.Append("{{history_events}}", columns,
+	insert := projections.Append("{{history_events}}", columns,
 		e.ID, e.OrganizationID, e.StreamType, e.StreamID, e.StreamVersion, e.Type, e.SchemaVersion, e.Actor.ID, e.Actor.Type,
-		e.OccurredAt, e.RecordedAt, e.CorrelationID, e.CausationID, e.IdempotencyKey, payload)}, nil
+		e.OccurredAt, e.RecordedAt, e.CorrelationID, e.CausationID, e.IdempotencyKey, payload)
+	rule, ruled := p.Rules[e.Type]
+	if !ruled {
+		return []projections.Statement{insert}, nil
+	}
+	// Rows of ruled types are written in event order, not merged after the
+	// batch's other statements (projections.Append), so that an erasure in
+	// the same batch (a rebuild) finds the rows it erases.
+	out := []projections.Statement{projections.Exec(insert.SQL, insert.Args...)}
+	if rule.Erases {
+		out = append(out, projections.Exec(`UPDATE {{history_events}} SET payload = payload - $3::text[]
+			WHERE stream_id=$1 AND stream_version < $2 AND event_type = ANY($4)`,
+			e.StreamID, e.StreamVersion, p.Rules.restrictedMembers(), p.Rules.restrictedTypes()))
+	}
+	return out, nil
 }
 
 var columns = []string{"event_id", "organization_id", "stream_type", "stream_id", "stream_version", "event_type", "schema_version",

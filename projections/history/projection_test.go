@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/eventstore"
 )
 
@@ -95,5 +96,44 @@ func TestRedactionsApply(t *testing.T) {
 		if raw, ok := a.(json.RawMessage); ok && strings.Contains(string(raw), "_hash") {
 			t.Fatalf("a hash reached the audit view: %s", raw)
 		}
+	}
+}
+
+// TestRulesShow: a restricted member is shown while current, to privileged
+// readers once superseded (or Final), to nobody once erased; other members
+// and types are untouched.
+func TestRulesShow(t *testing.T) {
+	r := MergeRules(map[string]event.AuditRule{
+		"ctx.note.added":   {Restricted: []string{"body"}},
+		"ctx.note.deleted": {Restricted: []string{"body"}, Supersedes: true, Final: true},
+		"ctx.note.erased":  {Erases: true},
+	})
+	payload := json.RawMessage(`{"body":"words","note_id":"n"}`)
+	for _, tc := range []struct {
+		name, typ                      string
+		superseded, erased, privileged bool
+		want                           string
+	}{
+		{"current", "ctx.note.added", false, false, false, `{"body":"words","note_id":"n"}`},
+		{"superseded", "ctx.note.added", true, false, false, `{"note_id":"n"}`},
+		{"superseded, privileged", "ctx.note.added", true, false, true, `{"body":"words","note_id":"n"}`},
+		{"final", "ctx.note.deleted", false, false, false, `{"note_id":"n"}`},
+		{"final, privileged", "ctx.note.deleted", false, false, true, `{"body":"words","note_id":"n"}`},
+		{"erased, privileged", "ctx.note.added", true, true, true, `{"note_id":"n"}`},
+		{"no rule", "ctx.other.done", true, true, false, `{"body":"words","note_id":"n"}`},
+	} {
+		got, err := r.Show(tc.typ, payload, tc.superseded, tc.erased, tc.privileged)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: %s %v, want %s", tc.name, got, err, tc.want)
+		}
+	}
+	// An erasing event rewrites its stream's earlier rows after its own,
+	// and ruled rows are written in order (not merged after the batch).
+	p := Projection{Rules: r}
+	stmts, err := p.Reduce(eventstore.Event{ID: uuid.New(), Type: "ctx.note.erased", StreamID: "n", StreamVersion: 3, RecordedAt: time.Now(),
+		Payload: json.RawMessage(`{"note_id":"n"}`)})
+	if err != nil || len(stmts) != 2 || !strings.HasPrefix(stmts[0].SQL, "INSERT") || !strings.HasPrefix(stmts[1].SQL, "UPDATE") ||
+		stmts[1].Args[0] != "n" || stmts[1].Args[1] != int64(3) {
+		t.Fatalf("reduce of an erasure: %v %+v", err, stmts)
 	}
 }

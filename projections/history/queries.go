@@ -39,18 +39,24 @@ type Filter struct {
 	Since, Until   *time.Time
 	After          string
 	Limit          int
+	// Privileged readers (organization admins and above) see restricted
+	// members of superseded events (Rules).
+	Privileged bool
 }
 
 type Queries struct {
 	pool   *pgxpool.Pool
 	reader *projections.Reader
 	redact Redactions
+	rules  Rules
 }
 
 // NewQueries reads the audit view; redact is the projection's declaration,
-// applied again to every answer (rows recorded before a member was declared).
-func NewQueries(pool *pgxpool.Pool, reader *projections.Reader, redact Redactions) *Queries {
-	return &Queries{pool: pool, reader: reader, redact: redact}
+// applied again to every answer (rows recorded before a member was
+// declared), and rules decide per row and reader what restricted members
+// show.
+func NewQueries(pool *pgxpool.Pool, reader *projections.Reader, redact Redactions, rules Rules) *Queries {
+	return &Queries{pool: pool, reader: reader, redact: redact, rules: rules}
 }
 
 // List returns one page and the cursor of the next (empty at the end).
@@ -58,9 +64,16 @@ func (q *Queries) List(ctx context.Context, f Filter) ([]Entry, string, error) {
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 100
 	}
+	// Whether a later event of the row's stream superseded or erased it,
+	// asked only of rows of restricted types (the stream index answers).
+	later := func(types string) string {
+		return `CASE WHEN h.event_type = ANY($2) THEN EXISTS (SELECT 1 FROM {{history_events}} l WHERE l.stream_id = h.stream_id
+			AND l.stream_version > h.stream_version AND l.event_type = ANY(` + types + `)) ELSE false END`
+	}
 	sql := `SELECT event_id, organization_id, stream_type, stream_id, stream_version, event_type, schema_version, actor_id, actor_type,
-		occurred_at, recorded_at, correlation_id, causation_id, idempotency_key, payload FROM {{history_events}} WHERE organization_id=$1`
-	args := []any{f.OrganizationID}
+		occurred_at, recorded_at, correlation_id, causation_id, idempotency_key, payload, ` + later("$3") + `, ` + later("$4") + `
+		FROM {{history_events}} h WHERE organization_id=$1`
+	args := []any{f.OrganizationID, q.rules.restrictedTypes(), q.rules.supersedingTypes(), q.rules.erasingTypes()}
 	add := func(cond string, v any) {
 		args = append(args, v)
 		sql += " AND " + cond + "$" + strconv.Itoa(len(args))
@@ -92,10 +105,15 @@ func (q *Queries) List(ctx context.Context, f Filter) ([]Entry, string, error) {
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Entry, error) {
 		var e Entry
+		var superseded, erased bool
 		err := r.Scan(&e.EventID, &e.OrganizationID, &e.StreamType, &e.StreamID, &e.StreamVersion, &e.Type, &e.SchemaVersion,
-			&e.ActorID, &e.ActorType, &e.OccurredAt, &e.RecordedAt, &e.CorrelationID, &e.CausationID, &e.IdempotencyKey, &e.Payload)
+			&e.ActorID, &e.ActorType, &e.OccurredAt, &e.RecordedAt, &e.CorrelationID, &e.CausationID, &e.IdempotencyKey, &e.Payload,
+			&superseded, &erased)
 		if err == nil {
 			e.Payload, err = q.redact.Apply(e.Type, e.Payload)
+		}
+		if err == nil {
+			e.Payload, err = q.rules.Show(e.Type, e.Payload, superseded, erased, f.Privileged)
 		}
 		return e, err
 	})

@@ -2,6 +2,9 @@ package history
 
 import (
 	"encoding/json"
+	"slices"
+
+	"github.com/platform/backend/domain/event"
 )
 
 // Redactions name, per event type, the payload members the audit view never
@@ -46,4 +49,74 @@ func (r Redactions) Apply(eventType string, payload json.RawMessage) (json.RawMe
 		return payload, nil
 	}
 	return json.Marshal(m)
+}
+
+// Rules are the audit rules of every context (event.AuditRule), merged:
+// members shown while current, to privileged readers once superseded, and
+// to nobody once erased. The projection erases (rewrites earlier rows of
+// the stream, live and in every rebuild); the queries decide, per row and
+// reader, from the later events of its stream, so rows recorded before a
+// rule existed follow it too.
+type Rules map[string]event.AuditRule
+
+// MergeRules combines the declarations of several contexts.
+func MergeRules(all ...map[string]event.AuditRule) Rules {
+	out := Rules{}
+	for _, m := range all {
+		for typ, r := range m {
+			out[typ] = r
+		}
+	}
+	return out
+}
+
+// types lists the event types whose rule has is true, sorted.
+func (r Rules) types(has func(event.AuditRule) bool) []string {
+	var out []string
+	for typ, rule := range r {
+		if has(rule) {
+			out = append(out, typ)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (r Rules) restrictedTypes() []string {
+	return r.types(func(a event.AuditRule) bool { return len(a.Restricted) > 0 })
+}
+func (r Rules) supersedingTypes() []string {
+	return r.types(func(a event.AuditRule) bool { return a.Supersedes })
+}
+func (r Rules) erasingTypes() []string {
+	return r.types(func(a event.AuditRule) bool { return a.Erases })
+}
+
+// restrictedMembers are every type's Restricted members, sorted, once each.
+func (r Rules) restrictedMembers() []string {
+	var out []string
+	for _, rule := range r {
+		for _, m := range rule.Restricted {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Show returns what a reader sees of a row's payload: its Restricted
+// members dropped when the row is erased (for everyone) or, unless the
+// reader is privileged, superseded (a later event of its stream replaced
+// it, or its type is Final).
+func (r Rules) Show(eventType string, payload json.RawMessage, superseded, erased, privileged bool) (json.RawMessage, error) {
+	rule, ok := r[eventType]
+	if !ok || len(rule.Restricted) == 0 {
+		return payload, nil
+	}
+	if !erased && (privileged || !superseded && !rule.Final) {
+		return payload, nil
+	}
+	return Redactions{eventType: rule.Restricted}.Apply(eventType, payload)
 }

@@ -6,6 +6,7 @@ package publishing
 import (
 	"encoding/json"
 
+	domjobs "github.com/platform/backend/domain/jobs"
 	domain "github.com/platform/backend/domain/publishing"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
@@ -41,8 +42,6 @@ func (Projection) Schema() []string {
 		`CREATE TABLE IF NOT EXISTS {{publishing_targets}} (
 			post_id text NOT NULL, target_id text NOT NULL, state text NOT NULL, attempt int NOT NULL,
 			claimed_at timestamptz, updated_at timestamptz NOT NULL, PRIMARY KEY (post_id, target_id)) WITH (fillfactor = 70)`,
-		`CREATE INDEX IF NOT EXISTS {{publishing_targets}}_stuck ON {{publishing_targets}} (updated_at)
-			WHERE state IN ('publishing', 'unconfirmed')`,
 		`CREATE TABLE IF NOT EXISTS {{publishing_content_events}} (
 			event_id uuid PRIMARY KEY, post_id text NOT NULL, brand_id text NOT NULL, event_type text NOT NULL,
 			kind text NOT NULL, target_id text, actor_id text NOT NULL, reason text, occurred_at timestamptz NOT NULL)`,
@@ -75,7 +74,9 @@ var reducers = func() projections.Reducers {
 	for _, t := range domain.BrandEventTypes {
 		r[t] = brandChanged
 	}
-	return r
+	// The items' jobs show on the posts (the publisher records their
+	// outcomes there), not here.
+	return r.Ignoring(domjobs.EventTypes("publishing")...)
 }()
 
 // contentKinds name what an event was for the content-ops rollups.

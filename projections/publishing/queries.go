@@ -152,21 +152,6 @@ func (q *Queries) Seeds(ctx context.Context, org, brandID string, limit int) ([]
 		WHERE b.organization_id = $1 AND ($2 = '' OR s.brand_id = $2) ORDER BY s.shared_at DESC LIMIT $3`, org, brandID, limit)
 }
 
-// Stuck lists targets with an attempt but no settled outcome, for the
-// reconciler (every organization).
-func (q *Queries) Stuck(ctx context.Context, before time.Time, limit int) ([]struct{ PostID, TargetID string }, error) {
-	s, err := q.sql(ctx, `SELECT post_id, target_id FROM {{publishing_targets}} WHERE state IN ('publishing', 'unconfirmed')
-		AND updated_at < $1 ORDER BY updated_at LIMIT $2`)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.pool.Query(ctx, s, before, limit)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ PostID, TargetID string }])
-}
-
 // PostCounts are what the publishing tile of the dashboard shows: posts
 // waiting for their time, posts with a target the network refused or that
 // failed (the ones a person should look at), and suggestions waiting for
@@ -189,4 +174,34 @@ func (q *Queries) PostCounts(ctx context.Context, org string) (PostCounts, error
 	err = q.pool.QueryRow(ctx, s, org, domain.StateScheduled, domain.StateFailed, domain.ApprovalPending).
 		Scan(&c.Scheduled, &c.Failed, &c.AwaitingReview)
 	return c, err
+}
+
+// NeedingPerson is a post a person must look at: one awaiting review
+// (a suggestion), or one with a target whose publication is unconfirmed
+// (sent, no answer from the network: someone checks the network).
+type NeedingPerson struct {
+	PostID  string
+	BrandID string
+	Reason  string // awaiting_review or unconfirmed
+	Since   time.Time
+}
+
+// NeedingPerson lists the organization's live posts a person must look at,
+// oldest first, at most limit of each reason.
+func (q *Queries) NeedingPerson(ctx context.Context, org string, limit int) ([]NeedingPerson, error) {
+	s, err := q.sql(ctx, `(SELECT p.post_id, p.brand_id, 'awaiting_review', p.updated_at`+ownPosts+` AND p.approval = $2
+		ORDER BY p.updated_at, p.post_id LIMIT $4)
+		UNION ALL
+		(SELECT p.post_id, p.brand_id, 'unconfirmed', (SELECT min(t.updated_at) FROM {{publishing_targets}} t
+			WHERE t.post_id = p.post_id AND t.state = $3)`+ownPosts+`
+		AND EXISTS (SELECT 1 FROM {{publishing_targets}} t WHERE t.post_id = p.post_id AND t.state = $3)
+		ORDER BY 4, 1 LIMIT $4)`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.pool.Query(ctx, s, org, domain.ApprovalPending, domain.StateUnconfirmed, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[NeedingPerson])
 }

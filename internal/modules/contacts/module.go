@@ -16,7 +16,7 @@ import (
 )
 
 // Scopes of the contacts app: every route checks one of them.
-var Scopes = []string{"contacts:read", "contacts:write"}
+var Scopes = []string{"contacts:read", "contacts:write", "contacts:manage"}
 
 // Module is the contacts context. Its catalog app replaces the identity
 // catalog's placeholder entry for contacts.
@@ -31,6 +31,7 @@ var Module = module.Module{
 	App: &module.App{AppID: "contacts", Name: "Contacts", SurfaceKind: "app", SurfaceGroup: "engage", Launchable: true,
 		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"audience"}},
 	TenantKeyScopes: Scopes,
+	AuditRules:      domain.AuditRules,
 	Build:           build,
 }
 

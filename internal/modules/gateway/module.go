@@ -72,6 +72,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	// Answers of calls with an Idempotency-Key are sealed with the
 	// platform's key ring, for the gateway.
 	answers := gatewaycmd.NewAnswers(handlers, p.Sealer("gateway"))
+	client.SetAnswers(answers)
 	dashboard := cfg.DashboardURL
 	if dashboard == "" {
 		dashboard = "http://" + p.Addrs["gateway"]
@@ -86,7 +87,8 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
 			return gatewayhttp.Service(deps, gatewayhttp.EdgeArea(edge, queries)), nil
 		},
-		Widget: gatewayhttp.Widget(deps),
+		Widget:      gatewayhttp.Widget(deps),
+		ActionItems: gatewayhttp.ActionItems(deps),
 	}
 	parts.Workers = append(parts.Workers, edgeWorkers(p, edge, edgeSandbox)...)
 	parts.Workers = append(parts.Workers, module.Worker{Name: "gateway-landings", Run: handlers.RunLandings})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/providers/email"
 )
@@ -30,6 +31,11 @@ type Config struct {
 	// (SMTP_FROM, SMTP_USERNAME, SMTP_PASSWORD); otherwise the sandbox
 	// provider keeps messages in memory and logs that it did.
 	SMTP email.SMTP
+	// HeadWatch serves validation's stream heads from memory, coherent by
+	// LISTEN/NOTIFY: a revocation, logout or role change applies on every
+	// process within HeadWatch.Bound (IDENTITY_HEAD_WATCH_BOUND, 100ms);
+	// negative (-1s) reads the heads from the database on every validation.
+	HeadWatch eventstore.HeadWatchConfig
 }
 
 var _ module.Section = (*Config)(nil)
@@ -43,6 +49,7 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.Duration("IDENTITY_PRIVACY_INTERVAL", &c.PrivacyInterval)
 	env.String("IDENTITY_PUBLIC_URL", &c.PublicURL)
 	env.String("PLATFORM_APPS_BASE_URL", &c.AppsBaseURL)
+	env.Duration("IDENTITY_HEAD_WATCH_BOUND", &c.HeadWatch.Bound)
 	env.String("SMTP_ADDR", &c.SMTP.Addr)
 	env.String("SMTP_FROM", &c.SMTP.From)
 	env.String("SMTP_USERNAME", &c.SMTP.Username)
@@ -60,6 +67,9 @@ func (c *Config) Defaults() {
 	}
 	if c.SMTP.Addr != "" && c.SMTP.From == "" {
 		c.SMTP.From = "noreply@platform.local"
+	}
+	if c.HeadWatch.Bound >= 0 {
+		c.HeadWatch.Defaults()
 	}
 	if c.SMTP.Timeout == 0 {
 		c.SMTP.Timeout = 10 * time.Second

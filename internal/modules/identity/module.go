@@ -9,7 +9,9 @@ import (
 	"fmt"
 
 	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/commands/workspace"
 	domain "github.com/platform/backend/domain/identity"
+	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
 	identityhttp "github.com/platform/backend/http/identity"
 	"github.com/platform/backend/internal/leader"
@@ -38,8 +40,17 @@ var Module = module.Module{
 
 func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	cfg := module.SectionOf[*Config](p.Sections)
-	commands := identitycmd.NewHandlers(p.Store, p.Now, identitycmd.WithKeys(p.Pool),
-		identitycmd.WithSessions(identitycmd.SessionConfig{AccessTTL: cfg.AccessTTL, SessionTTL: cfg.SessionTTL}))
+	opts := []identitycmd.Option{identitycmd.WithKeys(p.Pool),
+		identitycmd.WithSessions(identitycmd.SessionConfig{AccessTTL: cfg.AccessTTL, SessionTTL: cfg.SessionTTL})}
+	// Every process announces changes to the credential streams, whether or
+	// not it watches them itself: another process's watch relies on it.
+	p.Store.NotifyHeads(identitycmd.WatchedStreamTypes...)
+	var watch *eventstore.HeadWatch
+	if cfg.HeadWatch.Bound >= 0 {
+		watch = eventstore.NewHeadWatch(p.Store, cfg.HeadWatch, p.Log)
+		opts = append(opts, identitycmd.WithHeads(watch))
+	}
+	commands := identitycmd.NewHandlers(p.Store, p.Now, opts...)
 	accounts := identityview.NewQueries(p.Pool, p.Reader, commands.Keys())
 	commands.SetDirectory(accounts)
 	access, err := newAccess(ctx, p, cfg, commands)
@@ -61,6 +72,7 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, commands)
 	module.Provide(p, access)
 	module.Provide(p, accounts)
+	module.Provide[workspace.Directory](p, workspaces{access: access})
 
 	parts := module.Parts{
 		Projections: []projections.Projection{identityview.Projection{}, accessview.Projection{}},
@@ -69,10 +81,14 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 			svc := identityhttp.Service(identityhttp.AccountsDeps{Commands: commands, Accounts: accounts, Log: p.Log, Web: web},
 				identityhttp.AccessPart(identityhttp.AccessDeps{Access: access, Queries: accessQueries, Log: p.Log, Attempts: deps.Attempts, Web: web}),
 				identityhttp.RecoveryPart(identityhttp.RecoveryDeps{Access: access, Web: web}),
+				identityhttp.WorkspacesPart(access),
 				identityhttp.SecurityPart(identityhttp.SecurityDeps{Commands: commands, Access: access, Log: p.Log, Web: web}),
 				identityhttp.ValidatePart(local, deps))
 			return svc, nil
 		},
+	}
+	if watch != nil {
+		parts.Workers = append(parts.Workers, module.Worker{Name: "head-watch", Run: watch.Run})
 	}
 	if cfg.PrivacyInterval > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "privacy-maintenance", Run: func(ctx context.Context) error {

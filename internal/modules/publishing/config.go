@@ -36,9 +36,6 @@ type Config struct {
 	// PUBLISHING_MAX_ATTEMPTS (3 per item, the first included),
 	// PUBLISHING_RETRY_BACKOFF (30s, doubling), PUBLISHING_RETRY_MAX_BACKOFF (15m).
 	Publisher pubcmd.PublisherConfig
-	// ReconcileInterval is how often unsettled attempts are reconciled
-	// (PUBLISHING_RECONCILE_INTERVAL, 5s; negative: never).
-	ReconcileInterval time.Duration
 	// RefreshInterval is how often expiring tokens are renewed
 	// (PUBLISHING_REFRESH_INTERVAL, 1m; negative: never).
 	RefreshInterval time.Duration
@@ -73,7 +70,6 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.Int("PUBLISHING_MAX_ATTEMPTS", &c.Publisher.MaxAttempts)
 	env.Duration("PUBLISHING_RETRY_BACKOFF", &c.Publisher.RetryBackoff)
 	env.Duration("PUBLISHING_RETRY_MAX_BACKOFF", &c.Publisher.RetryMaxBackoff)
-	env.Duration("PUBLISHING_RECONCILE_INTERVAL", &c.ReconcileInterval)
 	env.Duration("PUBLISHING_REFRESH_INTERVAL", &c.RefreshInterval)
 	for i, name := range domain.Networks {
 		prefix := fmt.Sprintf("PUBLISHING_NETWORK_%d_", i+1)
@@ -93,9 +89,6 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 
 func (c *Config) Defaults() {
 	c.Publisher = c.Publisher.WithDefaults()
-	if c.ReconcileInterval == 0 {
-		c.ReconcileInterval = 5 * time.Second
-	}
 	if c.RefreshInterval == 0 {
 		c.RefreshInterval = time.Minute
 	}
@@ -108,7 +101,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, errors.New("publishing: PUBLISHING_SEND_TIMEOUT must be positive and below PUBLISHING_CLAIM_LEASE"))
 	}
 	if p.MaxAttempts < 1 || p.Parallel < 1 {
-		errs = append(errs, errors.New("publishing: PUBLISHING_MAX_ATTEMPTS must be at least 1"))
+		errs = append(errs, errors.New("publishing: PUBLISHING_MAX_ATTEMPTS and the sends in parallel must be at least 1"))
 	}
 	if p.RetryBackoff <= 0 || p.RetryMaxBackoff < p.RetryBackoff {
 		errs = append(errs, errors.New("publishing: PUBLISHING_RETRY_BACKOFF must be positive and at most PUBLISHING_RETRY_MAX_BACKOFF"))

@@ -6,13 +6,16 @@ package publishing
 
 import (
 	"context"
+	brandscmd "github.com/platform/backend/commands/brands"
+	"slices"
 	"strings"
-	"time"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
 	identitycmd "github.com/platform/backend/commands/identity"
+	"github.com/platform/backend/commands/jobs"
 	pubcmd "github.com/platform/backend/commands/publishing"
 	"github.com/platform/backend/commands/reactor"
+	domjobs "github.com/platform/backend/domain/jobs"
 	"github.com/platform/backend/domain/principal"
 	domain "github.com/platform/backend/domain/publishing"
 	httpapi "github.com/platform/backend/http"
@@ -33,26 +36,26 @@ var Scopes = []string{"accounts:read", "accounts:write", "analytics:read", "api_
 var Module = module.Module{
 	Name:       "publishing",
 	Topic:      true,
-	EventTypes: domain.EventTypes,
+	EventTypes: append(slices.Clone(domain.EventTypes), domjobs.EventTypes("publishing")...),
 	Migrations: []module.Migration{pubcmd.Migrate},
 	NewConfig:  func() module.Section { return &Config{} },
 	Service: &module.ServiceSpec{Name: "publishing", DefaultAddr: "127.0.0.1:8084", HealthPath: "/health",
 		Summary: "/api/posts, /api/content-ops, /api/brands, /api/integrations, /api/media, /api/trends, /api/seeds, /api/ai"},
+	// Its workers publish the posts' items (publishing-jobs).
+	Jobs: &module.JobsSpec{DefaultAddr: "127.0.0.1:8094"},
 	App: &module.App{AppID: "publishing", Name: "Publishing", SurfaceKind: "app", SurfaceGroup: "publish", Launchable: true,
 		DefaultAccess: true, Scopes: Scopes, ResourceTypes: []string{"brand", "workspace"}},
 	TenantKeyScopes: Scopes,
-	Locks:           []leader.Lock{reconcilerLock, refresherLock},
+	Locks:           []leader.Lock{refresherLock},
 	// Local fakes of the networks, unless a test points one elsewhere.
 	TestEnv: map[string]string{"PUBLISHING_SANDBOX": "true"},
 	Build:   build,
 }
 
-// reconcilerLock settles publishing attempts without a recorded outcome
-// from the networks; refresherLock renews expiring tokens (and re-seals).
-var (
-	reconcilerLock = leader.Named("publishing.reconciler")
-	refresherLock  = leader.Named("publishing.token_refresher")
-)
+// refresherLock renews expiring tokens (and re-seals). The attempts
+// without a recorded outcome are reconciled by their jobs' timers: the
+// "publishing.reconciler" lock is retired.
+var refresherLock = leader.Named("publishing.token_refresher")
 
 func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	cfg := module.SectionOf[*Config](p.Sections)
@@ -62,6 +65,9 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	}
 	base = strings.TrimRight(base, "/")
 	h := pubcmd.NewHandlers(p.Store, p.Pool, p.Now)
+	if kits, err := module.Lookup[*brandscmd.Handlers](p); err == nil {
+		h.SetBrandKits(kits)
+	}
 	if ids, err := module.Lookup[*identitycmd.Handlers](p); err == nil {
 		h.SetOrganizationAccess(func(ctx context.Context, userID, organizationID string) (bool, error) {
 			a, err := ids.ActorIn(ctx, principal.Principal{ID: userID, Type: "user", UserID: userID}, organizationID)
@@ -83,7 +89,10 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	queries := view.NewQueries(p.Pool, p.Reader)
 	creds := pubcmd.NewCredentials(p.Pool, vault)
 	library := pubcmd.NewMediaLibrary(h, store, queries.MediaFile)
-	publisher := pubcmd.NewPublisher(h, nets, creds, library, cfg.Publisher, p.Log)
+	publisher, err := pubcmd.NewPublisher(h, nets, creds, library, cfg.Publisher, p.Log, p.Jobs)
+	if err != nil {
+		return module.Parts{}, err
+	}
 	integrations := pubcmd.NewIntegrations(h, nets, creds, vault, base)
 	// AI goes through the gateway, metered; without its module there is
 	// none (503), never an unmetered stand-in: in a sandbox the gateway's
@@ -102,33 +111,21 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	module.Provide(p, integrations)
 	module.Provide(p, creds)
 	check := &checker{pool: p.Pool, kafka: p.Kafka, store: store, nets: nets}
-	stuck := func(ctx context.Context, before time.Time, limit int) ([]pubcmd.Stuck, error) {
-		list, err := queries.Stuck(ctx, before, limit)
-		out := make([]pubcmd.Stuck, len(list))
-		for i, s := range list {
-			out[i] = pubcmd.Stuck{PostID: s.PostID, TargetID: s.TargetID}
-		}
-		return out, err
-	}
 	deps := pubhttp.Deps{Commands: h, Queries: queries, Networks: nets, Integrations: integrations,
 		Media: library, Studio: studio, Health: check.health, Ready: check.ready, Log: p.Log}
 	parts := module.Parts{
 		Projections: []projections.Projection{view.Projection{}},
-		Reactors:    []reactor.Reactor{publisher.Threads()},
+		Reactors:    []reactor.Reactor{publisher.ItemJobs(), publisher.Outcomes()},
 		Timers:      publisher.RegisterTimers,
+		Jobs:        []jobs.Kind{publisher.Kind()},
 		Service:     func(httpapi.Deps) (httpapi.Service, error) { return pubhttp.Service(deps), nil },
 		Widget:      pubhttp.Widget(deps),
+		ActionItems: pubhttp.ActionItems(deps),
 		Workers: []module.Worker{{Name: "publishing-fakes", Run: func(ctx context.Context) error {
 			<-ctx.Done()
 			stopFakes()
 			return nil
 		}}},
-	}
-	if cfg.ReconcileInterval > 0 {
-		parts.Workers = append(parts.Workers, module.Worker{Name: "publishing-reconciler", Run: func(ctx context.Context) error {
-			return leader.Run(ctx, p.Pool, reconcilerLock, leader.Config{}, p.Log, leader.Every(cfg.ReconcileInterval,
-				func(ctx context.Context) { publisher.ReconcileStuck(ctx, stuck) }))
-		}})
 	}
 	if cfg.RefreshInterval > 0 {
 		parts.Workers = append(parts.Workers, module.Worker{Name: "publishing-refresher", Run: func(ctx context.Context) error {

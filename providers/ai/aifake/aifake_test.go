@@ -1,7 +1,9 @@
 package aifake
 
 import (
+	"bytes"
 	"encoding/json"
+	"image/png"
 	"net/http"
 	"strings"
 	"testing"
@@ -103,5 +105,35 @@ func TestBeginChecksTheKeyThenPlaysTheScript(t *testing.T) {
 	reqs := s.Requests()
 	if len(reqs) != 5 || reqs[0].Path != "/x" || reqs[0].RawQuery != "y=1" || reqs[4].JSON()["n"] != float64(1) {
 		t.Fatalf("%+v", reqs)
+	}
+}
+
+// TestPNGIsARealImage: the fakes' images decode, at PNGSize, with the
+// background colour PNGColor says and its inverse on the diagonal; two
+// candidates of one prompt differ.
+func TestPNGIsARealImage(t *testing.T) {
+	img, err := png.Decode(bytes.NewReader(PNG("a red rocket", 0)))
+	if err != nil || img.Bounds().Dx() != PNGSize || img.Bounds().Dy() != PNGSize {
+		t.Fatalf("decode: %v %v", err, img)
+	}
+	bg := PNGColor("a red rocket", 0)
+	if r, g, b, _ := img.At(50, 5).RGBA(); uint8(r>>8) != bg.R || uint8(g>>8) != bg.G || uint8(b>>8) != bg.B {
+		t.Fatalf("background %v, want %v", img.At(50, 5), bg)
+	}
+	if r, _, _, _ := img.At(10, 10).RGBA(); uint8(r>>8) != 255-bg.R {
+		t.Fatalf("band %v", img.At(10, 10))
+	}
+	if bytes.Equal(PNG("a red rocket", 0), PNG("a red rocket", 1)) {
+		t.Fatal("two candidates are the same image")
+	}
+}
+
+// TestInstanceHonoursMinItems: an array the schema bounds below gets that
+// many items (a plan of N scenes).
+func TestInstanceHonoursMinItems(t *testing.T) {
+	v := Instance(json.RawMessage(`{"type":"object","properties":{"scenes":{"type":"array","minItems":3,"items":{"type":"object",
+		"properties":{"title":{"type":"string"}}}}}}`)).(map[string]any)
+	if n := len(v["scenes"].([]any)); n != 3 {
+		t.Fatalf("%d scenes, want 3", n)
 	}
 }

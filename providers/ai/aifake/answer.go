@@ -1,8 +1,12 @@
 package aifake
 
 import (
+	"bytes"
 	"encoding/json"
 	"hash/fnv"
+	"image"
+	"image/color"
+	"image/png"
 	"math"
 	"strconv"
 	"strings"
@@ -195,7 +199,15 @@ func instance(s map[string]any, name string) any {
 		return out
 	case "array":
 		items, _ := s["items"].(map[string]any)
-		return []any{instance(items, name)}
+		n := 1
+		if m, ok := s["minItems"].(float64); ok && m > 1 {
+			n = int(min(m, 100)) // a schema that asks for several gets them
+		}
+		out := make([]any, n)
+		for i := range out {
+			out[i] = instance(items, name)
+		}
+		return out
 	case "integer", "number":
 		if m, ok := s["minimum"].(float64); ok {
 			return m
@@ -217,10 +229,38 @@ func AudioSeconds(n int) float64 { return float64(n) / AudioBytesPerSecond }
 // Transcript is the text the fakes hear in audio of n bytes.
 func Transcript(n int) string { return "fake transcript of " + strconv.Itoa(n) + " bytes" }
 
-// PNG is a deterministic "image": the PNG signature, then the prompt and
-// the image's index (enough for content sniffing to say image/png).
+// PNGSize is the side of the fakes' square images.
+const PNGSize = 64
+
+// PNG is a deterministic, real image of the prompt and the image's index:
+// a PNGSize square, its background colour (PNGColor) derived from both,
+// with a diagonal band of the inverse colour, so what a pipeline makes of
+// it (a render, a clip) can be checked pixel by pixel and two candidates
+// differ.
 func PNG(prompt string, i int) []byte {
-	return append([]byte("\x89PNG\r\n\x1a\n"), []byte(prompt+"#"+strconv.Itoa(i))...)
+	bg := PNGColor(prompt, i)
+	band := color.RGBA{R: 255 - bg.R, G: 255 - bg.G, B: 255 - bg.B, A: 255}
+	img := image.NewRGBA(image.Rect(0, 0, PNGSize, PNGSize))
+	for y := range PNGSize {
+		for x := range PNGSize {
+			c := bg
+			if d := x - y; d > -4 && d < 4 {
+				c = band
+			}
+			img.SetRGBA(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	_ = png.Encode(&b, img) // an in-memory RGBA image always encodes
+	return b.Bytes()
+}
+
+// PNGColor is the background colour of PNG(prompt, i).
+func PNGColor(prompt string, i int) color.RGBA {
+	h := fnv.New32a()
+	h.Write([]byte(prompt + "#" + strconv.Itoa(i)))
+	v := h.Sum32()
+	return color.RGBA{R: uint8(v), G: uint8(v >> 8), B: uint8(v >> 16), A: 255}
 }
 
 // ImageOutputTokens is what the fakes report per generated image.

@@ -1,0 +1,148 @@
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/platform/backend/domain/errs"
+)
+
+// Sessions is the identity service's sign-in contract as the pages use it:
+// the dashboard invents no authentication of its own. A password sign-in is
+// identity's POST /login (its access token is the page session's
+// credential; its refresh token travels in identity's own refresh cookie,
+// rotated through POST /refresh when the access token has expired), an API
+// key is checked by the same validator as every call.
+type Sessions interface {
+	SignIn(ctx context.Context, email, password, organizationID string) (Session, error)
+	Refresh(ctx context.Context, refreshToken string) (Session, error)
+	SignOut(ctx context.Context, accessToken string) error
+	// Call sends a request to the identity service's API with a credential
+	// (onboarding: organizations and keys).
+	Call(ctx context.Context, credential, method, path string, body, out any) error
+}
+
+// Session is a started or refreshed identity session.
+type Session struct {
+	AccessToken     string    `json:"access_token"`
+	AccessExpiresAt time.Time `json:"access_expires_at"`
+	ExpiresAt       time.Time `json:"expires_at"`
+	RefreshToken    string    `json:"refresh_token"`
+	OrganizationID  string    `json:"organization_id"`
+}
+
+// IdentityClient speaks the identity service's HTTP contract at Base.
+type IdentityClient struct {
+	Base   string
+	Client *http.Client
+}
+
+var _ Sessions = IdentityClient{}
+
+func (c IdentityClient) SignIn(ctx context.Context, email, password, organizationID string) (Session, error) {
+	in := map[string]any{"email": email, "password": password, "returnRefreshToken": true}
+	if organizationID != "" {
+		in["organizationId"] = organizationID
+	}
+	var s Session
+	err := c.Call(ctx, "", http.MethodPost, "/login", in, &s)
+	return s, err
+}
+
+func (c IdentityClient) Refresh(ctx context.Context, refreshToken string) (Session, error) {
+	var s Session
+	err := c.Call(ctx, "", http.MethodPost, "/refresh", map[string]any{"refreshToken": refreshToken, "returnRefreshToken": true}, &s)
+	return s, err
+}
+
+func (c IdentityClient) SignOut(ctx context.Context, accessToken string) error {
+	return c.Call(ctx, accessToken, http.MethodPost, "/logout", nil, nil)
+}
+
+// identityError is a problem the identity service answered.
+type identityError struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+	Errors []struct {
+		Pointer string `json:"pointer"`
+		Detail  string `json:"detail"`
+	} `json:"errors"`
+}
+
+func (c IdentityClient) Call(ctx context.Context, credential, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return err
+		}
+		rd = bytes.NewReader(raw)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(c.Base, "/")+path, rd)
+	if err != nil {
+		return err
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if credential != "" {
+		req.Header.Set("Authorization", "Bearer "+credential)
+	}
+	client := c.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return errs.Unavailable("the identity service is unreachable", err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return errs.Unavailable("the identity service's answer was cut off", err)
+	}
+	if res.StatusCode >= 300 {
+		var p identityError
+		_ = json.Unmarshal(raw, &p)
+		switch {
+		case res.StatusCode == http.StatusUnauthorized:
+			return errs.AuthenticationRequired(firstOf(p.Detail, "sign in again"))
+		case res.StatusCode == http.StatusForbidden:
+			return errs.PermissionDenied(firstOf(p.Detail, "not allowed"))
+		case res.StatusCode == http.StatusUnprocessableEntity || res.StatusCode == http.StatusBadRequest:
+			fields := make([]errs.Field, 0, len(p.Errors))
+			for _, f := range p.Errors {
+				fields = append(fields, errs.Field{Pointer: f.Pointer, Detail: f.Detail})
+			}
+			if len(fields) == 0 {
+				fields = append(fields, errs.Field{Pointer: "", Detail: firstOf(p.Detail, "invalid input")})
+			}
+			return errs.Invalid(fields...)
+		case res.StatusCode == http.StatusConflict:
+			return errs.Conflict(firstOf(p.Code, "conflict"), firstOf(p.Detail, "conflict"))
+		case res.StatusCode == http.StatusTooManyRequests:
+			return errs.RateLimited(30)
+		}
+		return errs.Unavailable("the identity service answered "+http.StatusText(res.StatusCode), nil)
+	}
+	if out == nil {
+		return nil
+	}
+	return json.Unmarshal(raw, out)
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
