@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -168,8 +170,10 @@ func (r *replayRig) replay(b *testing.B, p projections.Projection) replayResult 
 	b.Helper()
 	ctx := context.Background()
 	dead := &countingDeadLetters{}
-	engine, err := projections.NewEngine(r.pool, projections.EngineConfig{Kafka: r.cfg, PollInterval: 100 * time.Millisecond},
-		dead, quietLog(), p)
+	// BENCH_PROJECTION_BATCH tries another batch size than the runner's default.
+	batchSize, _ := strconv.Atoi(os.Getenv("BENCH_PROJECTION_BATCH"))
+	engine, err := projections.NewEngine(r.pool, projections.EngineConfig{Kafka: r.cfg, PollInterval: 100 * time.Millisecond,
+		Runner: projections.RunnerConfig{BatchSize: batchSize}}, dead, quietLog(), p)
 	must(b, err)
 	must(b, engine.Init(ctx))
 	batches0 := counter("platform_projection_batches_total", "projection", p.Name())
