@@ -20,7 +20,7 @@ import (
 
 // RunnerConfig tunes one projection runner.
 type RunnerConfig struct {
-	BatchSize    int           // events per transaction; default 500
+	BatchSize    int           // events per transaction; default 2000
 	Attempts     int           // tries of a failing batch before isolating the bad event; default 3
 	RetryBackoff time.Duration // between tries; default 200ms
 	// MaxBackoff bounds the wait between tries of a batch held up by an
@@ -34,7 +34,11 @@ type RunnerConfig struct {
 
 func (c RunnerConfig) WithDefaults() RunnerConfig {
 	if c.BatchSize == 0 {
-		c.BatchSize = 500
+		// A batch only fills with a backlog (a rebuild, a burst); then 2,000
+		// events cost less a piece than 500: the COPY, the versions read and
+		// the checkpoint are shared by more (history replay: PostgreSQL 15
+		// against 21-22 µs, Go 10 against 14 µs an event; bench/README.md).
+		c.BatchSize = 2000
 	}
 	if c.Attempts == 0 {
 		c.Attempts = 3
