@@ -36,8 +36,9 @@ func (c RunnerConfig) WithDefaults() RunnerConfig {
 	if c.BatchSize == 0 {
 		// A batch only fills with a backlog (a rebuild, a burst); then 2,000
 		// events cost less a piece than 500: the COPY, the versions read and
-		// the checkpoint are shared by more (history replay: PostgreSQL 15
-		// against 21-22 µs, Go 10 against 14 µs an event; bench/README.md).
+		// the checkpoint are shared by more (history replay: the database's
+		// backends 14-17 against 21-25 µs, Go 9-12 against 13-16 µs an
+		// event; bench/README.md).
 		c.BatchSize = 2000
 	}
 	if c.Attempts == 0 {
