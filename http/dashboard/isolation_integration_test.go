@@ -2,10 +2,12 @@ package dashboard_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	dashboardhttp "github.com/platform/backend/http/dashboard"
 	"github.com/platform/backend/internal/apptest"
 )
 
@@ -68,7 +70,8 @@ func TestInstallsAreTheirContexts(t *testing.T) {
 
 // TestActionQueue: the gateway's disconnected and expiring connections are
 // in the organization's queue, most urgent first, each linking to where it
-// is resolved; another organization's queue has none of them.
+// is resolved, on GET /api/action-items and on the /actions page; another
+// organization's queue has none of them.
 func TestActionQueue(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	a, b := signUp(t, h, "gateway", "publishing"), signUp(t, h, "gateway", "publishing")
@@ -116,6 +119,17 @@ func TestActionQueue(t *testing.T) {
 	for _, s := range q.Sources {
 		if s.State != "ok" {
 			t.Errorf("source %s: %s", s.AppID, s.State)
+		}
+	}
+	// The /actions page shows the same items, each with its link.
+	v := newVisitor(t, h.URLs["dashboard"])
+	u, _ := url.Parse(v.base)
+	v.jar.SetCookies(u, []*http.Cookie{{Name: dashboardhttp.CookieSession, Value: a.Token, Path: "/"}})
+	actions := v.get("/actions")
+	apptestPage(t, "/actions", actions, http.StatusOK)
+	for _, it := range q.Items {
+		if !strings.Contains(actions.Body, `<a href="`+it.URL+`">Resolve</a>`) {
+			t.Errorf("/actions lacks the link to %s:\n%s", it.URL, actions.Body)
 		}
 	}
 	res := h.Do(t, "dashboard", http.MethodGet, "/api/action-items", b.Token, nil)
