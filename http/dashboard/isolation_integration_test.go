@@ -140,3 +140,24 @@ func TestActionQueue(t *testing.T) {
 		t.Fatalf("another organization's queue: %+v", qb.Items)
 	}
 }
+
+// TestSeedKeyScopes: a key for the dashboard, and one for the agent, can be
+// minted with every scope seed 002 lists for it (authentication, items 6
+// and 7, in the catalog's resource:action syntax), and a scope the seed
+// does not list is refused.
+func TestSeedKeyScopes(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	owner := signUp(t, h, "agent")
+	seed := map[string][]string{
+		"dashboard": {"api_keys:write", "apps:read", "apps:write", "dashboard:read", "entitlements:read", "launcher:read", "launches:read",
+			"notifications:read", "notifications:write", "settings:read", "settings:write", "widgets:read", "workflows:read", "workflows:write"},
+		"agent": {"agents:read", "agents:write", "approvals:write", "knowledge:read", "knowledge:write", "reports:read", "runs:invoke",
+			"workflows:read", "workflows:write", "workspace:read", "workspace:write"},
+	}
+	for service, scopes := range seed {
+		res := h.Do(t, "identity", http.MethodPost, "/api/api-keys", owner.Token, map[string]any{"name": service, "service": service, "scopes": scopes})
+		apptest.Must(t, res, http.StatusCreated, service+" key with the seed's scopes")
+		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/api-keys", owner.Token, map[string]any{"name": service,
+			"service": service, "scopes": []string{"apps:delete"}}), http.StatusUnprocessableEntity, "invalid_input")
+	}
+}
