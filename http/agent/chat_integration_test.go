@@ -253,3 +253,44 @@ func TestPublicChatRateLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestPublicChatPersonaAndCap: a visitor picks a persona that is not the
+// default and keeps it for the session (another one later is refused, 422
+// /persona); the answer goes through the gateway under the organization's
+// spend caps: with a hard cap of zero, a grounded question is refused with
+// the gateway's 402 spend_cap_exceeded, no model called, nothing metered.
+func TestPublicChatPersonaAndCap(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	addDocument(t, h, "", "Refund policy", "https://shop.example/refunds", "Refunds are issued within 30 days of purchase to the original card.")
+	call(t, h, http.MethodPut, "/api/personas/sales", "", map[string]any{"name": "Sales", "greeting": "Hi!", "default": true}, http.StatusOK, nil)
+	call(t, h, http.MethodPut, "/api/personas/support", "", map[string]any{"name": "Support", "greeting": "How can we help?"}, http.StatusOK, nil)
+
+	var s chatOut
+	res := chat(t, h, map[string]any{"organizationId": h.OrgID, "persona": "support"})
+	apptest.Must(t, res, http.StatusOK, "start with a persona")
+	res.JSON(t, &s)
+	if s.Persona.PersonaID != "support" || s.Persona.Name != "Support" {
+		t.Fatalf("the chosen persona: %+v", s.Persona)
+	}
+	p := apptest.ExpectProblem(t, chat(t, h, map[string]any{"organizationId": h.OrgID, "sessionId": s.SessionID, "persona": "sales",
+		"message": "refunds?"}), http.StatusUnprocessableEntity, "invalid_input")
+	if len(p.Errors) != 1 || p.Errors[0].Pointer != "/persona" {
+		t.Fatalf("problem %+v", p)
+	}
+
+	apptest.Must(t, h.Do(t, "gateway", http.MethodPost, "/api/billing/spend-caps", "", map[string]any{"scopeType": "organization",
+		"monthlyCapCents": 0, "capMode": "hard"}), http.StatusOK, "cap")
+	apptest.Eventually(t, 15*time.Second, "the document searchable", func() bool {
+		var sr struct {
+			Passages []struct{ DocumentID string } `json:"passages"`
+		}
+		call(t, h, http.MethodGet, "/api/knowledge/search?q=refunds", "", nil, http.StatusOK, &sr)
+		return len(sr.Passages) == 1
+	})
+	res = chat(t, h, map[string]any{"organizationId": h.OrgID, "sessionId": s.SessionID, "message": "How long do refunds take?",
+		"verification": map[string]any{"token": "pass:" + s.SessionID}})
+	apptest.ExpectProblem(t, res, http.StatusPaymentRequired, "spend_cap_exceeded")
+	if n := count(t, h, `SELECT count(*) FROM es_events WHERE event_type='gateway.usage.recorded' AND organization_id=$1`, h.OrgID); n != 0 {
+		t.Fatalf("%d usage events under a zero hard cap", n)
+	}
+}
