@@ -1,9 +1,12 @@
 package agent_test
 
 import (
+	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,8 +202,9 @@ func TestPublicChatTurnstile(t *testing.T) {
 }
 
 // TestPublicChatRateLimits: 50 clients at once hold to the limit per
-// client address (its burst answered, the rest 429 with Retry-After), and
-// then to the limit per session.
+// client address (its burst answered, the rest 429 with Retry-After), 50
+// clients from 50 addresses each get their own limit, and 50 clients of
+// one session hold to the limit per session.
 func TestPublicChatRateLimits(t *testing.T) {
 	const clients = 50
 	burst := func(t *testing.T, h *apptest.Harness, body map[string]any) (ok, limited int) {
@@ -238,6 +242,53 @@ func TestPublicChatRateLimits(t *testing.T) {
 		ok, limited := burst(t, h, map[string]any{"organizationId": h.OrgID})
 		if ok < 10 || ok > 11 || ok+limited != clients {
 			t.Fatalf("%d answered, %d limited; want the burst of 10 (one more at most)", ok, limited)
+		}
+	})
+	t.Run("one address never limits another", func(t *testing.T) {
+		// 50 clients, each from an address of its own (loopback's
+		// 127.0.0.0/8), each sends three at once: each address gets its
+		// burst of two and one 429, whatever the other 49 do.
+		h := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+			s := module.SectionOf[*agentmod.Config](c.Modules)
+			s.ChatPerMinute, s.ChatBurst = 1, 2
+		}})
+		body := `{"organizationId":"` + h.OrgID + `"}`
+		okBy := make([]atomic.Int32, clients)
+		limitedBy := make([]atomic.Int32, clients)
+		var wg sync.WaitGroup
+		for i := range clients {
+			from := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(10+i))}
+			client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+				DialContext: (&net.Dialer{LocalAddr: from}).DialContext}}
+			for range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := client.Post(h.URLs["agent"]+"/api/public/chat", "application/json", strings.NewReader(body))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer res.Body.Close()
+					switch res.StatusCode {
+					case http.StatusOK:
+						okBy[i].Add(1)
+					case http.StatusTooManyRequests:
+						if res.Header.Get("Retry-After") == "" {
+							t.Error("a 429 without Retry-After")
+						}
+						limitedBy[i].Add(1)
+					default:
+						t.Errorf("status %d", res.StatusCode)
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		for i := range clients {
+			if okBy[i].Load() != 2 || limitedBy[i].Load() != 1 {
+				t.Errorf("address 127.0.0.%d: %d answered, %d limited; want 2 and 1", 10+i, okBy[i].Load(), limitedBy[i].Load())
+			}
 		}
 	})
 	t.Run("per session", func(t *testing.T) {
