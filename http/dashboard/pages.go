@@ -212,7 +212,8 @@ func secure(r *http.Request) bool {
 // authenticate validates the page session's credential on every request
 // (a revoked key, an ended session or a changed membership applies at
 // once). An expired access token is rotated through identity's refresh
-// cookie; anything else is no session.
+// cookie, once for the pages that present it together (refresher);
+// anything else is no session.
 func (d Deps) authenticate(w http.ResponseWriter, r *http.Request) (signed, error) {
 	ck, err := r.Cookie(CookieSession)
 	if err != nil || ck.Value == "" {
@@ -229,7 +230,7 @@ func (d Deps) authenticate(w http.ResponseWriter, r *http.Request) (signed, erro
 	if rerr != nil || rk.Value == "" || !strings.HasPrefix(ck.Value, identitycmd.AccessTokenPrefix) {
 		return signed{}, err
 	}
-	s, err := d.Sessions.Refresh(r.Context(), rk.Value)
+	s, err := d.refresh.Refresh(r.Context(), rk.Value)
 	if err != nil {
 		return signed{}, err
 	}

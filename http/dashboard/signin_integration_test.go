@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	identitycmd "github.com/platform/backend/commands/identity"
@@ -358,5 +359,67 @@ func TestFormsRefuseForgery(t *testing.T) {
 			want = http.StatusUnprocessableEntity
 		}
 		apptestPage(t, path, p, want)
+	}
+}
+
+// TestConcurrentPagesRefreshOnce: pages opened at once after the access
+// token expired (tabs restored together) each carry the same refresh
+// cookie; identity ends a session whose retired refresh token is presented
+// again, so the dashboard refreshes once and every page gets the new
+// session: none is sent to sign in, and the session lives on.
+func TestConcurrentPagesRefreshOnce(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	owner := signUp(t, h)
+	v := newVisitor(t, h.URLs["dashboard"])
+	login := v.get("/login")
+	form := url.Values{"csrf": {login.csrf(t)}, "mode": {"password"}, "email": {owner.Email}, "password": {owner.Password}}
+	if in := v.post("/login", form); in.Status != http.StatusSeeOther {
+		t.Fatalf("sign-in answered %d: %s", in.Status, in.Body)
+	}
+	u, _ := url.Parse(v.base)
+	refresh := v.cookie(dashboardhttp.CookieRefresh)
+	const tabs = 4
+	pages := make([]page, tabs)
+	var wg sync.WaitGroup
+	for i := range tabs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each tab sends what the browser held: the expired access
+			// token and the same refresh token.
+			req, _ := http.NewRequest(http.MethodGet, v.base+"/apps", nil)
+			req.AddCookie(&http.Cookie{Name: dashboardhttp.CookieSession, Value: identitycmd.AccessTokenPrefix + "expired.x"})
+			req.AddCookie(&http.Cookie{Name: dashboardhttp.CookieRefresh, Value: refresh})
+			res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer res.Body.Close()
+			raw, _ := io.ReadAll(res.Body)
+			pages[i] = page{Status: res.StatusCode, Header: res.Header, Body: string(raw), Location: res.Header.Get("Location")}
+			v.jar.SetCookies(u, res.Cookies())
+		}()
+	}
+	wg.Wait()
+	sessions := map[string]bool{}
+	for i, p := range pages {
+		if p.Status != http.StatusOK {
+			t.Fatalf("tab %d answered %d to %q", i, p.Status, p.Location)
+		}
+		for _, c := range (&http.Response{Header: p.Header}).Cookies() {
+			if c.Name == dashboardhttp.CookieSession {
+				sessions[c.Value] = true
+			}
+		}
+	}
+	if len(sessions) != 1 {
+		t.Fatalf("the tabs got %d sessions, want the one refreshed", len(sessions))
+	}
+	for s := range sessions {
+		apptest.Must(t, h.Do(t, "dashboard", http.MethodGet, "/api/apps", s, nil), http.StatusOK, "the refreshed session")
+	}
+	if p := v.get("/dashboard"); p.Status != http.StatusOK {
+		t.Fatalf("after the tabs, /dashboard answered %d to %q", p.Status, p.Location)
 	}
 }
