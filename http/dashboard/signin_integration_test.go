@@ -366,7 +366,8 @@ func TestFormsRefuseForgery(t *testing.T) {
 // token expired (tabs restored together) each carry the same refresh
 // cookie; identity ends a session whose retired refresh token is presented
 // again, so the dashboard refreshes once and every page gets the new
-// session: none is sent to sign in, and the session lives on.
+// session (a tab a moment later too): none is sent to sign in, and the
+// session lives on.
 func TestConcurrentPagesRefreshOnce(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	owner := signUp(t, h)
@@ -402,6 +403,16 @@ func TestConcurrentPagesRefreshOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// A tab whose request comes a moment after the rotation (the browser
+	// still held the old cookies) gets the same session.
+	late := page{}
+	{
+		req, _ := http.NewRequest(http.MethodGet, v.base+"/apps", nil)
+		req.AddCookie(&http.Cookie{Name: dashboardhttp.CookieSession, Value: identitycmd.AccessTokenPrefix + "expired.x"})
+		req.AddCookie(&http.Cookie{Name: dashboardhttp.CookieRefresh, Value: refresh})
+		late = (&visitor{t: t, client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}).do(req)
+	}
+	pages = append(pages, late)
 	sessions := map[string]bool{}
 	for i, p := range pages {
 		if p.Status != http.StatusOK {
