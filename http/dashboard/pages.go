@@ -21,6 +21,7 @@ import (
 
 	"github.com/platform/backend/commands"
 	dashboardcmd "github.com/platform/backend/commands/dashboard"
+	identitycmd "github.com/platform/backend/commands/identity"
 	domain "github.com/platform/backend/domain/dashboard"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/principal"
@@ -211,7 +212,8 @@ func secure(r *http.Request) bool {
 // authenticate validates the page session's credential on every request
 // (a revoked key, an ended session or a changed membership applies at
 // once). An expired access token is rotated through identity's refresh
-// cookie; anything else is no session.
+// cookie, once for the pages that present it together (refresher);
+// anything else is no session.
 func (d Deps) authenticate(w http.ResponseWriter, r *http.Request) (signed, error) {
 	ck, err := r.Cookie(CookieSession)
 	if err != nil || ck.Value == "" {
@@ -225,10 +227,10 @@ func (d Deps) authenticate(w http.ResponseWriter, r *http.Request) (signed, erro
 		return signed{}, err
 	}
 	rk, rerr := r.Cookie(CookieRefresh)
-	if rerr != nil || rk.Value == "" || !strings.HasPrefix(ck.Value, "at_") {
+	if rerr != nil || rk.Value == "" || !strings.HasPrefix(ck.Value, identitycmd.AccessTokenPrefix) {
 		return signed{}, err
 	}
-	s, err := d.Sessions.Refresh(r.Context(), rk.Value)
+	s, err := d.refresh.Refresh(r.Context(), rk.Value)
 	if err != nil {
 		return signed{}, err
 	}
@@ -445,7 +447,7 @@ func (d Deps) login(w http.ResponseWriter, r *http.Request) {
 // logout ends identity's session (a password sign-in) and clears the
 // cookies.
 func (d Deps) logout(w http.ResponseWriter, r *http.Request) {
-	if ck, err := r.Cookie(CookieSession); err == nil && strings.HasPrefix(ck.Value, "at_") {
+	if ck, err := r.Cookie(CookieSession); err == nil && strings.HasPrefix(ck.Value, identitycmd.AccessTokenPrefix) {
 		_ = d.Sessions.SignOut(r.Context(), ck.Value) // an ended session is as good
 	}
 	clearSession(w, r)

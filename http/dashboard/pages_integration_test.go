@@ -26,7 +26,8 @@ import (
 // TestPagesInABrowser opens the dashboard's pages in headless Chromium as a
 // signed-in person: the widgets with one app down (its last figures, marked
 // stale) and one that never answers (the catalog's overview, marked
-// unavailable), the catalog with its install buttons, the action queue,
+// unavailable), the catalog with its install buttons, the action queue
+// (a disconnected connection, linking to where it is resolved),
 // onboarding, and the sign-in page; under the strict policy (no script,
 // the stylesheet by its hash) Chromium reports no violation.
 // DASHBOARD_SCREENSHOTS=<dir> keeps the screenshots.
@@ -42,8 +43,22 @@ func TestPagesInABrowser(t *testing.T) {
 	for _, app := range []string{"status", "gateway", "publishing", "design", "agent"} {
 		install(t, h, owner.Token, app, "organization", http.StatusOK)
 	}
+	// A disconnected connection: the action queue has an item to show.
+	res := h.Do(t, "gateway", http.MethodPost, "/api/connections", owner.Token, map[string]any{"provider": "payments_provider_a", "name": "shop",
+		"token_expires_at": time.Now().Add(30 * 24 * time.Hour).UTC().Format(time.RFC3339), "credentials": map[string]any{"secret_key": "sk_test_page"}})
+	apptest.Must(t, res, http.StatusCreated, "connection")
+	var conn struct {
+		ConnectionID string `json:"connection_id"`
+	}
+	res.JSON(t, &conn)
+	apptest.Must(t, h.Do(t, "gateway", http.MethodPost, "/api/connections/"+conn.ConnectionID+"/disconnect", owner.Token, map[string]any{}),
+		http.StatusOK, "disconnect")
+	apptest.Eventually(t, 15*time.Second, "the queue's item", func() bool {
+		res := h.Do(t, "dashboard", http.MethodGet, "/api/action-items", owner.Token, nil)
+		return res.Status == http.StatusOK && strings.Contains(string(res.Body), conn.ConnectionID)
+	})
 	// The agent answers once, then fails: a minute later its payload is stale.
-	res := h.Do(t, "dashboard", http.MethodPost, "/api/widgets", owner.Token, map[string]any{})
+	res = h.Do(t, "dashboard", http.MethodPost, "/api/widgets", owner.Token, map[string]any{})
 	apptest.Must(t, res, http.StatusOK, "widgets")
 	failing.Store(true)
 	clock.Set(clock.Now().Add(time.Minute))
@@ -74,7 +89,8 @@ func TestPagesInABrowser(t *testing.T) {
 	if !strings.Contains(apps.dom, `action="/apps/contacts/install"`) || !strings.Contains(apps.dom, `action="/apps/status/uninstall"`) {
 		t.Errorf("the catalog's buttons:\n%s", apps.text)
 	}
-	if actions := browse(t, browser, signedIn.URL+"/actions", "actions"); !strings.Contains(actions.text, "Actions") {
+	if actions := browse(t, browser, signedIn.URL+"/actions", "actions"); !strings.Contains(actions.text, "Actions") ||
+		!strings.Contains(actions.dom, "/gateway/connections/"+conn.ConnectionID+`">Resolve</a>`) || !strings.Contains(actions.text, "critical") {
 		t.Errorf("actions:\n%s", actions.text)
 	}
 	if onboarding := browse(t, browser, signedIn.URL+"/onboarding", "onboarding"); !strings.Contains(onboarding.text, owner.OrgID) {

@@ -33,6 +33,9 @@ type Deps struct {
 	Validator httpapi.Validator
 	Attempts  *httpapi.Limiter
 	Reader    *projections.Reader
+	// refresh rotates a page session's refresh token once for the pages
+	// that present it together (sessions.go).
+	refresh *refresher
 }
 
 // ContextInput names the active context ("" is the organization's).
@@ -82,6 +85,7 @@ var (
 // Service is the dashboard's HTTP service on the router's dependencies.
 func Service(d Deps, router httpapi.Deps) httpapi.Service {
 	d.Validator, d.Attempts, d.Reader = router.Validator, router.Attempts, router.Reader
+	d.refresh = newRefresher(d.Sessions)
 	return httpapi.Service{Name: "dashboard", AppID: AppID, Routes: pageRoutes(d), Actions: []httpapi.Action{
 		httpapi.Query(httpapi.Action{
 			Name: "apps.list", Method: http.MethodGet, Path: "/api/apps", Permission: "apps:read", ReadOnly: true,

@@ -3,10 +3,12 @@ package dashboard
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/platform/backend/domain/errs"
@@ -145,4 +147,69 @@ func firstOf(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// RefreshGrace is how long a rotated refresh token still yields the session
+// its rotation made (refresher).
+const RefreshGrace = 30 * time.Second
+
+// refresher rotates a page session's refresh token once for all the pages
+// that present it together. Identity ends a session whose retired refresh
+// token comes back (a copied token), and the pages have no script to
+// coordinate: tabs restored at once after the access token expired each
+// send the same refresh cookie, and without this the second one would end
+// the session the first just refreshed. The pages presenting a token while
+// its rotation runs, or within RefreshGrace after it, get that rotation's
+// session. Only successful rotations are kept (a token that fails is asked
+// again), keyed by the token's hash, for RefreshGrace: what a browser still
+// holding the old cookie may send in that time.
+type refresher struct {
+	sessions Sessions
+	mu       sync.Mutex
+	calls    map[[sha256.Size]byte]*refreshCall
+}
+
+// refreshCall is one rotation: done closes when it has ended (at).
+type refreshCall struct {
+	done chan struct{}
+	at   time.Time
+	s    Session
+	err  error
+}
+
+func newRefresher(s Sessions) *refresher {
+	return &refresher{sessions: s, calls: map[[sha256.Size]byte]*refreshCall{}}
+}
+
+func (r *refresher) Refresh(ctx context.Context, refreshToken string) (Session, error) {
+	key := sha256.Sum256([]byte(refreshToken))
+	r.mu.Lock()
+	now := time.Now()
+	for k, c := range r.calls {
+		if !c.at.IsZero() && now.Sub(c.at) > RefreshGrace {
+			delete(r.calls, k)
+		}
+	}
+	c, ok := r.calls[key]
+	if !ok {
+		c = &refreshCall{done: make(chan struct{})}
+		r.calls[key] = c
+		r.mu.Unlock()
+		s, err := r.sessions.Refresh(ctx, refreshToken)
+		r.mu.Lock()
+		c.s, c.err, c.at = s, err, time.Now()
+		if err != nil {
+			delete(r.calls, key)
+		}
+		close(c.done)
+		r.mu.Unlock()
+		return s, err
+	}
+	r.mu.Unlock()
+	select {
+	case <-c.done:
+		return c.s, c.err
+	case <-ctx.Done():
+		return Session{}, errs.Unavailable("the session's refresh did not finish", ctx.Err())
+	}
 }
