@@ -275,7 +275,7 @@ type call struct {
 // the service's router and decodes a success into out; a problem comes
 // back as the error the API answered.
 func (wb *web) forward(r *http.Request, s webpage.Signed, c call, out any) (*recorded, error) {
-	var body io.Reader
+	var body io.Reader = http.NoBody // a server's request always has a body
 	if c.body != nil {
 		raw, err := json.Marshal(c.body)
 		if err != nil {
@@ -294,7 +294,7 @@ func (wb *web) forward(r *http.Request, s webpage.Signed, c call, out any) (*rec
 	req.RemoteAddr, req.Host = r.RemoteAddr, r.Host
 	req.Header.Set("Authorization", "Bearer "+s.Credential)
 	req.Header.Set("Accept", "application/json")
-	if body != nil {
+	if c.body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.key != "" {

@@ -91,19 +91,27 @@ func (a Auth) CSRF(w http.ResponseWriter, r *http.Request) string {
 
 // CheckForm parses a form post and refuses it (403) without the matching
 // CSRF token (double submit: the HttpOnly SameSite=Strict cookie and the
-// hidden csrf field) or when its Origin, when sent, is another host.
+// hidden csrf field) or when the browser says it comes from another site
+// (Sec-Fetch-Site, else Origin).
 func (a Auth) CheckForm(r *http.Request) error {
 	if err := r.ParseForm(); err != nil {
 		return errs.InvalidField("", "the form does not parse")
 	}
 	ck, err := r.Cookie(a.CSRFCookie)
 	sent := r.PostForm.Get("csrf")
+	// The browser's own word first: under the pages' Referrer-Policy
+	// no-referrer, Chromium sends a form post's Origin as "null", but its
+	// Sec-Fetch-Site says same-origin. Without that header, the Origin's
+	// host must be this one; without either (an old client), the token
+	// decides alone.
 	sameOrigin := true
-	if o := r.Header.Get("Origin"); o != "" && o != "null" {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		sameOrigin = site == "same-origin"
+	} else if o := r.Header.Get("Origin"); o == "null" {
+		sameOrigin = false
+	} else if o != "" {
 		u, perr := url.Parse(o)
 		sameOrigin = perr == nil && u.Host == r.Host
-	} else if o == "null" || r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-		sameOrigin = false
 	}
 	if err != nil || sent == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(sent)) != 1 || !sameOrigin {
 		return errs.PermissionDenied("the form's CSRF token does not match: reload the page and try again")
