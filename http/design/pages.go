@@ -122,7 +122,7 @@ func (l layerView) Label() string {
 	if l.Name != nil && *l.Name != "" {
 		return *l.Name
 	}
-	return l.Type + " " + l.LayerID
+	return l.LayerID
 }
 
 func (l layerView) Editable() bool { return l.Type == domain.LayerText || l.Fill != nil }

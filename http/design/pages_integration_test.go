@@ -120,10 +120,25 @@ func TestDesignPagesInABrowser(t *testing.T) {
 	b.Screenshot("design-changed")
 
 	// Exports: the buttons queue them, the page's script follows them.
+	// A page that reloaded would forget the mark.
+	followed := 0
 	for _, format := range []string{"png", "mp4"} {
 		b.Submit(`document.getElementById("export-` + format + `").click()`)
-		b.WaitFor(format+" export ready on the page without a reload",
+		var status string
+		b.Eval(`window.stillHere = true; document.querySelector('#exports tr[data-format="`+format+`"]').dataset.status`, &status)
+		if status == "queued" || status == "rendering" {
+			followed++
+		}
+		b.WaitFor(format+" export ready on the page",
 			`document.querySelector('#exports tr[data-format="`+format+`"][data-status="ready"] a.download') !== null`, 180*time.Second)
+		var stayed bool
+		b.Eval(`window.stillHere === true`, &stayed)
+		if !stayed {
+			t.Errorf("the page reloaded to show the %s export ready", format)
+		}
+	}
+	if followed == 0 {
+		t.Errorf("neither export was pending when its page loaded: the script's poll was not seen")
 	}
 	b.Screenshot("design-exports")
 	var downloads []string
