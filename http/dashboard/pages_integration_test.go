@@ -6,6 +6,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -77,6 +78,23 @@ func TestPagesInABrowser(t *testing.T) {
 	if login := browse(t, browser, h.URLs["dashboard"]+"/login", "login"); !strings.Contains(login.dom, `id="key-form"`) {
 		t.Errorf("login:\n%s", login.text)
 	}
+
+	// A person signs in through the form: the browser posts it (its Origin
+	// null under the page's no-referrer policy, Sec-Fetch-Site
+	// same-origin) with the CSRF cookie and field, and lands where it was
+	// going with the session cookie.
+	b := browsertest.Launch(t, browser, browsertest.Options{Keep: os.Getenv("DASHBOARD_SCREENSHOTS")})
+	b.Navigate(h.URLs["dashboard"] + "/actions")
+	b.Submit(`document.querySelector("#password-form input[name=email]").value = ` + strconv.Quote(owner.Email) + `;
+		document.querySelector("#password-form input[name=password]").value = ` + strconv.Quote(owner.Password) + `;
+		document.getElementById("password-form").requestSubmit()`)
+	var where string
+	b.Eval("location.pathname", &where)
+	if p := b.Page(); where != "/actions" || !strings.Contains(p.Text, "Sign out") {
+		t.Errorf("after signing in the browser is at %s:\n%s", where, p.Text)
+	}
+	b.Screenshot("dashboard-signed-in")
+	b.CheckPolicy()
 }
 
 // browse opens a page in headless Chromium for its DOM and a screenshot
