@@ -119,6 +119,14 @@ func TestDesignPagesInABrowser(t *testing.T) {
 	}
 	b.Screenshot("design-changed")
 
+	// A colour off the kit (a form altered in the browser) is the API's
+	// 422 at the member, shown on the page; nothing changes.
+	b.Submit(`const s = document.getElementById("fill-box"); s.add(new Option("Off kit", "#123456")); s.value = "#123456";
+		document.getElementById("layer-box").requestSubmit()`)
+	if p := b.Page(); !strings.Contains(p.Text, "Not saved: fill") || !strings.Contains(p.DOM, `id="revision">3<`) {
+		t.Errorf("an off-kit colour:\n%s", p.Text)
+	}
+
 	// Exports: the buttons queue them, the page's script follows them.
 	// A page that reloaded would forget the mark.
 	followed := 0
@@ -184,6 +192,13 @@ func TestDesignPagesInABrowser(t *testing.T) {
 		t.Errorf("project:\n%s", p.Text)
 	}
 	b.Screenshot("design-project")
+
+	// Signing out ends the page session.
+	b.Submit(`document.querySelector('form[action="/app/logout"]').requestSubmit()`)
+	b.Navigate(site + "/app/projects")
+	if p := b.Page(); !strings.Contains(p.DOM, `id="key-form"`) {
+		t.Errorf("after signing out the projects are shown:\n%s", p.Text)
+	}
 	b.CheckPolicy()
 }
 
