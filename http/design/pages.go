@@ -372,15 +372,12 @@ func (wb *web) scope(r *http.Request, s webpage.Signed) (scope, error) {
 
 func (wb *web) base(w http.ResponseWriter, r *http.Request, sc scope, page, title string) pageData {
 	return pageData{Title: title, Page: page, CSRF: wb.auth.CSRF(w, r), SignedIn: true, Workspace: sc.id, Workspaces: sc.all,
-		Flash: bounded(r.URL.Query().Get("done"), 200)}
+		Flash: notes[r.URL.Query().Get("done")]}
 }
 
-func bounded(s string, n int) string {
-	if len(s) > n {
-		return ""
-	}
-	return s
-}
+// notes are what a redirect after a form says (?done=): a word of ours,
+// never text from the link.
+var notes = map[string]string{"saved": "Saved.", "queued": "Export queued: it is listed below until it is ready."}
 
 func (wb *web) loginPage(w http.ResponseWriter, r *http.Request) {
 	data := pageData{Title: "Sign in", Page: "login", CSRF: wb.auth.CSRF(w, r), Next: webpage.SafeNext(r.URL.Query().Get("next"), "/app/projects")}
@@ -624,7 +621,7 @@ func (wb *web) changeLayer(w http.ResponseWriter, r *http.Request, s webpage.Sig
 		wb.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, designURL(r, sc, pageID, "Saved.", res), http.StatusSeeOther)
+	http.Redirect(w, r, designURL(r, sc, pageID, "saved", res), http.StatusSeeOther)
 }
 
 func statusOf(err error) int {
@@ -647,8 +644,14 @@ func (wb *web) export(w http.ResponseWriter, r *http.Request, s webpage.Signed) 
 	if pageID != "" && in["format"] != domain.FormatMP4 {
 		in["pageId"] = pageID
 	}
+	// One form, a button per format: each button's request has a key of
+	// its own.
+	key := r.PostForm.Get("key")
+	if key != "" {
+		key += "-" + r.PostForm.Get("format")
+	}
 	res, err := wb.forward(r, s, call{method: http.MethodPost, path: sc.api() + "/designs/" + url.PathEscape(mux.Vars(r)["designId"]) + "/exports",
-		body: in, key: r.PostForm.Get("key")}, nil)
+		body: in, key: key}, nil)
 	if errs.KindOf(err) == errs.KindInvalidInput || errs.KindOf(err) == errs.KindConflict {
 		wb.showDesign(w, r, s, statusOf(err), "Not exported: "+webpage.ProblemText(err))
 		return
@@ -657,7 +660,7 @@ func (wb *web) export(w http.ResponseWriter, r *http.Request, s webpage.Signed) 
 		wb.fail(w, r, err)
 		return
 	}
-	http.Redirect(w, r, designURL(r, sc, pageID, "Export queued.", res)+"#exports", http.StatusSeeOther)
+	http.Redirect(w, r, designURL(r, sc, pageID, "queued", res)+"#exports", http.StatusSeeOther)
 }
 
 // download sends the browser to a ready export's signed, expiring link

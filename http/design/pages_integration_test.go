@@ -205,7 +205,7 @@ func TestDesignPagesInABrowser(t *testing.T) {
 // TestDesignPagesOfAnotherTenant: another organization's design, export and
 // project ids answer the pages' not-found exactly as ids that exist
 // nowhere, and a form posted to its design changes nothing; a form without
-// its CSRF token is refused.
+// its CSRF token is refused; a form posted twice is applied once.
 func TestDesignPagesOfAnotherTenant(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	owner := newClient(t, h, "")
@@ -252,6 +252,34 @@ func TestDesignPagesOfAnotherTenant(t *testing.T) {
 	}
 	if n := h.Events(t, "design"); n != before {
 		t.Fatalf("the forms appended %d events", n-before)
+	}
+
+	// The owner's export form posted twice (a reload, a double click)
+	// queues one export: the form's Idempotency-Key.
+	page := h.Do(t, "design", http.MethodGet, "/app/designs/"+design, "-", nil, "Cookie", "platform_design="+h.APIKey)
+	fields := regexp.MustCompile(`id="export-form"[^>]*>\s*<input type="hidden" name="csrf" value="([^"]+)"><input type="hidden" name="key" value="([^"]+)">`).
+		FindStringSubmatch(string(page.Body))
+	if page.Status != http.StatusOK || fields == nil {
+		t.Fatalf("design page %d %s", page.Status, page.Body)
+	}
+	owned := "platform_design=" + h.APIKey + "; " + strings.SplitN(page.Header.Get("Set-Cookie"), ";", 2)[0]
+	for i := 0; i < 2; i++ {
+		res := h.Do(t, "design", http.MethodPost, "/app/designs/"+design+"/exports", "-", []byte("csrf="+fields[1]+"&key="+fields[2]+"&format=svg&pageId=p1"),
+			"Cookie", owned, "Content-Type", "application/x-www-form-urlencoded")
+		if res.Status != http.StatusOK || !strings.Contains(string(res.Body), "Export queued") {
+			t.Fatalf("export form, post %d: %d %s", i+1, res.Status, res.Body)
+		}
+	}
+	var list struct{ Exports []map[string]any }
+	owner.json(http.MethodGet, base+"/designs/"+design+"/exports", nil, http.StatusOK, &list)
+	svgs := 0
+	for _, x := range list.Exports {
+		if x["format"] == "svg" {
+			svgs++
+		}
+	}
+	if svgs != 1 {
+		t.Fatalf("the form posted twice made %d svg exports, want 1", svgs)
 	}
 }
 
