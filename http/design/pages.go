@@ -18,6 +18,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/brands"
 	domain "github.com/platform/backend/domain/design"
 	"github.com/platform/backend/domain/errs"
@@ -87,7 +88,7 @@ type pageData struct {
 	Insights                                    string
 	// the workspace the pages act in, and the ones this credential may enter
 	Workspace  string
-	Workspaces []workspaceView
+	Workspaces []workspace.View
 	// page-specific
 	Projects   []domain.Project
 	Project    *domain.Project
@@ -100,22 +101,13 @@ type pageData struct {
 	Exports    []domain.Export
 	Formats    []string
 	Pending    bool
-	Revision   int
 	Key        func() string
-}
-
-type workspaceView struct {
-	WorkspaceID string `json:"workspaceId"`
-	Slug        string `json:"slug"`
-	Name        string `json:"name"`
-	Default     bool   `json:"default"`
 }
 
 // layerView is a layer the design page offers to change: a text's text and
 // colour, a shape's fill.
 type layerView struct {
 	domain.Layer
-	Depth int
 }
 
 func (l layerView) Label() string {
@@ -342,18 +334,13 @@ func after(r *http.Request) string {
 // the page's 404.
 type scope struct {
 	id, slug string
-	all      []workspaceView
+	all      []workspace.View
 }
 
 func (sc scope) api() string { return "/api/workspaces/" + url.PathEscape(sc.slug) }
 
 func (wb *web) scope(r *http.Request, s webpage.Signed) (scope, error) {
-	var boot struct {
-		Organization struct {
-			Workspaces       []workspaceView `json:"workspaces"`
-			DefaultWorkspace *string         `json:"defaultWorkspace"`
-		} `json:"organization"`
-	}
+	var boot workspace.Bootstrap
 	if err := wb.get(r, s, "/api/bootstrap", nil, &boot); err != nil {
 		return scope{}, err
 	}
@@ -491,13 +478,13 @@ func (wb *web) showDesign(w http.ResponseWriter, r *http.Request, s webpage.Sign
 	}
 	data := wb.base(w, r, sc, "projects", ds.Name)
 	data.Error = problem
-	data.Design, data.Palette, data.Exports, data.Formats, data.Revision = &ds, kit.Colours, exports.Exports, domain.Formats, ds.Revision
+	data.Design, data.Palette, data.Exports, data.Formats = &ds, kit.Colours, exports.Exports, domain.Formats
 	data.Pending = pending(exports.Exports)
 	want := r.FormValue("pageId")
 	for i, p := range ds.Pages {
 		if p.PageID == want || (i == 0 && want == "") {
 			data.PageID = p.PageID
-			data.Layers = flatten(p.Layers, 0, nil)
+			data.Layers = flatten(p.Layers, nil)
 		}
 	}
 	if data.PageID == "" {
@@ -518,10 +505,10 @@ func pending(list []domain.Export) bool {
 
 // flatten lists a page's layers top to bottom as a person reads a layer
 // panel, a group's children under it.
-func flatten(layers []domain.Layer, depth int, out []layerView) []layerView {
+func flatten(layers []domain.Layer, out []layerView) []layerView {
 	for i := len(layers) - 1; i >= 0; i-- {
-		out = append(out, layerView{Layer: layers[i], Depth: depth})
-		out = flatten(layers[i].Children, depth+1, out)
+		out = append(out, layerView{Layer: layers[i]})
+		out = flatten(layers[i].Children, out)
 	}
 	return out
 }
