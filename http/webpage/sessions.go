@@ -1,4 +1,4 @@
-package dashboard
+package webpage
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,7 @@ import (
 )
 
 // Sessions is the identity service's sign-in contract as the pages use it:
-// the dashboard invents no authentication of its own. A password sign-in is
+// no page invents authentication of its own. A password sign-in is
 // identity's POST /login (its access token is the page session's
 // credential; its refresh token travels in identity's own refresh cookie,
 // rotated through POST /refresh when the access token has expired), an API
@@ -66,16 +67,6 @@ func (c IdentityClient) SignOut(ctx context.Context, accessToken string) error {
 	return c.Call(ctx, accessToken, http.MethodPost, "/logout", nil, nil)
 }
 
-// identityError is a problem the identity service answered.
-type identityError struct {
-	Code   string `json:"code"`
-	Detail string `json:"detail"`
-	Errors []struct {
-		Pointer string `json:"pointer"`
-		Detail  string `json:"detail"`
-	} `json:"errors"`
-}
-
 func (c IdentityClient) Call(ctx context.Context, credential, method, path string, body, out any) error {
 	var rd io.Reader
 	if body != nil {
@@ -111,33 +102,57 @@ func (c IdentityClient) Call(ctx context.Context, credential, method, path strin
 		return errs.Unavailable("the identity service's answer was cut off", err)
 	}
 	if res.StatusCode >= 300 {
-		var p identityError
-		_ = json.Unmarshal(raw, &p)
-		switch {
-		case res.StatusCode == http.StatusUnauthorized:
-			return errs.AuthenticationRequired(firstOf(p.Detail, "sign in again"))
-		case res.StatusCode == http.StatusForbidden:
-			return errs.PermissionDenied(firstOf(p.Detail, "not allowed"))
-		case res.StatusCode == http.StatusUnprocessableEntity || res.StatusCode == http.StatusBadRequest:
-			fields := make([]errs.Field, 0, len(p.Errors))
-			for _, f := range p.Errors {
-				fields = append(fields, errs.Field{Pointer: f.Pointer, Detail: f.Detail})
-			}
-			if len(fields) == 0 {
-				fields = append(fields, errs.Field{Pointer: "", Detail: firstOf(p.Detail, "invalid input")})
-			}
-			return errs.Invalid(fields...)
-		case res.StatusCode == http.StatusConflict:
-			return errs.Conflict(firstOf(p.Code, "conflict"), firstOf(p.Detail, "conflict"))
-		case res.StatusCode == http.StatusTooManyRequests:
-			return errs.RateLimited(30)
-		}
-		return errs.Unavailable("the identity service answered "+http.StatusText(res.StatusCode), nil)
+		return ProblemError("the identity service", res.StatusCode, res.Header, raw)
 	}
 	if out == nil {
 		return nil
 	}
 	return json.Unmarshal(raw, out)
+}
+
+// problem is a platform problem body as the pages read it.
+type problem struct {
+	Code   string `json:"code"`
+	Detail string `json:"detail"`
+	Errors []struct {
+		Pointer string `json:"pointer"`
+		Detail  string `json:"detail"`
+	} `json:"errors"`
+}
+
+// ProblemError is a platform service's problem answer (status, its
+// Retry-After and its body) as the error the pages show: the same kind, code
+// and pointers, so a page answers with the status the API did. who names the
+// service in the messages of answers that carry none.
+func ProblemError(who string, status int, header http.Header, raw []byte) error {
+	var p problem
+	_ = json.Unmarshal(raw, &p)
+	switch status {
+	case http.StatusUnauthorized:
+		return errs.AuthenticationRequired(firstOf(p.Detail, "sign in again"))
+	case http.StatusForbidden:
+		return errs.PermissionDenied(firstOf(p.Detail, "not allowed"))
+	case http.StatusNotFound:
+		return errs.NotFound("the resource")
+	case http.StatusUnprocessableEntity, http.StatusBadRequest:
+		fields := make([]errs.Field, 0, len(p.Errors))
+		for _, f := range p.Errors {
+			fields = append(fields, errs.Field{Pointer: f.Pointer, Detail: f.Detail})
+		}
+		if len(fields) == 0 {
+			fields = append(fields, errs.Field{Pointer: "", Detail: firstOf(p.Detail, "invalid input")})
+		}
+		return errs.Invalid(fields...)
+	case http.StatusConflict:
+		return errs.Conflict(firstOf(p.Code, "conflict"), firstOf(p.Detail, "conflict"))
+	case http.StatusTooManyRequests:
+		after, err := strconv.Atoi(header.Get("Retry-After"))
+		if err != nil || after <= 0 {
+			after = 30
+		}
+		return errs.RateLimited(after)
+	}
+	return errs.Unavailable(who+" answered "+http.StatusText(status), nil)
 }
 
 func firstOf(s ...string) string {
@@ -153,6 +168,11 @@ func firstOf(s ...string) string {
 // its rotation made (refresher).
 const RefreshGrace = 30 * time.Second
 
+// RefreshOnce wraps identity's sessions so that a page session's refresh
+// token is rotated once for all the pages that present it together (the
+// services' Deps wrap theirs with it once, at build).
+func RefreshOnce(s Sessions) Sessions { return newRefresher(s) }
+
 // refresher rotates a page session's refresh token once for all the pages
 // that present it together. Identity ends a session whose retired refresh
 // token comes back (a copied token), and the pages have no script to
@@ -164,6 +184,7 @@ const RefreshGrace = 30 * time.Second
 // again), keyed by the token's hash, for RefreshGrace: what a browser still
 // holding the old cookie may send in that time.
 type refresher struct {
+	Sessions // sign-in, sign-out and calls go straight through
 	sessions Sessions
 	mu       sync.Mutex
 	calls    map[[sha256.Size]byte]*refreshCall
@@ -178,7 +199,7 @@ type refreshCall struct {
 }
 
 func newRefresher(s Sessions) *refresher {
-	return &refresher{sessions: s, calls: map[[sha256.Size]byte]*refreshCall{}}
+	return &refresher{Sessions: s, sessions: s, calls: map[[sha256.Size]byte]*refreshCall{}}
 }
 
 func (r *refresher) Refresh(ctx context.Context, refreshToken string) (Session, error) {
