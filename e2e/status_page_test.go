@@ -8,14 +8,12 @@ import (
 	"html"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/platform/backend/internal/testenv"
+	"github.com/platform/backend/internal/browsertest"
 )
 
 // TestStatusPageInABrowser opens the public status page (GET /) in headless
@@ -157,25 +155,9 @@ func TestStatusPageWithoutPublicOrganization(t *testing.T) {
 	expect(t, "feed", do(t, Req{Method: http.MethodGet, URL: srv.URL("status") + "/feed.atom"}), http.StatusNotFound)
 }
 
-// chromium finds the browser: CHROMIUM, else chromium on PATH.
-func chromium(t *testing.T) string {
-	t.Helper()
-	names := []string{"chromium", "chromium-browser"}
-	if v := os.Getenv("CHROMIUM"); v != "" {
-		names = []string{v}
-	}
-	for _, n := range names {
-		if p, err := exec.LookPath(n); err == nil {
-			return p
-		}
-	}
-	msg := fmt.Sprintf("no headless browser (%s): run scripts/chromium.sh (Debian's chromium) or set CHROMIUM", strings.Join(names, ", "))
-	if testenv.InfraRequired() {
-		t.Fatal(msg + " (required: PLATFORM_REQUIRE_INFRA=1 or CI is set)")
-	}
-	t.Skip(msg)
-	return ""
-}
+// chromium finds the browser (browsertest.Find: CHROMIUM, else chromium on
+// PATH).
+func chromium(t *testing.T) string { return browsertest.Find(t) }
 
 // waitForPage polls the page until it holds want (the read model catches up).
 func waitForPage(t *testing.T, url, want string) {
@@ -197,79 +179,19 @@ type seen struct {
 	dom, text string
 }
 
-var (
-	tags   = regexp.MustCompile(`(?s)<style.*?</style>|<[^>]*>`)
-	spaces = regexp.MustCompile(`[ \t\r\f]+`)
-	blank  = regexp.MustCompile(`\n\s*\n+`)
-)
-
-// browse opens url in headless Chromium twice: once for the DOM it builds
-// (--dump-dom) and once for a screenshot (<name>.png, kept: keepArtefact),
-// with extra flags (--virtual-time-budget for a page that renders with
-// script). A Content-Security-Policy violation Chromium reports fails the
-// test.
+// browse opens url in headless Chromium (browsertest.Browse) for its DOM
+// and a screenshot <name>.png, kept in the e2e artefacts (E2E_ARTEFACTS, or
+// STATUS_PAGE_SCREENSHOTS, the older name, else .stack/artefacts/e2e), with
+// extra flags (--virtual-time-budget for a page that renders with script).
+// A Content-Security-Policy violation Chromium reports fails the test.
 func browse(t *testing.T, browser, url, name string, extra ...string) seen {
 	t.Helper()
-	dir := t.TempDir()
-	run := func(args ...string) (string, string) {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		base := []string{"--headless", "--disable-gpu", "--no-sandbox", "--disable-dev-shm-usage", "--no-first-run",
-			"--no-default-browser-check", "--disable-extensions", "--disable-background-networking", "--disable-component-update",
-			"--disable-sync", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-			"--user-data-dir=" + filepath.Join(dir, "profile"), "--window-size=1100,1600"}
-		cmd := exec.CommandContext(ctx, browser, append(append(base, extra...), args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+dir)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s %s: %v\n%s", browser, strings.Join(args, " "), err, stderr.String())
-		}
-		if strings.Contains(stderr.String(), "Content Security Policy") {
-			t.Errorf("Chromium reports a Content-Security-Policy violation on %s:\n%s", url, stderr.String())
-		}
-		return stdout.String(), stderr.String()
+	keep := os.Getenv("STATUS_PAGE_SCREENSHOTS")
+	if keep == "" || os.Getenv("E2E_ARTEFACTS") != "" {
+		keep = browsertest.Artefacts("E2E_ARTEFACTS", "e2e")
 	}
-	dom, _ := run("--dump-dom", url)
-	if !strings.Contains(dom, "</html>") {
-		t.Fatalf("chromium --dump-dom %s printed no document: %q", url, dom)
-	}
-	shot := filepath.Join(dir, name+".png")
-	run("--screenshot="+shot, url)
-	if st, err := os.Stat(shot); err != nil || st.Size() < 1000 {
-		t.Fatalf("no screenshot of %s: %v", url, err)
-	}
-	keepArtefact(t, shot)
-	text := html.UnescapeString(tags.ReplaceAllString(dom, ""))
-	text = blank.ReplaceAllString(spaces.ReplaceAllString(text, " "), "\n")
-	return seen{dom: dom, text: text}
-}
-
-// keepArtefact copies a file a test made for people to look at (a
-// screenshot) to E2E_ARTEFACTS (default .stack/artefacts/e2e of the
-// repository; STATUS_PAGE_SCREENSHOTS, the older name, still works).
-func keepArtefact(t *testing.T, path string) {
-	t.Helper()
-	dir := os.Getenv("E2E_ARTEFACTS")
-	if dir == "" {
-		dir = os.Getenv("STATUS_PAGE_SCREENSHOTS")
-	}
-	if dir == "" {
-		root, _ := filepath.Abs("..")
-		dir = filepath.Join(root, ".stack", "artefacts", "e2e")
-	}
-	raw, err := os.ReadFile(path)
-	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
-	}
-	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, filepath.Base(path)), raw, 0o644)
-	}
-	if err != nil {
-		t.Errorf("keep %s: %v", path, err)
-		return
-	}
-	t.Logf("kept %s", filepath.Join(dir, filepath.Base(path)))
+	p := browsertest.Browse(t, browser, url, name, browsertest.Options{Window: "1100,1600", Extra: extra, Keep: keep})
+	return seen{dom: p.DOM, text: p.Text}
 }
 
 type atomDoc struct {

@@ -1,9 +1,12 @@
 package agent_test
 
 import (
+	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,8 +202,9 @@ func TestPublicChatTurnstile(t *testing.T) {
 }
 
 // TestPublicChatRateLimits: 50 clients at once hold to the limit per
-// client address (its burst answered, the rest 429 with Retry-After), and
-// then to the limit per session.
+// client address (its burst answered, the rest 429 with Retry-After), 50
+// clients from 50 addresses each get their own limit, and 50 clients of
+// one session hold to the limit per session.
 func TestPublicChatRateLimits(t *testing.T) {
 	const clients = 50
 	burst := func(t *testing.T, h *apptest.Harness, body map[string]any) (ok, limited int) {
@@ -240,6 +244,53 @@ func TestPublicChatRateLimits(t *testing.T) {
 			t.Fatalf("%d answered, %d limited; want the burst of 10 (one more at most)", ok, limited)
 		}
 	})
+	t.Run("one address never limits another", func(t *testing.T) {
+		// 50 clients, each from an address of its own (loopback's
+		// 127.0.0.0/8), each sends three at once: each address gets its
+		// burst of two and one 429, whatever the other 49 do.
+		h := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
+			s := module.SectionOf[*agentmod.Config](c.Modules)
+			s.ChatPerMinute, s.ChatBurst = 1, 2
+		}})
+		body := `{"organizationId":"` + h.OrgID + `"}`
+		okBy := make([]atomic.Int32, clients)
+		limitedBy := make([]atomic.Int32, clients)
+		var wg sync.WaitGroup
+		for i := range clients {
+			from := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(10+i))}
+			client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+				DialContext: (&net.Dialer{LocalAddr: from}).DialContext}}
+			for range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, err := client.Post(h.URLs["agent"]+"/api/public/chat", "application/json", strings.NewReader(body))
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					defer res.Body.Close()
+					switch res.StatusCode {
+					case http.StatusOK:
+						okBy[i].Add(1)
+					case http.StatusTooManyRequests:
+						if res.Header.Get("Retry-After") == "" {
+							t.Error("a 429 without Retry-After")
+						}
+						limitedBy[i].Add(1)
+					default:
+						t.Errorf("status %d", res.StatusCode)
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		for i := range clients {
+			if okBy[i].Load() != 2 || limitedBy[i].Load() != 1 {
+				t.Errorf("address 127.0.0.%d: %d answered, %d limited; want 2 and 1", 10+i, okBy[i].Load(), limitedBy[i].Load())
+			}
+		}
+	})
 	t.Run("per session", func(t *testing.T) {
 		h := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) {
 			s := module.SectionOf[*agentmod.Config](c.Modules)
@@ -252,4 +303,45 @@ func TestPublicChatRateLimits(t *testing.T) {
 			t.Fatalf("%d answered, %d limited; want the session's burst of 3 (one more at most)", ok, limited)
 		}
 	})
+}
+
+// TestPublicChatPersonaAndCap: a visitor picks a persona that is not the
+// default and keeps it for the session (another one later is refused, 422
+// /persona); the answer goes through the gateway under the organization's
+// spend caps: with a hard cap of zero, a grounded question is refused with
+// the gateway's 402 spend_cap_exceeded, no model called, nothing metered.
+func TestPublicChatPersonaAndCap(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	addDocument(t, h, "", "Refund policy", "https://shop.example/refunds", "Refunds are issued within 30 days of purchase to the original card.")
+	call(t, h, http.MethodPut, "/api/personas/sales", "", map[string]any{"name": "Sales", "greeting": "Hi!", "default": true}, http.StatusOK, nil)
+	call(t, h, http.MethodPut, "/api/personas/support", "", map[string]any{"name": "Support", "greeting": "How can we help?"}, http.StatusOK, nil)
+
+	var s chatOut
+	res := chat(t, h, map[string]any{"organizationId": h.OrgID, "persona": "support"})
+	apptest.Must(t, res, http.StatusOK, "start with a persona")
+	res.JSON(t, &s)
+	if s.Persona.PersonaID != "support" || s.Persona.Name != "Support" {
+		t.Fatalf("the chosen persona: %+v", s.Persona)
+	}
+	p := apptest.ExpectProblem(t, chat(t, h, map[string]any{"organizationId": h.OrgID, "sessionId": s.SessionID, "persona": "sales",
+		"message": "refunds?"}), http.StatusUnprocessableEntity, "invalid_input")
+	if len(p.Errors) != 1 || p.Errors[0].Pointer != "/persona" {
+		t.Fatalf("problem %+v", p)
+	}
+
+	apptest.Must(t, h.Do(t, "gateway", http.MethodPost, "/api/billing/spend-caps", "", map[string]any{"scopeType": "organization",
+		"monthlyCapCents": 0, "capMode": "hard"}), http.StatusOK, "cap")
+	apptest.Eventually(t, 15*time.Second, "the document searchable", func() bool {
+		var sr struct {
+			Passages []struct{ DocumentID string } `json:"passages"`
+		}
+		call(t, h, http.MethodGet, "/api/knowledge/search?q=refunds", "", nil, http.StatusOK, &sr)
+		return len(sr.Passages) == 1
+	})
+	res = chat(t, h, map[string]any{"organizationId": h.OrgID, "sessionId": s.SessionID, "message": "How long do refunds take?",
+		"verification": map[string]any{"token": "pass:" + s.SessionID}})
+	apptest.ExpectProblem(t, res, http.StatusPaymentRequired, "spend_cap_exceeded")
+	if n := count(t, h, `SELECT count(*) FROM es_events WHERE event_type='gateway.usage.recorded' AND organization_id=$1`, h.OrgID); n != 0 {
+		t.Fatalf("%d usage events under a zero hard cap", n)
+	}
 }

@@ -2,10 +2,12 @@ package dashboard_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	dashboardhttp "github.com/platform/backend/http/dashboard"
 	"github.com/platform/backend/internal/apptest"
 )
 
@@ -68,7 +70,8 @@ func TestInstallsAreTheirContexts(t *testing.T) {
 
 // TestActionQueue: the gateway's disconnected and expiring connections are
 // in the organization's queue, most urgent first, each linking to where it
-// is resolved; another organization's queue has none of them.
+// is resolved, on GET /api/action-items and on the /actions page; another
+// organization's queue has none of them.
 func TestActionQueue(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	a, b := signUp(t, h, "gateway", "publishing"), signUp(t, h, "gateway", "publishing")
@@ -118,11 +121,43 @@ func TestActionQueue(t *testing.T) {
 			t.Errorf("source %s: %s", s.AppID, s.State)
 		}
 	}
+	// The /actions page shows the same items, each with its link.
+	v := newVisitor(t, h.URLs["dashboard"])
+	u, _ := url.Parse(v.base)
+	v.jar.SetCookies(u, []*http.Cookie{{Name: dashboardhttp.CookieSession, Value: a.Token, Path: "/"}})
+	actions := v.get("/actions")
+	apptestPage(t, "/actions", actions, http.StatusOK)
+	for _, it := range q.Items {
+		if !strings.Contains(actions.Body, `<a href="`+it.URL+`">Resolve</a>`) {
+			t.Errorf("/actions lacks the link to %s:\n%s", it.URL, actions.Body)
+		}
+	}
 	res := h.Do(t, "dashboard", http.MethodGet, "/api/action-items", b.Token, nil)
 	apptest.Must(t, res, http.StatusOK, "b's queue")
 	var qb queue
 	res.JSON(t, &qb)
 	if len(qb.Items) != 0 {
 		t.Fatalf("another organization's queue: %+v", qb.Items)
+	}
+}
+
+// TestSeedKeyScopes: a key for the dashboard, and one for the agent, can be
+// minted with every scope seed 002 lists for it (authentication, items 6
+// and 7, in the catalog's resource:action syntax), and a scope the seed
+// does not list is refused.
+func TestSeedKeyScopes(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{})
+	owner := signUp(t, h, "agent")
+	seed := map[string][]string{
+		"dashboard": {"api_keys:write", "apps:read", "apps:write", "dashboard:read", "entitlements:read", "launcher:read", "launches:read",
+			"notifications:read", "notifications:write", "settings:read", "settings:write", "widgets:read", "workflows:read", "workflows:write"},
+		"agent": {"agents:read", "agents:write", "approvals:write", "knowledge:read", "knowledge:write", "reports:read", "runs:invoke",
+			"workflows:read", "workflows:write", "workspace:read", "workspace:write"},
+	}
+	for service, scopes := range seed {
+		res := h.Do(t, "identity", http.MethodPost, "/api/api-keys", owner.Token, map[string]any{"name": service, "service": service, "scopes": scopes})
+		apptest.Must(t, res, http.StatusCreated, service+" key with the seed's scopes")
+		apptest.ExpectProblem(t, h.Do(t, "identity", http.MethodPost, "/api/api-keys", owner.Token, map[string]any{"name": service,
+			"service": service, "scopes": []string{"apps:delete"}}), http.StatusUnprocessableEntity, "invalid_input")
 	}
 }

@@ -2,12 +2,9 @@ package dashboard
 
 import (
 	"bytes"
-	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	_ "embed"
-	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -26,6 +23,7 @@ import (
 	"github.com/platform/backend/domain/principal"
 	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/http/webpage"
 	view "github.com/platform/backend/projections/dashboard"
 )
 
@@ -40,8 +38,6 @@ import (
 var (
 	//go:embed page.html
 	pageTemplate string
-	//go:embed page.css
-	pageCSS string
 
 	pages = template.Must(template.New("dashboard").Funcs(template.FuncMap{
 		"when": func(t *time.Time) string {
@@ -52,13 +48,9 @@ var (
 		},
 	}).Parse(pageTemplate))
 
-	// PageCSP: the page's own stylesheet (by its hash), forms to this
+	// PageCSP: the pages' own stylesheet (by its hash), forms to this
 	// origin, no script, no frame, no fetch.
-	PageCSP = func() string {
-		sum := sha256.Sum256([]byte(pageCSS))
-		return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; " +
-			"base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-	}()
+	PageCSP = webpage.CSP()
 )
 
 // Cookie names. The refresh cookie is the identity service's own (its
@@ -66,8 +58,13 @@ var (
 const (
 	CookieSession = "platform_dashboard"
 	CookieCSRF    = "platform_dashboard_csrf"
-	CookieRefresh = "platform_refresh"
+	CookieRefresh = webpage.RefreshCookie
 )
+
+// auth is the pages' sign-in (webpage.Auth, the dashboard's cookies).
+func (d Deps) auth() webpage.Auth {
+	return webpage.Auth{SessionCookie: CookieSession, CSRFCookie: CookieCSRF, Validator: d.Validator, Sessions: d.Sessions, Attempts: d.Attempts}
+}
 
 // pageData is what every page template gets.
 type pageData struct {
@@ -87,10 +84,7 @@ type pageData struct {
 }
 
 // signed is a page request's signed-in caller.
-type signed struct {
-	p          principal.Principal
-	credential string
-}
+type signed = webpage.Signed
 
 func pageRoutes(d Deps) func(r *mux.Router) {
 	limiter := httpapi.NewLimiter(httpapi.RateLimitConfig{})
@@ -105,7 +99,8 @@ func pageRoutes(d Deps) func(r *mux.Router) {
 	}
 	form := func(h func(w http.ResponseWriter, r *http.Request)) http.Handler {
 		return httpapi.AcceptsForms(guard(func(w http.ResponseWriter, r *http.Request) {
-			if !d.checkForm(w, r) {
+			if err := d.auth().CheckForm(r); err != nil {
+				d.fail(w, r, err)
 				return
 			}
 			h(w, r)
@@ -132,20 +127,15 @@ func pageRoutes(d Deps) func(r *mux.Router) {
 
 // render writes a page with the house headers.
 func (d Deps) render(w http.ResponseWriter, status int, name string, data pageData) {
-	data.CSS = template.CSS(pageCSS)
+	data.CSS = template.CSS(webpage.CSS)
 	var buf bytes.Buffer
 	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
 		d.Log.Error("dashboard page", "page", name, "err", err)
 		status = http.StatusInternalServerError
 		buf.Reset()
-		_ = pages.ExecuteTemplate(&buf, "message", pageData{Title: "Error", Text: "This page cannot be shown.", CSS: template.CSS(pageCSS)})
+		_ = pages.ExecuteTemplate(&buf, "message", pageData{Title: "Error", Text: "This page cannot be shown.", CSS: template.CSS(webpage.CSS)})
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", PageCSP)
-	h.Set("Cache-Control", "private, no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Frame-Options", "DENY")
+	webpage.Headers(w, PageCSP)
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
@@ -156,111 +146,19 @@ func (d Deps) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if status == 0 {
 		return
 	}
-	text := "This page cannot be shown right now. Please try again in a moment."
-	switch status {
-	case http.StatusTooManyRequests:
-		text = "Too many requests from your address. Please wait a moment and try again."
-	case http.StatusForbidden:
-		text = "Your credential does not allow this."
-	case http.StatusNotFound:
-		text = "There is nothing here."
-	}
-	d.render(w, status, "message", pageData{Title: http.StatusText(status), Text: text, CSRF: csrfOf(w, r)})
+	d.render(w, status, "message", pageData{Title: http.StatusText(status), Text: webpage.Message(status), CSRF: csrfOf(w, r)})
 }
 
-// csrfOf is the request's CSRF token, set as a cookie when it has none.
 func csrfOf(w http.ResponseWriter, r *http.Request) string {
-	if ck, err := r.Cookie(CookieCSRF); err == nil && len(ck.Value) == 43 {
-		return ck.Value
-	}
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	token := base64.RawURLEncoding.EncodeToString(b)
-	http.SetCookie(w, &http.Cookie{Name: CookieCSRF, Value: token, Path: "/", HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteStrictMode})
-	r.AddCookie(&http.Cookie{Name: CookieCSRF, Value: token})
-	return token
-}
-
-// checkForm refuses a form post without the matching CSRF token, or sent
-// from another origin (403).
-func (d Deps) checkForm(w http.ResponseWriter, r *http.Request) bool {
-	if err := r.ParseForm(); err != nil {
-		d.fail(w, r, errs.InvalidField("", "the form does not parse"))
-		return false
-	}
-	ck, err := r.Cookie(CookieCSRF)
-	sent := r.PostForm.Get("csrf")
-	sameOrigin := true
-	if o := r.Header.Get("Origin"); o != "" && o != "null" {
-		u, perr := url.Parse(o)
-		sameOrigin = perr == nil && u.Host == r.Host
-	} else if o == "null" || r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-		sameOrigin = false
-	}
-	if err != nil || sent == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(sent)) != 1 || !sameOrigin {
-		d.fail(w, r, errs.PermissionDenied("the form's CSRF token does not match: reload the page and try again"))
-		return false
-	}
-	return true
-}
-
-func secure(r *http.Request) bool {
-	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
-}
-
-// authenticate validates the page session's credential on every request
-// (a revoked key, an ended session or a changed membership applies at
-// once). An expired access token is rotated through identity's refresh
-// cookie; anything else is no session.
-func (d Deps) authenticate(w http.ResponseWriter, r *http.Request) (signed, error) {
-	ck, err := r.Cookie(CookieSession)
-	if err != nil || ck.Value == "" {
-		return signed{}, errs.AuthenticationRequired("sign in first")
-	}
-	p, err := d.Validator.Validate(r.Context(), ck.Value)
-	if err == nil {
-		return signed{p: p, credential: ck.Value}, nil
-	}
-	if errs.KindOf(err) != errs.KindAuthenticationRequired {
-		return signed{}, err
-	}
-	rk, rerr := r.Cookie(CookieRefresh)
-	if rerr != nil || rk.Value == "" || !strings.HasPrefix(ck.Value, "at_") {
-		return signed{}, err
-	}
-	s, err := d.Sessions.Refresh(r.Context(), rk.Value)
-	if err != nil {
-		return signed{}, err
-	}
-	d.setSession(w, r, s.AccessToken, &s)
-	p, err = d.Validator.Validate(r.Context(), s.AccessToken)
-	return signed{p: p, credential: s.AccessToken}, err
-}
-
-// setSession sets the page session's cookie (and identity's refresh
-// cookie for a password sign-in).
-func (d Deps) setSession(w http.ResponseWriter, r *http.Request, credential string, s *Session) {
-	ck := &http.Cookie{Name: CookieSession, Value: credential, Path: "/", HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteStrictMode}
-	if s != nil {
-		ck.Expires, ck.MaxAge = s.ExpiresAt, int(time.Until(s.ExpiresAt).Seconds())
-		http.SetCookie(w, &http.Cookie{Name: CookieRefresh, Value: s.RefreshToken, Path: "/", HttpOnly: true, Secure: secure(r),
-			SameSite: http.SameSiteLaxMode, Expires: s.ExpiresAt, MaxAge: int(time.Until(s.ExpiresAt).Seconds())})
-	}
-	http.SetCookie(w, ck)
-}
-
-func clearSession(w http.ResponseWriter, r *http.Request) {
-	for _, name := range []string{CookieSession, CookieRefresh} {
-		http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", HttpOnly: true, Secure: secure(r), MaxAge: -1})
-	}
+	return webpage.Auth{CSRFCookie: CookieCSRF}.CSRF(w, r)
 }
 
 // signedPage runs h for a signed-in caller; anyone else is sent to /login.
 func (d Deps) signedPage(h func(w http.ResponseWriter, r *http.Request, s signed)) func(w http.ResponseWriter, r *http.Request) {
 	return func(w http.ResponseWriter, r *http.Request) {
-		s, err := d.authenticate(w, r)
+		s, err := d.auth().Authenticate(w, r)
 		if errs.KindOf(err) == errs.KindAuthenticationRequired {
-			clearSession(w, r)
+			d.auth().ClearSession(w, r)
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.Path), http.StatusSeeOther)
 			return
 		}
@@ -274,7 +172,7 @@ func (d Deps) signedPage(h func(w http.ResponseWriter, r *http.Request, s signed
 
 // base is the data every signed-in page starts from.
 func (d Deps) base(w http.ResponseWriter, r *http.Request, s signed, page, title string) pageData {
-	return pageData{Title: title, Page: page, CSRF: csrfOf(w, r), SignedIn: true, Personal: domain.PersonOf(s.p) != "",
+	return pageData{Title: title, Page: page, CSRF: csrfOf(w, r), SignedIn: true, Personal: domain.PersonOf(s.Principal) != "",
 		Context: domain.ContextOrganization, Flash: r.URL.Query().Get("done")}
 }
 
@@ -298,7 +196,7 @@ func (d Deps) dashboardPage(w http.ResponseWriter, r *http.Request, s signed) {
 		d.fail(w, r, err)
 		return
 	}
-	b, err := d.Launcher.Load(r.Context(), view.Caller{Principal: s.p, Credential: s.credential}, data.Context, d.Launcher.Now())
+	b, err := d.Launcher.Load(r.Context(), view.Caller{Principal: s.Principal, Credential: s.Credential}, data.Context, d.Launcher.Now())
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -314,7 +212,7 @@ func (d Deps) appsPage(w http.ResponseWriter, r *http.Request, s signed) {
 		d.fail(w, r, err)
 		return
 	}
-	if data.Catalog, err = d.catalog(r.Context(), s.p, ContextInput{Context: data.Context}); err != nil {
+	if data.Catalog, err = d.catalog(r.Context(), s.Principal, ContextInput{Context: data.Context}); err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -336,7 +234,7 @@ func (d Deps) installForm(install bool) func(w http.ResponseWriter, r *http.Requ
 			d.fail(w, r, err)
 			return
 		}
-		if err := d.allow(s.p, "apps:write"); err != nil {
+		if err := d.allow(s.Principal, "apps:write"); err != nil {
 			d.fail(w, r, err)
 			return
 		}
@@ -345,7 +243,7 @@ func (d Deps) installForm(install bool) func(w http.ResponseWriter, r *http.Requ
 		if !install {
 			run, verb = d.Commands.UninstallApp, "uninstalled"
 		}
-		res, err := run(r.Context(), meta(r, s.p), s.p, in)
+		res, err := run(r.Context(), meta(r, s.Principal), s.Principal, in)
 		if err != nil {
 			d.fail(w, r, err)
 			return
@@ -364,23 +262,17 @@ func (d Deps) allow(p principal.Principal, scope string) error {
 }
 
 func (d Deps) actionsPage(w http.ResponseWriter, r *http.Request, s signed) {
-	if err := d.allow(s.p, "dashboard:read"); err != nil {
+	if err := d.allow(s.Principal, "dashboard:read"); err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	data := d.base(w, r, s, "actions", "Actions")
-	q := d.Launcher.ActionQueue(r.Context(), s.p, d.Launcher.Now())
+	q := d.Launcher.ActionQueue(r.Context(), s.Principal, d.Launcher.Now())
 	data.Queue = &q
 	d.render(w, http.StatusOK, "actions", data)
 }
 
-// safeNext keeps a redirect target on this site: a local path only.
-func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
-		return "/dashboard"
-	}
-	return next
-}
+func safeNext(next string) string { return webpage.SafeNext(next, "/dashboard") }
 
 func (d Deps) loginPage(w http.ResponseWriter, r *http.Request) {
 	data := pageData{Title: "Sign in", Page: "login", CSRF: csrfOf(w, r), Next: safeNext(r.URL.Query().Get("next"))}
@@ -398,46 +290,13 @@ func (d Deps) login(w http.ResponseWriter, r *http.Request) {
 		d.render(w, status, "login", pageData{Title: "Sign in", Page: "login", CSRF: csrfOf(w, r), Next: next, Error: msg,
 			OrganizationID: r.PostForm.Get("organizationId")})
 	}
-	if err := d.Attempts.AllowAttempt(r); err != nil {
+	var refused *webpage.Refused
+	if err := d.auth().SignIn(w, r); errors.As(err, &refused) {
+		again(refused.Status, refused.Message)
+		return
+	} else if err != nil {
 		d.fail(w, r, err)
 		return
-	}
-	switch r.PostForm.Get("mode") {
-	case "key":
-		key := strings.TrimSpace(r.PostForm.Get("key"))
-		if key == "" || len(key) > 512 {
-			again(http.StatusUnprocessableEntity, "Enter an API key.")
-			return
-		}
-		if _, err := d.Validator.Validate(r.Context(), key); err != nil {
-			if errs.KindOf(err) == errs.KindAuthenticationRequired {
-				again(http.StatusUnauthorized, "That key is not valid.")
-				return
-			}
-			d.fail(w, r, err)
-			return
-		}
-		d.setSession(w, r, key, nil)
-	default:
-		email, password := strings.TrimSpace(r.PostForm.Get("email")), r.PostForm.Get("password")
-		if email == "" || password == "" || len(email) > 254 || len(password) > 256 {
-			again(http.StatusUnprocessableEntity, "Enter your email and password.")
-			return
-		}
-		s, err := d.Sessions.SignIn(r.Context(), email, password, r.PostForm.Get("organizationId"))
-		switch errs.KindOf(err) {
-		case errs.KindAuthenticationRequired, errs.KindInvalidInput:
-			again(http.StatusUnauthorized, "Invalid email or password (or a second factor is needed: sign in with the identity service first).")
-			return
-		case errs.KindPermissionDenied:
-			again(http.StatusForbidden, "Your account has no access to that organization.")
-			return
-		}
-		if err != nil {
-			d.fail(w, r, err)
-			return
-		}
-		d.setSession(w, r, s.AccessToken, &s)
 	}
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
@@ -445,20 +304,17 @@ func (d Deps) login(w http.ResponseWriter, r *http.Request) {
 // logout ends identity's session (a password sign-in) and clears the
 // cookies.
 func (d Deps) logout(w http.ResponseWriter, r *http.Request) {
-	if ck, err := r.Cookie(CookieSession); err == nil && strings.HasPrefix(ck.Value, "at_") {
-		_ = d.Sessions.SignOut(r.Context(), ck.Value) // an ended session is as good
-	}
-	clearSession(w, r)
+	d.auth().SignOut(w, r)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
 func (d Deps) onboarding(w http.ResponseWriter, r *http.Request, s signed, data pageData, status int) {
 	var err error
-	if data.Catalog, err = d.catalog(r.Context(), s.p, ContextInput{}); err != nil {
+	if data.Catalog, err = d.catalog(r.Context(), s.Principal, ContextInput{}); err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	data.OrganizationID = s.p.OrganizationID
+	data.OrganizationID = s.Principal.OrganizationID
 	d.render(w, status, "onboarding", data)
 }
 
@@ -473,7 +329,7 @@ func (d Deps) onboardingOrganization(w http.ResponseWriter, r *http.Request, s s
 	var out struct {
 		OrganizationID string `json:"organization_id"`
 	}
-	err := d.Sessions.Call(r.Context(), s.credential, http.MethodPost, "/api/organizations",
+	err := d.Sessions.Call(r.Context(), s.Credential, http.MethodPost, "/api/organizations",
 		map[string]string{"name": r.PostForm.Get("name"), "slug": r.PostForm.Get("slug")}, &out)
 	status := http.StatusOK
 	switch errs.KindOf(err) {
@@ -499,7 +355,7 @@ func (d Deps) onboardingKey(w http.ResponseWriter, r *http.Request, s signed) {
 	var out struct {
 		Token string `json:"token"`
 	}
-	err := d.Sessions.Call(r.Context(), s.credential, http.MethodPost, "/api/api-keys",
+	err := d.Sessions.Call(r.Context(), s.Credential, http.MethodPost, "/api/api-keys",
 		map[string]any{"name": r.PostForm.Get("name"), "service": AppID, "scopes": KeyScopes}, &out)
 	status := http.StatusOK
 	switch errs.KindOf(err) {
@@ -524,7 +380,7 @@ var KeyScopes = []string{"apps:read", "apps:write", "dashboard:read", "widgets:r
 
 // onboardingApps installs the chosen apps in the organization's context.
 func (d Deps) onboardingApps(w http.ResponseWriter, r *http.Request, s signed) {
-	if err := d.allow(s.p, "apps:write"); err != nil {
+	if err := d.allow(s.Principal, "apps:write"); err != nil {
 		d.fail(w, r, err)
 		return
 	}
@@ -535,7 +391,7 @@ func (d Deps) onboardingApps(w http.ResponseWriter, r *http.Request, s signed) {
 	}
 	var last *eventstore.Position
 	for _, app := range chosen {
-		res, err := d.Commands.InstallApp(r.Context(), meta(r, s.p), s.p, dashboardcmd.AppInput{AppID: app})
+		res, err := d.Commands.InstallApp(r.Context(), meta(r, s.Principal), s.Principal, dashboardcmd.AppInput{AppID: app})
 		if err != nil {
 			d.fail(w, r, err)
 			return
@@ -548,19 +404,7 @@ func (d Deps) onboardingApps(w http.ResponseWriter, r *http.Request, s signed) {
 	http.Redirect(w, r, "/dashboard?done="+url.QueryEscape(strconv.Itoa(len(chosen))+" apps installed."), http.StatusSeeOther)
 }
 
-func problemText(err error) string {
-	if e, ok := errs.As(err); ok {
-		parts := []string{}
-		for _, f := range e.Fields {
-			parts = append(parts, strings.TrimPrefix(f.Pointer, "/")+" "+f.Detail)
-		}
-		if len(parts) > 0 {
-			return strings.Join(parts, "; ")
-		}
-		return e.Message
-	}
-	return "try again"
-}
+func problemText(err error) string { return webpage.ProblemText(err) }
 
 func statusOf(err error) int {
 	switch errs.KindOf(err) {

@@ -13,6 +13,7 @@ import (
 	domain "github.com/platform/backend/domain/dashboard"
 	"github.com/platform/backend/domain/principal"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/http/webpage"
 	"github.com/platform/backend/projections"
 	view "github.com/platform/backend/projections/dashboard"
 )
@@ -27,7 +28,7 @@ type Deps struct {
 	Launcher *view.Launcher
 	Log      *slog.Logger
 	// Sessions signs people in and out for the pages (pages.go).
-	Sessions Sessions
+	Sessions webpage.Sessions
 	// Validator, Attempts and Reader are the router's (httpapi.Deps): the
 	// pages check credentials and sign-in attempts as actions do.
 	Validator httpapi.Validator
@@ -82,6 +83,7 @@ var (
 // Service is the dashboard's HTTP service on the router's dependencies.
 func Service(d Deps, router httpapi.Deps) httpapi.Service {
 	d.Validator, d.Attempts, d.Reader = router.Validator, router.Attempts, router.Reader
+	d.Sessions = webpage.RefreshOnce(d.Sessions)
 	return httpapi.Service{Name: "dashboard", AppID: AppID, Routes: pageRoutes(d), Actions: []httpapi.Action{
 		httpapi.Query(httpapi.Action{
 			Name: "apps.list", Method: http.MethodGet, Path: "/api/apps", Permission: "apps:read", ReadOnly: true,

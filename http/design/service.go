@@ -18,6 +18,7 @@ import (
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/principal"
 	httpapi "github.com/platform/backend/http"
+	"github.com/platform/backend/http/webpage"
 	brandsview "github.com/platform/backend/projections/brands"
 	designview "github.com/platform/backend/projections/design"
 )
@@ -30,13 +31,18 @@ type Deps struct {
 	Brands *brandsview.Queries
 	// Health answers /api/health (nil: ok).
 	Health func(ctx context.Context) (int, any)
+	// Sessions signs people in to the web pages with identity's sessions
+	// (pages.go); InsightsSiteKey is the web component's INSIGHTS_SITE_KEY.
+	Sessions        webpage.Sessions
+	InsightsSiteKey string
 }
 
 const ws = "/api/workspaces/{workspaceSlug}"
 
-// Service is the design service.
-func Service(d Deps) httpapi.Service {
-	return httpapi.Service{Name: "design", AppID: designcmd.AppID, Health: d.Health,
+// Service is the design service: the API and its web component (the pages
+// under /app, pages.go), on the router's dependencies.
+func Service(d Deps, router httpapi.Deps) httpapi.Service {
+	return httpapi.Service{Name: "design", AppID: designcmd.AppID, Health: d.Health, Routes: pageRoutes(d, router),
 		Actions: append(append(d.seedActions(), d.projectActions()...), d.designActions()...)}
 }
 

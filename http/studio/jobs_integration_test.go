@@ -50,6 +50,11 @@ func waitJob(t *testing.T, c *client, path, status string, timeout time.Duration
 func download(t *testing.T, c *client, assetID, ext string) (string, map[string]any) {
 	t.Helper()
 	var view map[string]any
+	// The job's read model and the assets' are two projections: the asset
+	// a completed job names shows once its own projection has caught up.
+	apptest.Eventually(t, 20*time.Second, "the output asset "+assetID, func() bool {
+		return c.h.Do(t, "studio", http.MethodGet, base+"/assets/"+assetID, c.token, nil).Status == http.StatusOK
+	})
 	c.json(http.MethodGet, base+"/assets/"+assetID, nil, http.StatusOK, &view)
 	res := c.h.Do(t, "studio", http.MethodGet, view["previewUrl"].(string), "-", nil)
 	apptest.Must(t, res, http.StatusOK, "download "+assetID)

@@ -67,6 +67,7 @@ KNOWN_422 = {
     "content_ops.items.reschedule": [("/publishAt", "must be in the future")],
     "content_ops.items.update": _LINK_RULES,
     "brands.transfer_organization": [("/organizationId", "must be an organization you can access")],
+    "brands.brand_kit.set": [("/brandKitId", "no such brand kit")],
     # The brand of a machine route comes from brandId or the X-Brand-ID
     # header: one or the other, which a body schema cannot say.
     "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)"),
@@ -205,8 +206,9 @@ _GENERATION_RULES = [
     ("/assetId", "no such asset in this workspace"),
 ]
 KNOWN_422.update({
-    "projects.create": [("/templateId", "no such project template in this workspace")],
-    "projects.update": [("/templateId", "no such project template in this workspace")],
+    # A brand kit is data: one the caller sees (the brand service's).
+    "projects.create": [("/templateId", "no such project template in this workspace"), ("/brandKitId", "no such brand kit")],
+    "projects.update": [("/templateId", "no such project template in this workspace"), ("/brandKitId", "no such brand kit")],
     "projects.approvals.request": [("/reviewerUserId", "must be an active member of the organization")],
     "projects.compositions.create": _SNAPSHOT_RULES,
     "projects.compositions.update": _SNAPSHOT_RULES,

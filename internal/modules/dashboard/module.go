@@ -13,6 +13,7 @@ import (
 	domain "github.com/platform/backend/domain/dashboard"
 	httpapi "github.com/platform/backend/http"
 	dashboardhttp "github.com/platform/backend/http/dashboard"
+	"github.com/platform/backend/http/webpage"
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/projections"
 	view "github.com/platform/backend/projections/dashboard"
@@ -54,7 +55,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		identity = module.LocalURL(p.Addrs["identity"])
 	}
 	deps := dashboardhttp.Deps{Commands: commands, Launcher: launcher, Log: p.Log,
-		Sessions: dashboardhttp.IdentityClient{Base: identity, Client: client}}
+		Sessions: webpage.IdentityClient{Base: identity, Client: client}}
 	return module.Parts{
 		Projections: []projections.Projection{view.Projection{}},
 		Service: func(router httpapi.Deps) (httpapi.Service, error) {

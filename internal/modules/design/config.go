@@ -3,6 +3,7 @@ package design
 import (
 	"errors"
 	"net/url"
+	"strings"
 	"time"
 
 	designcmd "github.com/platform/backend/commands/design"
@@ -28,6 +29,11 @@ type Config struct {
 	// design-jobs listener): /api/health asks its /health. Empty: rendered
 	// by the design-jobs workers of the process, reported as in-process.
 	RenderServiceURL string
+	// InsightsSiteKey is the web component's INSIGHTS_SITE_KEY (seed 000):
+	// the pages name it in a meta element for a first-party analytics
+	// script to read. No third-party script is loaded: the pages' policy
+	// allows none.
+	InsightsSiteKey string
 	// SweepInterval drains the file deletions a crash left behind
 	// (DESIGN_SWEEP_INTERVAL, default 1m; negative: never).
 	SweepInterval time.Duration
@@ -48,6 +54,7 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.String("GATEWAY_URL", &c.GatewayURL)
 	env.String("RENDER_SERVICE_URL", &c.RenderServiceURL)
 	env.Duration("DESIGN_SWEEP_INTERVAL", &c.SweepInterval)
+	env.String("INSIGHTS_SITE_KEY", &c.InsightsSiteKey)
 	return env.Err()
 }
 
@@ -67,6 +74,9 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			problems = append(problems, errors.New(name+" must be an http(s) URL"))
 		}
+	}
+	if len(c.InsightsSiteKey) > 256 || strings.ContainsAny(c.InsightsSiteKey, "\"<>\r\n") {
+		problems = append(problems, errors.New("INSIGHTS_SITE_KEY must be at most 256 characters of plain text"))
 	}
 	return errors.Join(append(problems, c.Commands.Validate())...)
 }

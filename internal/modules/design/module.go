@@ -17,6 +17,7 @@ import (
 	domjobs "github.com/platform/backend/domain/jobs"
 	httpapi "github.com/platform/backend/http"
 	designhttp "github.com/platform/backend/http/design"
+	"github.com/platform/backend/http/webpage"
 	"github.com/platform/backend/internal/module"
 	designmap "github.com/platform/backend/notifications/design"
 	"github.com/platform/backend/projections"
@@ -71,13 +72,20 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	if appURL == "" {
 		appURL = module.LocalURL(p.Addrs["design"])
 	}
-	deps := designhttp.Deps{Commands: commands, Queries: queries, Brands: brandOptions, Health: health(cfg, p)}
+	identity := p.AuthBaseURL
+	if identity == "" {
+		identity = module.LocalURL(p.Addrs["identity"])
+	}
+	// The platform's own identity service, configured by the operator: a
+	// plain client (the outbound one refuses loopback).
+	deps := designhttp.Deps{Commands: commands, Queries: queries, Brands: brandOptions, Health: health(cfg, p),
+		Sessions: webpage.IdentityClient{Base: identity, Client: &http.Client{}}, InsightsSiteKey: cfg.InsightsSiteKey}
 	parts := module.Parts{
 		Projections:   []projections.Projection{designview.Projection{}},
 		Notifications: designmap.Mapping(appURL),
 		Jobs:          []jobs.Kind{commands.Kind()},
 		Widget:        designhttp.Widget(deps),
-		Service:       func(httpapi.Deps) (httpapi.Service, error) { return designhttp.Service(deps), nil },
+		Service:       func(router httpapi.Deps) (httpapi.Service, error) { return designhttp.Service(deps, router), nil },
 	}
 	if cfg.SweepInterval > 0 {
 		// Any number of processes may sweep: rows are claimed with SKIP LOCKED.
