@@ -44,6 +44,7 @@ const (
 	rawUpsertRows   = 50_000  // BenchmarkRawUpsert
 	replayEvents    = 40_000  // BenchmarkProjectionReplay
 	replayIncidents = 2_000   // streams the replay events are spread over
+	historyEvents   = 100_000 // BenchmarkHistoryReplay
 	httpIncidents   = 64      // BenchmarkIncidentUpdatesHTTP
 	httpClients     = 32
 	httpUpdates     = 6_000

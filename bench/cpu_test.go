@@ -18,6 +18,7 @@ import (
 type cpuSample struct {
 	at                       time.Time
 	self, postgres, kafka    float64 // seconds of user + system time
+	backends                 float64 // of postgres: the backends of the benchmark's database alone
 	children                 float64 // this process's children once waited for (ffmpeg)
 	machineBusy, machineIdle float64 // seconds, summed over all CPUs
 }
@@ -77,6 +78,9 @@ func sampleCPU(database string) cpuSample {
 			if len(f) >= 4 && f[0] == "postgres:" && strings.Contains(f[3], "(") && f[2] != database {
 				continue
 			}
+			if len(f) >= 4 && f[0] == "postgres:" && strings.Contains(f[3], "(") {
+				s.backends += secs
+			}
 			s.postgres += secs
 		case comm == "java":
 			s.kafka += secs
@@ -89,6 +93,7 @@ func sampleCPU(database string) cpuSample {
 type cpuUse struct {
 	wall                  time.Duration
 	self, postgres, kafka float64 // seconds
+	backends              float64 // of postgres: the benchmark database's backends
 	children              float64 // seconds of this process's children that ended in between (ffmpeg)
 	busy                  float64 // fraction of all CPUs busy (any process)
 	other                 float64 // seconds used by every other process
@@ -96,7 +101,7 @@ type cpuUse struct {
 
 func (a cpuSample) to(b cpuSample) cpuUse {
 	u := cpuUse{wall: b.at.Sub(a.at), self: b.self - a.self, postgres: b.postgres - a.postgres, kafka: b.kafka - a.kafka,
-		children: b.children - a.children}
+		backends: b.backends - a.backends, children: b.children - a.children}
 	if total := (b.machineBusy - a.machineBusy) + (b.machineIdle - a.machineIdle); total > 0 {
 		u.busy = (b.machineBusy - a.machineBusy) / total
 		u.other = max(0, (b.machineBusy-a.machineBusy)-u.self-u.postgres-u.kafka-u.children)
@@ -113,4 +118,14 @@ func (u cpuUse) perOp(ops int, unit string) string {
 	cores := func(s float64) float64 { return s / u.wall.Seconds() }
 	return fmt.Sprintf("CPU: machine %.0f%% busy (%d cores); per %s: Go process %.0f µs (%.2f cores), PostgreSQL %.0f µs (%.2f cores), Kafka %.0f µs (%.2f cores); other processes %.2f cores",
 		100*u.busy, runtime.NumCPU(), unit, per(u.self), cores(u.self), per(u.postgres), cores(u.postgres), per(u.kafka), cores(u.kafka), cores(u.other))
+}
+
+// backendsPerOp is the CPU per operation of the benchmark database's own
+// backends (PostgreSQL's figure without the server's shared processes,
+// which work for every database on the server), in µs.
+func (u cpuUse) backendsPerOp(ops int) float64 {
+	if ops == 0 {
+		return 0
+	}
+	return u.backends * 1e6 / float64(ops)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -105,4 +106,39 @@ func SeekToCheckpoints(sess sarama.ConsumerGroupSession, q interface {
 		}
 	}
 	return nil
+}
+
+// QueueEventIDs queues, in a reader's pipeline, the read of the event id the
+// event store holds at each position, one index lookup each; read gives the
+// ids of the positions that exist. A reader that meets an event at a
+// position it has applied already asks whether it is the same event again,
+// and one that keeps no position (one-event streams) whether the event is
+// the one the store holds.
+func QueueEventIDs(b *pgx.Batch, positions []Position) (read func(pgx.BatchResults) (map[Position]uuid.UUID, error)) {
+	ids := make([]string, len(positions))
+	versions := make([]int64, len(positions))
+	for i, p := range positions {
+		ids[i], versions[i] = p.StreamID, p.Version
+	}
+	b.Queue(`SELECT p.s, p.v, (SELECT e.event_id FROM es_events e WHERE e.stream_id = p.s AND e.stream_version = p.v)
+		FROM unnest($1::text[], $2::bigint[]) AS p(s, v)`, ids, versions)
+	return func(br pgx.BatchResults) (map[Position]uuid.UUID, error) {
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		out := make(map[Position]uuid.UUID, len(positions))
+		for rows.Next() {
+			var p Position
+			var id *uuid.UUID
+			if err := rows.Scan(&p.StreamID, &p.Version, &id); err != nil {
+				return nil, err
+			}
+			if id != nil {
+				out[p] = *id
+			}
+		}
+		return out, rows.Err()
+	}
 }

@@ -19,14 +19,17 @@ import (
 
 // RelayConfig tunes the outbox relay.
 type RelayConfig struct {
-	BatchSize    int           // rows published per round trip; default 500
+	BatchSize    int           // rows published per round trip; default 2000
 	PollInterval time.Duration // idle poll; default 20ms
 	RetryBackoff time.Duration // after a broker or database error; default 1s
 }
 
 func (c RelayConfig) WithDefaults() RelayConfig {
 	if c.BatchSize == 0 {
-		c.BatchSize = 500
+		// A batch only fills when the outbox has a backlog; then 2,000 rows
+		// (one record batch per partition, each cut at MaxBatchBytes) cost
+		// ~1-2 µs of Go less an event than 500 (BenchmarkRelay, bench/README.md).
+		c.BatchSize = 2000
 	}
 	if c.PollInterval == 0 {
 		// Polling an index past the cursor costs ~50 tiny queries/s when
@@ -83,15 +86,16 @@ func (r *Relay) Run(ctx context.Context) error {
 	}, r.log, r.runAsLeader)
 }
 
-// runAsLeader publishes while batches come back full and polls when idle.
+// runAsLeader drains the outbox and polls when it is caught up. The cursor
+// is read once a term: the leader is its only writer.
 func (r *Relay) runAsLeader(ctx context.Context) error {
+	cur, err := r.cursor(ctx)
+	if err != nil {
+		return err
+	}
 	for {
-		n, err := r.PublishBatch(ctx)
-		if err != nil {
+		if _, err := r.publish(ctx, &cur, true); err != nil {
 			return err
-		}
-		if n == r.cfg.BatchSize {
-			continue // more is waiting
 		}
 		if !retry.Sleep(ctx, r.cfg.PollInterval) {
 			return nil
@@ -113,45 +117,167 @@ func (r *Relay) runAsLeader(ctx context.Context) error {
 // their batch; what follows is sent again next time, and readers drop the
 // duplicates by event id.
 func (r *Relay) PublishBatch(ctx context.Context) (int, error) {
-	batch, err := r.pending(ctx)
-	if err != nil || len(batch) == 0 {
+	cur, err := r.cursor(ctx)
+	if err != nil {
 		return 0, err
 	}
-	parts := make([]TopicPartition, 0, len(batch))
+	return r.publish(ctx, &cur, false)
+}
+
+// Drain is PublishBatch repeated until a read comes back short of BatchSize
+// (caught up) or a send fails, as the leader runs it: each batch is read
+// while the one before it is on its way to the broker, and the cursor over
+// an acknowledged batch is saved in the round trip of that read. It returns
+// how many rows the cursor passed.
+func (r *Relay) Drain(ctx context.Context) (int, error) {
+	cur, err := r.cursor(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return r.publish(ctx, &cur, true)
+}
+
+// relayCursor is a position in commit order: the last row on the log.
+type relayCursor struct {
+	txID string
+	seq  int64
+}
+
+func (r *Relay) cursor(ctx context.Context) (relayCursor, error) {
+	var c relayCursor
+	err := r.pool.QueryRow(ctx, `SELECT tx_id::text, global_seq FROM es_relay_cursor`).Scan(&c.txID, &c.seq)
+	return c, err
+}
+
+// readResult is a batch read ahead, and the cursor that read saved.
+type readResult struct {
+	rows  []outboxRow
+	saved relayCursor
+	err   error
+}
+
+// publish sends batches past *cur (one, or until caught up when drain) and
+// moves *cur and the stored cursor over what is on the log. A batch is sent
+// only after the one before it was acknowledged whole: the read-ahead of the
+// next batch never changes what is sent, only when it is read. The stored
+// cursor may trail the log (it is saved with synchronous_commit off, and
+// with the next read): after a crash the rows past it are sent again, which
+// readers drop by event id, as they do after a crash between a send and
+// the cursor's update.
+func (r *Relay) publish(ctx context.Context, cur *relayCursor, drain bool) (int, error) {
+	saved := *cur
+	total := 0
+	batch, err := r.read(ctx, *cur, nil)
+	for err == nil && len(batch) > 0 {
+		var sent []outboxRow
+		var groups map[TopicPartition][]*sarama.ProducerMessage
+		if sent, groups, err = r.group(batch); err != nil {
+			break
+		}
+		// More is waiting when the read was full or the batch was cut.
+		var ahead chan readResult
+		if drain && (len(batch) == r.cfg.BatchSize || len(sent) < len(batch)) {
+			ahead = make(chan readResult, 1)
+			go func(from relayCursor, save *relayCursor) {
+				res := readResult{}
+				if res.rows, res.err = r.read(ctx, from, save); res.err == nil && save != nil {
+					res.saved = *save
+				}
+				ahead <- res
+			}(sent[len(sent)-1].cursor(), r.unsaved(*cur, saved))
+		}
+		published, sendErr := r.send(sent, groups)
+		if published > 0 {
+			*cur = sent[published-1].cursor()
+			total += published
+			relayPublished.Add(float64(published))
+		}
+		if ahead == nil {
+			err = sendErr
+			break
+		}
+		res := <-ahead
+		if res.saved != (relayCursor{}) {
+			saved = res.saved
+		}
+		if sendErr != nil {
+			// What was read ahead follows rows that are not on the log.
+			err = sendErr
+			break
+		}
+		batch, err = res.rows, res.err
+	}
+	return total, errors.Join(err, r.save(ctx, *cur, &saved))
+}
+
+// unsaved is the cursor to save with the next read: cur when it moved past
+// what is stored, else nil.
+func (r *Relay) unsaved(cur, saved relayCursor) *relayCursor {
+	if cur == saved {
+		return nil
+	}
+	return &cur
+}
+
+// group cuts a batch into one record batch per partition, in commit order:
+// it ends before the first row whose partition's batch would go past
+// MaxBatchBytes. It returns the rows it kept, grouped.
+func (r *Relay) group(batch []outboxRow) ([]outboxRow, map[TopicPartition][]*sarama.ProducerMessage, error) {
 	groups := map[TopicPartition][]*sarama.ProducerMessage{}
 	bytes := map[TopicPartition]int{}
-	for _, row := range batch {
+	for i := range batch {
+		row := &batch[i]
 		p, err := r.writer.Partition(row.msg.Topic, []byte(row.stream))
 		if err != nil {
-			return 0, err
+			return nil, nil, err
 		}
-		tp := TopicPartition{Topic: row.msg.Topic, Partition: p}
+		row.tp = TopicPartition{Topic: row.msg.Topic, Partition: p}
 		size := recordSize(row.msg)
-		if len(groups[tp]) > 0 && bytes[tp]+size > MaxBatchBytes {
-			break // the rest goes in the next call, behind this one
+		if len(groups[row.tp]) > 0 && bytes[row.tp]+size > MaxBatchBytes {
+			return batch[:i], groups, nil // the rest goes in the next call, behind this one
 		}
-		bytes[tp] += size
-		groups[tp] = append(groups[tp], row.msg)
-		parts = append(parts, tp)
+		bytes[row.tp] += size
+		groups[row.tp] = append(groups[row.tp], row.msg)
 	}
+	return batch, groups, nil
+}
+
+// send writes the groups and returns how many leading rows, in commit
+// order, are on the log.
+func (r *Relay) send(rows []outboxRow, groups map[TopicPartition][]*sarama.ProducerMessage) (int, error) {
 	result := r.writer.Write(groups)
 	published := 0
-	for published < len(parts) && result[parts[published]] == nil {
+	for published < len(rows) && result[rows[published].tp] == nil {
 		published++
 	}
-	var sendErr error
 	if failed := failedPartitions(result); len(failed) > 0 {
 		relaySendFailures.Inc()
-		sendErr = fmt.Errorf("publish %d events: %d of %d partitions failed: %w", len(parts), len(failed), len(groups), errors.Join(failed...))
+		return published, fmt.Errorf("publish %d events: %d of %d partitions failed: %w", len(rows), len(failed), len(groups), errors.Join(failed...))
 	}
-	if published > 0 {
-		last := batch[published-1]
-		if _, err := r.pool.Exec(ctx, `UPDATE es_relay_cursor SET tx_id = $1::xid8, global_seq = $2`, last.txID, last.seq); err != nil {
-			return 0, errors.Join(sendErr, err)
-		}
-		relayPublished.Add(float64(published))
+	return published, nil
+}
+
+// save stores the cursor when it moved past what is stored.
+func (r *Relay) save(ctx context.Context, cur relayCursor, saved *relayCursor) error {
+	if cur == *saved {
+		return nil
 	}
-	return published, sendErr
+	b := &pgx.Batch{}
+	queueSaveCursor(b, cur)
+	if err := r.pool.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	*saved = cur
+	return nil
+}
+
+// queueSaveCursor writes the cursor in a transaction of its own that does
+// not wait for its WAL flush: a cursor lost in a crash only sends rows again.
+func queueSaveCursor(b *pgx.Batch, cur relayCursor) {
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit TO off`)
+	b.Queue(`UPDATE es_relay_cursor SET tx_id = $1::xid8, global_seq = $2`, cur.txID, cur.seq)
+	b.Queue(`COMMIT`)
 }
 
 func failedPartitions(result map[TopicPartition]error) []error {
@@ -170,20 +296,45 @@ type outboxRow struct {
 	seq    int64
 	stream string
 	msg    *sarama.ProducerMessage
+	tp     TopicPartition // set by group
 }
 
-// pending reads up to BatchSize committed rows past the cursor, in commit order.
-func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
-	rows, err := r.pool.Query(ctx, `SELECT e.tx_id::text, e.global_seq, e.topic, `+prefixed("e.", eventColumns)+`
-		FROM es_events e, es_relay_cursor c
-		WHERE (e.tx_id, e.global_seq) > (c.tx_id, c.global_seq)
-		  AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
-		ORDER BY e.tx_id, e.global_seq LIMIT $1`, r.cfg.BatchSize)
+func (o *outboxRow) cursor() relayCursor { return relayCursor{txID: o.txID, seq: o.seq} }
+
+// pendingSQL reads up to $3 committed rows past the cursor ($1, $2), in
+// commit order. The cursor is a constant of the query, so the row
+// comparison is the commit-order index's start key: joining the cursor row
+// instead made it a join filter, and each batch scanned the index from the
+// first event ever written.
+var pendingSQL = `SELECT e.tx_id::text, e.global_seq, e.topic, ` + prefixed("e.", eventColumns) + `
+	FROM es_events e
+	WHERE (e.tx_id, e.global_seq) > ($1::xid8, $2::bigint)
+	  AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+	ORDER BY e.tx_id, e.global_seq LIMIT $3`
+
+// read reads up to BatchSize committed rows past from, in commit order,
+// saving the cursor save first in the same round trip when it is not nil.
+func (r *Relay) read(ctx context.Context, from relayCursor, save *relayCursor) ([]outboxRow, error) {
+	b := &pgx.Batch{}
+	if save != nil {
+		queueSaveCursor(b, *save)
+	}
+	b.Queue(pendingSQL, from.txID, from.seq, r.cfg.BatchSize)
+	br := r.pool.SendBatch(ctx, b)
+	defer br.Close()
+	if save != nil {
+		for range 4 {
+			if _, err := br.Exec(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rows, err := br.Query()
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []outboxRow
+	out := make([]outboxRow, 0, r.cfg.BatchSize)
 	for rows.Next() {
 		var row outboxRow
 		var topic string
@@ -200,7 +351,11 @@ func (r *Relay) pending(ctx context.Context) ([]outboxRow, error) {
 		row.stream = e.StreamID
 		out = append(out, row)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return out, br.Close()
 }
 
 // Pending counts rows the relay has not published yet (for readiness and tests).
@@ -208,8 +363,8 @@ func Pending(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }) (int64, error) {
 	var n int64
-	err := q.QueryRow(ctx, `SELECT count(*) FROM es_events e, es_relay_cursor c
-		WHERE (e.tx_id, e.global_seq) > (c.tx_id, c.global_seq)`).Scan(&n)
+	err := q.QueryRow(ctx, `SELECT count(*) FROM es_events e
+		WHERE (e.tx_id, e.global_seq) > ((SELECT tx_id FROM es_relay_cursor), (SELECT global_seq FROM es_relay_cursor))`).Scan(&n)
 	return n, err
 }
 

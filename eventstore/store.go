@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -270,31 +269,4 @@ func LoadRange(ctx context.Context, q Querier, streamID string, from, to int64) 
 		}
 	}
 	return events, nil
-}
-
-// EventIDs returns the event id recorded at each position that exists: a
-// reader that meets a version it has applied already asks whether it is the
-// same event again.
-func EventIDs(ctx context.Context, q Querier, positions []Position) (map[Position]uuid.UUID, error) {
-	ids := make([]string, len(positions))
-	versions := make([]int64, len(positions))
-	for i, p := range positions {
-		ids[i], versions[i] = p.StreamID, p.Version
-	}
-	rows, err := q.Query(ctx, `SELECT e.stream_id, e.stream_version, e.event_id FROM es_events e
-		JOIN unnest($1::text[], $2::bigint[]) AS p(stream_id, stream_version) USING (stream_id, stream_version)`, ids, versions)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make(map[Position]uuid.UUID, len(positions))
-	for rows.Next() {
-		var p Position
-		var id uuid.UUID
-		if err := rows.Scan(&p.StreamID, &p.Version, &id); err != nil {
-			return nil, err
-		}
-		out[p] = id
-	}
-	return out, rows.Err()
 }

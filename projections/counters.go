@@ -30,22 +30,21 @@ type counter struct {
 // it only for tables the projection writes with Add alone. Key values are
 // encoded as JSON and typed by the table's columns.
 func Add(table string, keys []string, keyValues []any, sums []string, values ...int64) Statement {
-	cols := append(slices.Clone(keys), sums...)
-	params := make([]string, len(cols))
-	set := make([]string, len(sums))
-	for i := range cols {
-		params[i] = fmt.Sprintf("$%d", i+1)
-	}
-	for i, s := range sums {
-		set[i] = s + " = t." + s + " + EXCLUDED." + s
-	}
+	sql := statementSQL("add\x00"+table+"\x00"+strings.Join(keys, ",")+"\x00"+strings.Join(sums, ","), func() string {
+		cols := append(slices.Clone(keys), sums...)
+		params := make([]string, len(cols))
+		set := make([]string, len(sums))
+		for i := range cols {
+			params[i] = fmt.Sprintf("$%d", i+1)
+		}
+		for i, s := range sums {
+			set[i] = s + " = t." + s + " + EXCLUDED." + s
+		}
+		return "INSERT INTO " + table + " AS t (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(params, ", ") + ") ON CONFLICT (" +
+			strings.Join(keys, ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
+	})
 	args := append(slices.Clone(keyValues), anys(values)...)
-	return Statement{
-		SQL: "INSERT INTO " + table + " AS t (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(params, ", ") + ") ON CONFLICT (" +
-			strings.Join(keys, ", ") + ") DO UPDATE SET " + strings.Join(set, ", "),
-		Args:    args,
-		counter: &counter{table: table, keys: keys, keyValues: keyValues, sums: sums, values: values},
-	}
+	return Statement{SQL: sql, Args: args, counter: &counter{table: table, keys: keys, keyValues: keyValues, sums: sums, values: values}}
 }
 
 // Last is a column of a Tally row that takes the latest value rather than

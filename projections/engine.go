@@ -329,6 +329,12 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey) {
 	if s, ok := p.(StreamSkipper); ok {
 		h.skips = s.SkipsStreams()
 	}
+	if o, ok := p.(OneEventStreams); ok {
+		h.singles = map[string]string{}
+		for typ, table := range o.OneEventStreams() {
+			h.singles[typ] = h.names.Replace(table)
+		}
+	}
 	var topics []string
 	for _, c := range p.Contexts() {
 		topics = append(topics, e.cfg.Kafka.Topics.ForContext(c))

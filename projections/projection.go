@@ -6,6 +6,7 @@ package projections
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/platform/backend/eventstore"
 )
@@ -32,15 +33,45 @@ func Exec(sql string, args ...any) Statement { return Statement{SQL: sql, Args: 
 // typed by the table's columns: pass json.RawMessage for jsonb columns.
 // SQL and Args hold the same row as a single-row INSERT.
 func Insert(table string, columns []string, conflict string, values ...any) Statement {
-	params := make([]string, len(columns))
-	for i := range columns {
-		params[i] = fmt.Sprintf("$%d", i+1)
+	sql := statementSQL(table+"\x00"+strings.Join(columns, ",")+"\x00"+conflict, func() string {
+		params := make([]string, len(columns))
+		for i := range columns {
+			params[i] = fmt.Sprintf("$%d", i+1)
+		}
+		return strings.TrimSuffix("INSERT INTO "+table+" ("+strings.Join(columns, ", ")+") VALUES ("+strings.Join(params, ",")+") "+conflict, " ")
+	})
+	return Statement{SQL: sql, Args: values, row: &row{table: table, columns: columns, conflict: conflict, values: values}}
+}
+
+// statements caches the single-row SQL of Insert, Append and Add by their
+// table, columns and clauses: a reducer builds one per event.
+var statements sync.Map
+
+func statementSQL(key string, build func() string) string {
+	if sql, ok := statements.Load(key); ok {
+		return sql.(string)
 	}
-	return Statement{
-		SQL:  "INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES (" + strings.Join(params, ",") + ") " + conflict,
-		Args: values,
-		row:  &row{table: table, columns: columns, conflict: conflict, values: values},
-	}
+	sql := build()
+	statements.Store(key, sql)
+	return sql
+}
+
+// Append is one row of an append-only table to which every event writes
+// its own rows, once (an audit record keyed by the event id, a timeline
+// entry keyed by the stream's position): the runner COPYs a batch's rows
+// of the same table and columns (in one multi-row INSERT when they are
+// few). There is no conflict clause: the runner applies each event once
+// per generation (stream versions, one-event streams' event ids), so a row
+// that is there already fails the batch, which is tried again on what the
+// database holds then. Written apart from the batch's other statements:
+// use it only for tables the projection writes with Append alone. Values
+// are encoded by the column types in PostgreSQL's binary format (pass
+// json.RawMessage for jsonb). SQL and Args hold the same row as a
+// single-row INSERT.
+func Append(table string, columns []string, values ...any) Statement {
+	st := Insert(table, columns, "", values...)
+	st.row.appended = true
+	return st
 }
 
 // Projection is declarative: it names its tables and turns events into
@@ -70,6 +101,23 @@ type Projection interface {
 // positions of those streams are never reached by such a projection.
 type StreamSkipper interface {
 	SkipsStreams() []string
+}
+
+// A OneEventStreams projection applies events of stream types whose
+// streams hold one event each (a provider call's usage) without a stream
+// version row: one row a call in proj_stream_versions, for ever, would be
+// most of what the projection writes for it. Every event of such a type that
+// the projection applies writes a row keyed by its event id into a table
+// the projection names (column event_id, unique): the runner drops an event
+// whose row is there already or earlier in its batch (a relay's re-send),
+// and reports one that is not the event the event store holds at its
+// position (an impostor), in the batch's first round trip. An event of
+// such a type at a version other than 1 is parked: the declaration is
+// wrong. Read-your-writes positions of those streams are never reached by
+// the projection (no command answers with one).
+type OneEventStreams interface {
+	// OneEventStreams maps each such stream type to that table ({{base}}).
+	OneEventStreams() map[string]string
 }
 
 // TableName is the physical name of a base table in a generation.

@@ -10,16 +10,29 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// row is one Insert of a reducer.
+// row is one Insert or Append of a reducer.
 type row struct {
 	table    string
 	columns  []string
 	conflict string
 	values   []any
+	appended bool // Append: no conflict clause, written by COPY
 }
 
 func (r *row) key() string {
-	return r.table + "\x00" + strings.Join(r.columns, ",") + "\x00" + r.conflict
+	return fmt.Sprint(r.table, "\x00", strings.Join(r.columns, ","), "\x00", r.conflict, "\x00", r.appended)
+}
+
+// copyRows is how many Append rows of a table a batch has at least for the
+// runner to COPY them; fewer go in one multi-row INSERT in the batch's
+// pipeline, which saves COPY's round trip.
+const copyRows = 32
+
+// copyGroup is a batch's Append rows of one table and columns, to COPY.
+type copyGroup struct {
+	table   string // resolved
+	columns []string
+	rows    [][]any
 }
 
 // rowGroups collects a batch's Insert rows by target, in first-seen order.
@@ -43,10 +56,14 @@ func (g *rowGroups) add(r *row) error {
 	return nil
 }
 
-// queue adds one multi-row INSERT per group: jsonb_populate_recordset turns
-// the JSON array into rows of the table's own type, so no column types are
-// spelled out twice.
-func (g *rowGroups) queue(b *pgx.Batch, names *strings.Replacer) error {
+// queue adds one multi-row INSERT per group of Insert rows:
+// jsonb_populate_recordset turns the JSON array into rows of the table's
+// own type, so no column types are spelled out twice. Groups of Append
+// rows are returned to COPY when they are large, and otherwise queued as
+// one INSERT ... VALUES (the same binary encoding of each value by its
+// column's type as COPY's).
+func (g *rowGroups) queue(b *pgx.Batch, names *strings.Replacer) ([]copyGroup, error) {
+	var copies []copyGroup
 	for _, k := range g.order {
 		rows := g.groups[k]
 		first := rows[0]
@@ -54,15 +71,46 @@ func (g *rowGroups) queue(b *pgx.Batch, names *strings.Replacer) error {
 		for i, r := range rows {
 			values[i] = r.values
 		}
+		if first.appended {
+			table := names.Replace(first.table)
+			if len(rows) >= copyRows {
+				copies = append(copies, copyGroup{table: table, columns: first.columns, rows: values})
+				continue
+			}
+			queueValues(b, table, first.columns, values)
+			continue
+		}
 		raw, err := encodeObjects(first.columns, values)
 		if err != nil {
-			return fmt.Errorf("encode rows for %s: %w", first.table, err)
+			return nil, fmt.Errorf("encode rows for %s: %w", first.table, err)
 		}
 		cols := strings.Join(first.columns, ", ")
 		b.Queue(names.Replace(`INSERT INTO `+first.table+` (`+cols+`) SELECT `+cols+
 			` FROM jsonb_populate_recordset(NULL::`+first.table+`, $1::jsonb) `+first.conflict), string(raw))
 	}
-	return nil
+	return copies, nil
+}
+
+// queueValues queues rows as one INSERT ... VALUES.
+func queueValues(b *pgx.Batch, table string, columns []string, rows [][]any) {
+	var sql strings.Builder
+	sql.WriteString("INSERT INTO " + table + " (" + strings.Join(columns, ", ") + ") VALUES ")
+	args := make([]any, 0, len(rows)*len(columns))
+	for i, values := range rows {
+		if i > 0 {
+			sql.WriteByte(',')
+		}
+		sql.WriteByte('(')
+		for j := range values {
+			if j > 0 {
+				sql.WriteByte(',')
+			}
+			args = append(args, values[j])
+			fmt.Fprintf(&sql, "$%d", len(args))
+		}
+		sql.WriteByte(')')
+	}
+	b.Queue(sql.String(), args...)
 }
 
 // encodeObjects writes rows as a JSON array of objects, one member per

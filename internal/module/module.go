@@ -66,6 +66,11 @@ type Module struct {
 	// AuditRedacted names, per event type, the payload members the audit
 	// view never shows (secret hashes).
 	AuditRedacted map[string][]string
+	// OneEventStreams are the context's stream types whose streams hold one
+	// event each (a provider call's usage, settled once): read models that
+	// apply them keep no stream version row for them
+	// (projections.OneEventStreams), the audit history included.
+	OneEventStreams []string
 	// TestEnv are the variables of the context's section that integration
 	// and end-to-end platforms run it with: its sandbox, loops the tests
 	// drive themselves. apptest reads them through the section's FromEnv,

@@ -46,6 +46,14 @@ func (Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 	return reducers.Reduce(e)
 }
 
+var _ projections.OneEventStreams = Projection{}
+
+// OneEventStreams: a call's usage stream holds its one usage event, whose
+// row in gateway_usage_events is keyed by its event id.
+func (Projection) OneEventStreams() map[string]string {
+	return map[string]string{domain.StreamUsage: "{{gateway_usage_events}}"}
+}
+
 // Reducers is every area's table, merged.
 func (Projection) Reducers() projections.Reducers { return reducers }
 

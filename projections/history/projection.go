@@ -28,6 +28,21 @@ type Projection struct {
 	// Rules are the contexts' audit rules: an erasing event removes the
 	// restricted members of its stream's earlier rows.
 	Rules Rules
+	// OneEvent are the stream types whose streams hold one event each
+	// (each context's declaration): their events' rows, keyed by event id,
+	// are all the runner keeps of them.
+	OneEvent []string
+}
+
+var _ projections.OneEventStreams = Projection{}
+
+// OneEventStreams: every event's row is keyed by its event id.
+func (p Projection) OneEventStreams() map[string]string {
+	out := make(map[string]string, len(p.OneEvent))
+	for _, t := range p.OneEvent {
+		out[t] = "{{history_events}}"
+	}
+	return out
 }
 
 var _ projections.EveryType = Projection{}
@@ -71,7 +86,8 @@ func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) 
 	if err != nil {
 		return nil, err
 	}
-	insert := projections.Insert("{{history_events}}", columns, "ON CONFLICT (event_id) DO NOTHING",
+	// One row an event, keyed by its id: the runner COPYs a batch's rows.
+	insert := projections.Append("{{history_events}}", columns,
 		e.ID, e.OrganizationID, e.StreamType, e.StreamID, e.StreamVersion, e.Type, e.SchemaVersion, e.Actor.ID, e.Actor.Type,
 		e.OccurredAt, e.RecordedAt, e.CorrelationID, e.CausationID, e.IdempotencyKey, payload)
 	rule, ruled := p.Rules[e.Type]
@@ -79,7 +95,7 @@ func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) 
 		return []projections.Statement{insert}, nil
 	}
 	// Rows of ruled types are written in event order, not merged after the
-	// batch's other statements (projections.Insert), so that an erasure in
+	// batch's other statements (projections.Append), so that an erasure in
 	// the same batch (a rebuild) finds the rows it erases.
 	out := []projections.Statement{projections.Exec(insert.SQL, insert.Args...)}
 	if rule.Erases {

@@ -116,11 +116,10 @@ func componentChecked(status string) projections.Reducer {
 	})
 }
 
-// incidentUpdate is one timeline row; the timeline is append-only, so the
-// runner writes a batch's rows in one statement.
+// incidentUpdate is one timeline row, keyed by the incident's revision: the
+// timeline is append-only, so the runner COPYs a batch's rows.
 func incidentUpdate(id string, revision int, status, message, severity string, at any) projections.Statement {
-	return projections.Insert("{{status_incident_updates}}", timelineColumns, "ON CONFLICT DO NOTHING",
-		id, revision, status, message, severity, at)
+	return projections.Append("{{status_incident_updates}}", timelineColumns, id, revision, status, message, severity, at)
 }
 
 var timelineColumns = []string{"incident_id", "revision", "status", "message", "severity", "occurred_at"}

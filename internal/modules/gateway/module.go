@@ -42,6 +42,8 @@ var Module = module.Module{
 	TenantKeyScopes: []string{"dashboard:read", "organizations:read", "audit:read", "usage:read", "ai:invoke", "ai:translate",
 		"email:write", "email:send", "payments:invoke", "billing:read", "billing:write", "connections:read", "connections:write", "email:read"},
 	Locks: []leader.Lock{gatewaycmd.SweeperLock, gatewaycmd.CanaryLock},
+	// A call's usage stream is settled once (domain.Settle).
+	OneEventStreams: []string{domain.StreamUsage},
 	// AI, email, message and payments calls go to the in-process fakes.
 	TestEnv: map[string]string{"GATEWAY_SANDBOX": "true"},
 	Build:   build,

@@ -30,14 +30,16 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	// Every context's payload members the audit view never shows.
 	declared := make([]map[string][]string, 0, len(p.Modules))
 	rules := make([]map[string]event.AuditRule, 0, len(p.Modules))
+	var single []string
 	for _, m := range p.Modules {
 		declared = append(declared, m.AuditRedacted)
 		rules = append(rules, m.AuditRules)
+		single = append(single, m.OneEventStreams...)
 	}
 	redact, rule := history.MergeRedactions(declared...), history.MergeRules(rules...)
 	return module.Parts{
 		Projections: []projections.Projection{history.Projection{Sources: p.Contexts(), Retention: history.Retention, Redact: redact,
-			Rules: rule}},
+			Rules: rule, OneEvent: single}},
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
 			return opshttp.Service(opshttp.Deps{Pool: p.Pool, Engine: p.Engine, History: history.NewQueries(p.Pool, p.Reader, redact, rule)}), nil
 		},

@@ -1,0 +1,5 @@
+package eventstore
+
+// PendingSQL is the relay's read of the rows past its cursor, for tests
+// that look at its plan.
+var PendingSQL = pendingSQL

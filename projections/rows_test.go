@@ -1,0 +1,52 @@
+package projections
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A batch's Append rows of a table go to COPY when they are many, and in
+// one INSERT ... VALUES (no conflict clause) when they are few; Insert rows
+// keep their multi-row INSERT with their conflict clause.
+func TestAppendRowsCopiedWhenMany(t *testing.T) {
+	names := strings.NewReplacer("{{log}}", "log_g2", "{{few}}", "few_g2", "{{kept}}", "kept_g2")
+	var g rowGroups
+	for i := range copyRows {
+		for _, s := range []Statement{Append("{{log}}", []string{"id", "n"}, i, "x")} {
+			if err := g.add(s.row); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, s := range []Statement{
+		Append("{{few}}", []string{"id"}, 1), Append("{{few}}", []string{"id"}, 2),
+		Insert("{{kept}}", []string{"id"}, "ON CONFLICT DO NOTHING", 7),
+	} {
+		if err := g.add(s.row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &pgx.Batch{}
+	copies, err := g.queue(b, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(copies) != 1 || copies[0].table != "log_g2" || len(copies[0].rows) != copyRows || copies[0].rows[3][0] != 3 {
+		t.Fatalf("copies %+v, want the %d rows of log_g2", copies, copyRows)
+	}
+	if len(b.QueuedQueries) != 2 {
+		t.Fatalf("queued %d statements, want the few rows' INSERT and the Insert's", len(b.QueuedQueries))
+	}
+	few, kept := b.QueuedQueries[0], b.QueuedQueries[1]
+	if few.SQL != "INSERT INTO few_g2 (id) VALUES ($1),($2)" || len(few.Arguments) != 2 || few.Arguments[1] != 2 {
+		t.Fatalf("few rows: %q %v", few.SQL, few.Arguments)
+	}
+	if !strings.Contains(kept.SQL, "jsonb_populate_recordset(NULL::kept_g2") || !strings.HasSuffix(kept.SQL, "ON CONFLICT DO NOTHING") {
+		t.Fatalf("Insert rows: %q", kept.SQL)
+	}
+	if s := Append("{{few}}", []string{"id", "n"}, 1, 2); s.SQL != "INSERT INTO {{few}} (id, n) VALUES ($1,$2)" {
+		t.Fatalf("Append's single-row SQL %q", s.SQL)
+	}
+}
