@@ -5,8 +5,8 @@ package modules
 
 import (
 	"github.com/platform/backend/internal/module"
-	"github.com/platform/backend/internal/modules/brands"
 	"github.com/platform/backend/internal/modules/agent"
+	"github.com/platform/backend/internal/modules/brands"
 	"github.com/platform/backend/internal/modules/contacts"
 	"github.com/platform/backend/internal/modules/dashboard"
 	"github.com/platform/backend/internal/modules/design"
