@@ -212,7 +212,7 @@ func (t *Triggers) React(ctx context.Context, e eventstore.Event) error {
 			data = json.RawMessage("null")
 		}
 		trig := domain.TriggerData{Type: domain.TriggerEvent, EventID: e.ID.String(), EventType: e.Type, StreamID: e.StreamID,
-			Data: data, At: e.RecordedAt}
+			Position: eventstore.Position{StreamID: e.StreamID, Version: e.StreamVersion}.String(), Data: data, At: e.RecordedAt}
 		_, err = h.start(ctx, reactor.Meta(TriggersReactor, e, tr.flowID), domain.EventRunID(tr.flowID, e.ID.String()), f, trig, depth)
 		if errs.CodeOf(err) == "flow_paused" {
 			continue

@@ -65,12 +65,17 @@ type Actor struct {
 // TriggerData is what started a run: what its steps' inputs may refer to
 // as /trigger.
 type TriggerData struct {
-	Type      string          `json:"type"`
-	EventID   string          `json:"eventId,omitempty"`
-	EventType string          `json:"eventType,omitempty"`
-	StreamID  string          `json:"streamId,omitempty"`
-	Data      json.RawMessage `json:"data"`
-	At        time.Time       `json:"at"`
+	Type      string `json:"type"`
+	EventID   string `json:"eventId,omitempty"`
+	EventType string `json:"eventType,omitempty"`
+	StreamID  string `json:"streamId,omitempty"`
+	// Position is the triggering event's (stream@version): every step's
+	// call waits for it in the read models it reads (X-Platform-Min-Position),
+	// so a step reading what the event made finds it, though the agent
+	// heard of the event before the other service's projection applied it.
+	Position string          `json:"position,omitempty"`
+	Data     json.RawMessage `json:"data"`
+	At       time.Time       `json:"at"`
 }
 
 // RunStartedV1 is a run started with a copy of its flow's version.
@@ -690,11 +695,14 @@ func bound(s string, n int) string {
 // credential its steps call app with holds.
 func (r *Run) FlowScopes(app string) []string { return Definition{Steps: r.defs}.Scopes()[app] }
 
-// PositionsBefore are where the writes of the steps before step i reached,
-// in step order: step i's call waits for them (read your writes across
-// services).
+// PositionsBefore are the triggering event's position and where the writes
+// of the steps before step i reached, in step order: step i's call waits
+// for them (read your writes across services).
 func (r *Run) PositionsBefore(i int) []string {
 	var out []string
+	if r.Trigger.Position != "" {
+		out = append(out, r.Trigger.Position)
+	}
 	for j := 0; j < i; j++ {
 		if p := r.positions[j]; p != "" {
 			out = append(out, p)
