@@ -12,36 +12,13 @@ import (
 	"github.com/platform/backend/domain/identity"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
-	"github.com/platform/backend/internal/testenv"
 )
 
-// person is a user of an organization with a role: a session, and an API
-// key the user minted (it acts as the user).
-type person struct {
-	UserID, Session, Key string
-}
+// person is a user of an organization with a role (apptest.Person).
+type person = apptest.Person
 
 func newPerson(t *testing.T, h *apptest.Harness, org, role string) person {
-	t.Helper()
-	ctx := context.Background()
-	system := commands.Meta{OrganizationID: org, Actor: eventstore.Actor{ID: "apptest", Type: "system"}}
-	email, password := testenv.UniqueName(role)+"@example.test", "a long enough password"
-	u, err := h.Identity().CreateUser(ctx, system, identity.Actor{Role: identity.RoleOwner},
-		identitycmd.CreateUser{Email: email, Name: "Person " + role, Password: password, Role: role})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s identitycmd.SessionTokens
-	apptest.Eventually(t, 15*time.Second, "sign-in of the new "+role, func() bool {
-		s, err = h.Identity().Login(ctx, commands.Meta{}, identitycmd.Login{Email: email, Password: password, OrganizationID: org})
-		return err == nil
-	})
-	key, err := h.Identity().CreateAPIKey(ctx, commands.Meta{OrganizationID: org, Actor: eventstore.Actor{ID: u.Value.UserID, Type: "user"}},
-		identitycmd.CreateAPIKey{Name: role + "'s key", Scopes: apptest.DefaultScopes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return person{UserID: u.Value.UserID, Session: s.AccessToken, Key: key.Value.Token}
+	return h.NewPerson(t, org, role)
 }
 
 // setRole changes a member's role (an owner's doing).

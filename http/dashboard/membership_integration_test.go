@@ -1,45 +1,21 @@
 package dashboard_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"testing"
 	"time"
 
-	"github.com/platform/backend/commands"
-	identitycmd "github.com/platform/backend/commands/identity"
-	"github.com/platform/backend/domain/identity"
-	"github.com/platform/backend/eventstore"
 	dashboardhttp "github.com/platform/backend/http/dashboard"
 	"github.com/platform/backend/internal/apptest"
-	"github.com/platform/backend/internal/testenv"
 	view "github.com/platform/backend/projections/dashboard"
 )
 
 // member adds a user with role to the owner's organization and signs them
 // in: their session, and a key they minted (it acts as them).
 func member(t *testing.T, h *apptest.Harness, org, role string) (userID, session, key string) {
-	t.Helper()
-	ctx := context.Background()
-	system := commands.Meta{OrganizationID: org, Actor: eventstore.Actor{ID: "apptest", Type: "system"}}
-	email, password := testenv.UniqueName(role)+"@example.test", "a long enough password"
-	u, err := h.Identity().CreateUser(ctx, system, identity.Actor{Role: identity.RoleOwner},
-		identitycmd.CreateUser{Email: email, Name: "Person " + role, Password: password, Role: role})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s identitycmd.SessionTokens
-	apptest.Eventually(t, 15*time.Second, "sign-in of the new "+role, func() bool {
-		s, err = h.Identity().Login(ctx, commands.Meta{}, identitycmd.Login{Email: email, Password: password, OrganizationID: org})
-		return err == nil
-	})
-	k, err := h.Identity().CreateAPIKey(ctx, commands.Meta{OrganizationID: org, Actor: eventstore.Actor{ID: u.Value.UserID, Type: "user"}},
-		identitycmd.CreateAPIKey{Name: role + "'s key", Scopes: apptest.DefaultScopes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Value.UserID, s.AccessToken, k.Value.Token
+	p := h.NewPerson(t, org, role)
+	return p.UserID, p.Session, p.Key
 }
 
 // TestMembershipChangeSeenAtOnce: the widget cache never answers by
