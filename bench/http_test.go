@@ -68,6 +68,45 @@ func closedLoop(b *testing.B, clients, n int, op func(k int) error) loadResult {
 	return loadResult{rate: float64(n) / elapsed.Seconds(), p50: p[0], p99: p[1], max: p[2], firstP50: head[0], lastP50: tail[0]}
 }
 
+// openLoop sends n operations at a fixed offered rate, operation k
+// scheduled at start + k/rate, each on its own goroutine whether or not the
+// earlier ones answered: arrivals keep their schedule, as a service's
+// independent users do. Each latency runs from the operation's scheduled
+// time, not from when it was sent, so a sender that fell behind (a busy
+// machine, a stalled server) counts the delay instead of hiding it
+// (coordinated omission). rate is the rate achieved: n over the time from
+// the first scheduled send to the last answer.
+func openLoop(b *testing.B, rate float64, n int, op func(k int) error) loadResult {
+	b.Helper()
+	lat := make([]time.Duration, n)
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	interval := time.Duration(float64(time.Second) / rate)
+	start := time.Now()
+	for k := 0; k < n && failed.Load() == nil; k++ {
+		at := start.Add(time.Duration(k) * interval)
+		if d := time.Until(at); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := op(k); err != nil {
+				failed.Store(err)
+				return
+			}
+			lat[k] = time.Since(at)
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	p := percentiles(lat, 0.50, 0.99, 1)
+	return loadResult{rate: float64(n) / elapsed.Seconds(), p50: p[0], p99: p[1], max: p[2]}
+}
+
 type httpClient struct {
 	c     *http.Client
 	base  string

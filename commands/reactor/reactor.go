@@ -100,6 +100,12 @@ type Config struct {
 	// 200ms and 5s.
 	RetryBackoff time.Duration
 	MaxBackoff   time.Duration
+	// PassOverFor is how long the checkpoint may stay behind batches holding
+	// no event of the reactor's types (nothing handled, nothing parked):
+	// such a batch writes no checkpoint until then, or until the partition
+	// has been quiet for a second. Re-reading them after a crash costs a
+	// pass over them again, nothing more. Default 1s.
+	PassOverFor time.Duration
 }
 
 func (c Config) WithDefaults() Config {
@@ -116,6 +122,9 @@ func (c Config) WithDefaults() Config {
 	if c.MaxBackoff == 0 {
 		c.MaxBackoff = max(5*time.Second, c.RetryBackoff)
 	}
+	if c.PassOverFor == 0 {
+		c.PassOverFor = time.Second
+	}
 	return c
 }
 
@@ -126,6 +135,9 @@ func (c Config) Validate() error {
 	}
 	if c.RetryBackoff <= 0 || c.MaxBackoff < c.RetryBackoff {
 		problems = append(problems, errors.New("reactors: retry backoff must be positive and at most the maximum backoff"))
+	}
+	if c.PassOverFor < 0 {
+		problems = append(problems, errors.New("reactors: the pass-over time must not be negative"))
 	}
 	return errors.Join(append(problems, c.Kafka.Validate())...)
 }
@@ -209,7 +221,8 @@ func (r *Runner) run(ctx context.Context, re Reactor) {
 
 // handler is one reactor's sarama consumer group handler: each claimed
 // partition is read in order, each event handled before the next, and the
-// checkpoint written after each batch.
+// checkpoint written after each batch that handled or parked an event (a
+// batch of other types' events only: see Config.PassOverFor).
 type handler struct {
 	re    Reactor
 	types []string
@@ -239,10 +252,24 @@ type failure struct {
 func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
 	ctx := sess.Context()
 	labels := []string{h.re.Name(), claim.Topic(), fmt.Sprint(claim.Partition())}
-	var lastHandled time.Time
+	var lastHandled, recorded time.Time
+	var passed *sarama.ConsumerMessage // the last record passed over without a checkpoint
+	record := func(last *sarama.ConsumerMessage, failed []failure) error {
+		if err := h.checkpoint(ctx, last, failed); err != nil {
+			return err
+		}
+		recorded, passed = time.Now(), nil
+		sess.MarkMessage(last, "")
+		return nil
+	}
 	next := claim.InitialOffset()
 	reader := &eventstore.BatchReader{Claim: claim, Size: h.cfg.BatchSize,
-		Idle: func() { observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled) }}
+		Idle: func() {
+			if passed != nil {
+				_ = record(passed, nil) // fails only when ctx ended
+			}
+			observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled)
+		}}
 	for {
 		batch := reader.Next(ctx)
 		if batch == nil {
@@ -271,12 +298,18 @@ func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Co
 			}
 		}
 		last := batch[len(batch)-1]
-		if err := h.checkpoint(ctx, last, failed); err != nil {
-			return nil // only when ctx ended
+		// Every reactor reads whole topics, most of whose events are of
+		// other types: a checkpoint transaction (a durable commit) a batch of
+		// those was most of what a reactor cost under a steady trickle.
+		if len(mine) == 0 && len(failed) == 0 && time.Since(recorded) < h.cfg.PassOverFor {
+			passed = last
+		} else {
+			if err := record(last, failed); err != nil {
+				return nil // only when ctx ended
+			}
+			h.deadLetter(ctx, failed)
 		}
-		h.deadLetter(ctx, failed)
 		next, lastHandled = last.Offset+1, last.Timestamp
-		sess.MarkMessage(last, "")
 		observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled)
 	}
 }

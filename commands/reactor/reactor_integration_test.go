@@ -289,6 +289,54 @@ func TestReactorParksRejectionAtOnce(t *testing.T) {
 	}
 }
 
+// A trickle of events of other types, each fetched alone, writes no
+// checkpoint a batch (a durable commit each was most of what the gateway's
+// reactors cost per completion at a moderate load); the checkpoint still
+// reaches the end of the log once the partition is quiet.
+func TestReactorPassesOverOtherTypesWithoutACheckpointEach(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	for _, sql := range []string{`CREATE TABLE checkpoint_writes (at timestamptz NOT NULL DEFAULT now())`,
+		`CREATE FUNCTION count_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN INSERT INTO checkpoint_writes DEFAULT VALUES; RETURN NEW; END $$`,
+		`CREATE TRIGGER checkpoint_written AFTER INSERT OR UPDATE ON reactor_checkpoints FOR EACH ROW EXECUTE FUNCTION count_checkpoint_write()`,
+	} {
+		if _, err := r.pool.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	re := &echo{store: r.store, seen: map[uuid.UUID]int{}}
+	stop := r.run(re)
+	defer stop()
+	part, end := r.publish(tick("clock-4", 1))
+	r.waitCheckpoint(part, end)
+	const others = 20
+	for v := int64(1); v <= others; v++ {
+		e := tick("other-4", v)
+		e.Type, e.StreamType = "rtest.other.happened", "rtest.other"
+		part, end = r.publish(e)
+		// A trickle: each event comes in a fetch of its own. The pace is the
+		// condition under test, not a wait for a result.
+		time.Sleep(40 * time.Millisecond)
+	}
+	r.waitCheckpoint(part, end) // written once the partition is quiet
+	var writes int
+	if err := r.pool.QueryRow(ctx, `SELECT count(*) FROM checkpoint_writes`).Scan(&writes); err != nil {
+		t.Fatal(err)
+	}
+	// The first event's checkpoint, one a second (PassOverFor) of the
+	// trickle and the quiet partition's: a few, where each batch wrote one.
+	if writes > 6 {
+		t.Fatalf("%d checkpoint writes for 1 event handled and %d passed over one at a time, want at most 6", writes, others)
+	}
+	// An event of the reactor's types is still handled and checkpointed.
+	part, end = r.publish(tick("clock-4", 2))
+	apptest.Eventually(t, 60*time.Second, "the handled event's checkpoint", func() bool { return r.checkpoint(part) >= end })
+	if r.effects() != 2 {
+		t.Fatalf("%d effects, want 2", r.effects())
+	}
+}
+
 func TestReactorConfigValidate(t *testing.T) {
 	kafka := eventstore.KafkaConfig{Brokers: []string{"127.0.0.1:9092"}}
 	tests := []struct {
@@ -300,6 +348,7 @@ func TestReactorConfigValidate(t *testing.T) {
 		{"no broker", reactor.Config{}, false},
 		{"negative batch", reactor.Config{Kafka: kafka, BatchSize: -1}, false},
 		{"max backoff below retry backoff", reactor.Config{Kafka: kafka, RetryBackoff: time.Minute, MaxBackoff: time.Second}, false},
+		{"negative pass-over time", reactor.Config{Kafka: kafka, PassOverFor: -time.Second}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
