@@ -2,7 +2,6 @@ package identity
 
 import (
 	"log/slog"
-	"net/http"
 
 	"github.com/gorilla/mux"
 
@@ -55,25 +54,4 @@ func Service(d AccountsDeps, parts ...Part) httpapi.Service {
 		}
 	}
 	return svc
-}
-
-// ValidatePart is the identity service's /validate (any method): 200 with
-// the principal, 401 for a bad credential, 503 when the store is down.
-func ValidatePart(v httpapi.Validator, d httpapi.Deps) Part {
-	return Part{Routes: func(r *mux.Router) {
-		r.HandleFunc("/validate", func(w http.ResponseWriter, req *http.Request) {
-			token := httpapi.Credential(req)
-			if token == "" {
-				httpapi.WriteError(w, req, d.Log, httpapi.ErrAuthRequired)
-				return
-			}
-			p, err := v.Validate(req.Context(), token)
-			if err != nil {
-				httpapi.WriteError(w, req, d.Log, err)
-				return
-			}
-			w.Header().Set("Cache-Control", "no-store")
-			httpapi.WriteJSON(w, http.StatusOK, p)
-		})
-	}}
 }

@@ -1,0 +1,89 @@
+package identity
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/gorilla/mux"
+
+	"github.com/platform/backend/domain/principal"
+	httpapi "github.com/platform/backend/http"
+)
+
+// ValidatePart is the identity service's /validate (any method): 200 with
+// the principal, 401 for a bad credential, 503 when the store is down.
+func ValidatePart(v httpapi.Validator, d httpapi.Deps) Part {
+	answers := &encodedAnswers{}
+	return Part{Routes: func(r *mux.Router) {
+		r.HandleFunc("/validate", func(w http.ResponseWriter, req *http.Request) {
+			token := httpapi.Credential(req)
+			if token == "" {
+				httpapi.WriteError(w, req, d.Log, httpapi.ErrAuthRequired)
+				return
+			}
+			p, err := v.Validate(req.Context(), token)
+			if err != nil {
+				httpapi.WriteError(w, req, d.Log, err)
+				return
+			}
+			body, err := answers.encode(p)
+			if err != nil {
+				httpapi.WriteError(w, req, d.Log, err)
+				return
+			}
+			h := w.Header()
+			h.Set("Cache-Control", "no-store")
+			h.Set("Content-Type", "application/json")
+			h.Set("Content-Length", strconv.Itoa(len(body)))
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(body)
+		})
+	}}
+}
+
+// encodedAnswers keeps the body last sent for each credential: every
+// backend asks /validate on every request, a credential's principal
+// changes rarely, and encoding it (a session's is a hundred permission
+// strings, about 3 KB) cost as much CPU as validating it. The body is
+// reused only for a principal equal member by member to the one it was
+// encoded from, so it is exactly what encoding would write (httpapi.WriteJSON:
+// the JSON and a newline).
+type encodedAnswers struct {
+	mu      sync.RWMutex
+	entries map[answerKey]encodedAnswer
+}
+
+// answerKey is whose answer: a key's or a session's.
+type answerKey struct{ kind, id, session string }
+
+type encodedAnswer struct {
+	principal principal.Principal
+	body      []byte
+}
+
+// encodedAnswersMax bounds memory: past it the memo starts over.
+const encodedAnswersMax = 100_000
+
+func (m *encodedAnswers) encode(p principal.Principal) ([]byte, error) {
+	key := answerKey{p.Type, p.ID, p.SessionID}
+	m.mu.RLock()
+	a, ok := m.entries[key]
+	m.mu.RUnlock()
+	if ok && a.principal.Equal(p) {
+		return a.body, nil
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	body = append(body, '\n')
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries == nil || len(m.entries) >= encodedAnswersMax {
+		m.entries = make(map[answerKey]encodedAnswer)
+	}
+	m.entries[key] = encodedAnswer{principal: p, body: body}
+	return body, nil
+}
