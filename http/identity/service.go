@@ -2,6 +2,7 @@ package identity
 
 import (
 	"log/slog"
+	"net/http"
 
 	"github.com/gorilla/mux"
 
@@ -26,6 +27,7 @@ type AccountsDeps struct {
 type Part struct {
 	Actions []httpapi.Action
 	Routes  func(r *mux.Router)
+	Exact   map[string]http.Handler // httpapi.Service.Exact
 }
 
 // AppID is the identity service's app id (seed 001's prefix).
@@ -45,6 +47,12 @@ func Service(d AccountsDeps, parts ...Part) httpapi.Service {
 		svc.Actions = append(svc.Actions, p.Actions...)
 		if p.Routes != nil {
 			routes = append(routes, p.Routes)
+		}
+		for path, h := range p.Exact {
+			if svc.Exact == nil {
+				svc.Exact = map[string]http.Handler{}
+			}
+			svc.Exact[path] = h
 		}
 	}
 	svc.Actions = withOutputs(svc.Actions, identityOutputs)

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/gorilla/mux"
-
 	"github.com/platform/backend/domain/principal"
 	httpapi "github.com/platform/backend/http"
 )
@@ -16,31 +14,32 @@ import (
 // the principal, 401 for a bad credential, 503 when the store is down.
 func ValidatePart(v httpapi.Validator, d httpapi.Deps) Part {
 	answers := &encodedAnswers{}
-	return Part{Routes: func(r *mux.Router) {
-		r.HandleFunc("/validate", func(w http.ResponseWriter, req *http.Request) {
-			token := httpapi.Credential(req)
-			if token == "" {
-				httpapi.WriteError(w, req, d.Log, httpapi.ErrAuthRequired)
-				return
-			}
-			p, err := v.Validate(req.Context(), token)
-			if err != nil {
-				httpapi.WriteError(w, req, d.Log, err)
-				return
-			}
-			body, err := answers.encode(p)
-			if err != nil {
-				httpapi.WriteError(w, req, d.Log, err)
-				return
-			}
-			h := w.Header()
-			h.Set("Cache-Control", "no-store")
-			h.Set("Content-Type", "application/json")
-			h.Set("Content-Length", strconv.Itoa(len(body)))
-			w.WriteHeader(http.StatusOK)
-			_, _ = w.Write(body)
-		})
-	}}
+	validate := func(w http.ResponseWriter, req *http.Request) {
+		token := httpapi.Credential(req)
+		if token == "" {
+			httpapi.WriteError(w, req, d.Log, httpapi.ErrAuthRequired)
+			return
+		}
+		p, err := v.Validate(req.Context(), token)
+		if err != nil {
+			httpapi.WriteError(w, req, d.Log, err)
+			return
+		}
+		body, err := answers.encode(p)
+		if err != nil {
+			httpapi.WriteError(w, req, d.Log, err)
+			return
+		}
+		h := w.Header()
+		h.Set("Cache-Control", "no-store")
+		h.Set("Content-Type", "application/json")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	}
+	// Ahead of the router (httpapi.Service.Exact): every request of every
+	// backend calls it.
+	return Part{Exact: map[string]http.Handler{"/validate": http.HandlerFunc(validate)}}
 }
 
 // encodedAnswers keeps the body last sent for each credential: every
