@@ -19,3 +19,13 @@ func (p Principal) Equal(o Principal) bool {
 func sameStrings(a, b []string) bool {
 	return (a == nil) == (b == nil) && slices.Equal(a, b)
 }
+
+// Clone is a copy that shares no list with p (nil lists stay nil).
+func (p Principal) Clone() Principal {
+	p.Scopes, p.Permissions = slices.Clone(p.Scopes), slices.Clone(p.Permissions)
+	p.Workspaces = slices.Clone(p.Workspaces)
+	for i := range p.Workspaces {
+		p.Workspaces[i].AllowedScopes = slices.Clone(p.Workspaces[i].AllowedScopes)
+	}
+	return p
+}

@@ -48,6 +48,17 @@ func TestEqualSeesEveryMember(t *testing.T) {
 			t.Errorf("a changed workspace binding leaves the principal equal: %+v", changed.Workspaces[0])
 		}
 	}
+	clone := base.Clone()
+	if !clone.Equal(base) {
+		t.Error("a clone is not equal")
+	}
+	clone.Permissions[0], clone.Workspaces[0].AllowedScopes[0] = "changed", "changed"
+	if base.Permissions[0] == "changed" || base.Workspaces[0].AllowedScopes[0] == "changed" {
+		t.Error("a clone shares lists")
+	}
+	if c := (Principal{Scopes: []string{}}).Clone(); c.Scopes == nil || c.Permissions != nil {
+		t.Errorf("a clone tells nil from empty no longer: %#v", c)
+	}
 	empty := base
 	empty.Scopes = nil
 	if empty.Equal(Principal{ID: "k", Type: "api_key", OrganizationID: "o", Role: "member", Scopes: []string{}}) {

@@ -83,6 +83,7 @@ func (m *encodedAnswers) encode(p principal.Principal) ([]byte, error) {
 	if m.entries == nil || len(m.entries) >= encodedAnswersMax {
 		m.entries = make(map[answerKey]encodedAnswer)
 	}
-	m.entries[key] = encodedAnswer{principal: p, body: body}
+	// A copy: a list the caller changed in place later must not look equal.
+	m.entries[key] = encodedAnswer{principal: p.Clone(), body: body}
 	return body, nil
 }
