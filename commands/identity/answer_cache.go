@@ -24,8 +24,11 @@ import (
 // exactly as without this cache. Refusals are never kept.
 type answerCache struct {
 	mu      sync.RWMutex
-	entries map[string]*answer
+	entries map[answerKey]*answer
 }
+
+// answerKey is a credential: a key's or a session's id.
+type answerKey struct{ streamType, id string }
 
 type answer struct {
 	secret    [sha256.Size]byte // the accepted secret's hash
@@ -38,7 +41,7 @@ type answer struct {
 // lookup answers a credential (its cache key and secret) from the cache
 // when the same secret was accepted at the heads that are current now.
 // A store that cannot answer the heads fails closed, as validation does.
-func (c *answerCache) lookup(ctx context.Context, h *Handlers, key, secret string) (domain.Principal, bool, error) {
+func (c *answerCache) lookup(ctx context.Context, h *Handlers, key answerKey, secret string) (domain.Principal, bool, error) {
 	c.mu.RLock()
 	a := c.entries[key]
 	c.mu.RUnlock()
@@ -62,7 +65,7 @@ func (c *answerCache) lookup(ctx context.Context, h *Handlers, key, secret strin
 }
 
 // put keeps an accepted answer computed at heads (every stream it read).
-func (c *answerCache) put(key, secret string, heads map[string]int64, until time.Time, p domain.Principal) {
+func (c *answerCache) put(key answerKey, secret string, heads map[string]int64, until time.Time, p domain.Principal) {
 	a := &answer{secret: sha256.Sum256([]byte(secret)), ids: make([]string, 0, len(heads)),
 		versions: make([]int64, 0, len(heads)), until: until, principal: p}
 	for id, v := range heads {
@@ -72,7 +75,7 @@ func (c *answerCache) put(key, secret string, heads map[string]int64, until time
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil || len(c.entries) >= streamCacheMax {
-		c.entries = make(map[string]*answer)
+		c.entries = make(map[answerKey]*answer)
 	}
 	c.entries[key] = a
 }

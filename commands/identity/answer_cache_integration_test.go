@@ -55,7 +55,9 @@ func TestValidationAnswerAcrossProcesses(t *testing.T) {
 		{domain.StreamUser, "user-1", event.New(domain.UserCreated, domain.UserCreatedV1{UserID: "user-1", OrganizationID: "org-a", CreatedAt: t0})},
 	} {
 		if _, err := commands.Run(ctx, seed, commands.Meta{OrganizationID: "org-a", Actor: eventstore.Actor{ID: "system", Type: "system"}}, s.typ, s.id,
-			func([]event.Recorded) ([]event.Change, struct{}, error) { return []event.Change{s.change}, struct{}{}, nil }); err != nil {
+			func([]event.Recorded) ([]event.Change, struct{}, error) {
+				return []event.Change{s.change}, struct{}{}, nil
+			}); err != nil {
 			t.Fatal(err)
 		}
 	}

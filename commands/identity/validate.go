@@ -35,7 +35,7 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	if !strings.HasPrefix(token, TokenPrefix) || !ok || uuid.Validate(keyID) != nil || secret == "" {
 		return domain.Principal{}, errInvalidCredential
 	}
-	key := cacheKey(domain.StreamAPIKey, keyID)
+	key := answerKey{domain.StreamAPIKey, keyID}
 	if p, ok, err := h.answers.lookup(ctx, h, key, secret); ok || err != nil {
 		return p, err
 	}
@@ -112,7 +112,7 @@ func (h *Handlers) validateSession(ctx context.Context, token string) (domain.Pr
 	if !ok {
 		return domain.Principal{}, errInvalidCredential
 	}
-	key := cacheKey(domain.StreamSession, sid)
+	key := answerKey{domain.StreamSession, sid}
 	if p, ok, err := h.answers.lookup(ctx, h, key, secret); ok || err != nil {
 		return p, err
 	}

@@ -30,12 +30,11 @@ func ValidatePart(v httpapi.Validator, d httpapi.Deps) Part {
 			httpapi.WriteError(w, req, d.Log, err)
 			return
 		}
+		// Values shared by every answer, as httpapi's nosniff.
 		h := w.Header()
-		h.Set("Cache-Control", "no-store")
-		h.Set("Content-Type", "application/json")
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h["Cache-Control"], h["Content-Type"], h["Content-Length"] = noStore, jsonType, body.length
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
+		_, _ = w.Write(body.json)
 	}
 	// Ahead of the router (httpapi.Service.Exact): every request of every
 	// backend calls it.
@@ -59,31 +58,35 @@ type answerKey struct{ kind, id, session string }
 
 type encodedAnswer struct {
 	principal principal.Principal
-	body      []byte
+	json      []byte
+	length    []string // Content-Length
 }
+
+var noStore, jsonType = []string{"no-store"}, []string{"application/json"}
 
 // encodedAnswersMax bounds memory: past it the memo starts over.
 const encodedAnswersMax = 100_000
 
-func (m *encodedAnswers) encode(p principal.Principal) ([]byte, error) {
+func (m *encodedAnswers) encode(p principal.Principal) (encodedAnswer, error) {
 	key := answerKey{p.Type, p.ID, p.SessionID}
 	m.mu.RLock()
 	a, ok := m.entries[key]
 	m.mu.RUnlock()
 	if ok && a.principal.Equal(p) {
-		return a.body, nil
+		return a, nil
 	}
 	body, err := json.Marshal(p)
 	if err != nil {
-		return nil, err
+		return encodedAnswer{}, err
 	}
-	body = append(body, '\n')
+	// A copy of p: a list the caller changed in place later must not look
+	// equal.
+	a = encodedAnswer{principal: p.Clone(), json: append(body, '\n'), length: []string{strconv.Itoa(len(body) + 1)}}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.entries == nil || len(m.entries) >= encodedAnswersMax {
 		m.entries = make(map[answerKey]encodedAnswer)
 	}
-	// A copy: a list the caller changed in place later must not look equal.
-	m.entries[key] = encodedAnswer{principal: p.Clone(), body: body}
-	return body, nil
+	m.entries[key] = a
+	return a, nil
 }
