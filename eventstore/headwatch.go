@@ -119,7 +119,9 @@ var (
 		Name: "platform_head_watch_reads_total",
 		Help: "Stream heads a HeadWatch answered, by source: memory, or the database (not in memory, or memory not trusted).",
 	}, []string{"source"})
-	headWatchTrusted = promauto.NewGauge(prometheus.GaugeOpts{
+	// The two sources resolved once: every validation counts its heads.
+	headReadsMemory, headReadsDatabase = headReads.WithLabelValues("memory"), headReads.WithLabelValues("database")
+	headWatchTrusted                   = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "platform_head_watch_listening",
 		Help: "1 while the HeadWatch's listening session is up (memory may be trusted), 0 while reads go to the database.",
 	})
@@ -180,12 +182,12 @@ func (w *HeadWatch) Heads(ctx context.Context, ids ...string) (map[string]int64,
 	}
 	gen := w.gen
 	w.mu.Unlock()
-	headReads.WithLabelValues("memory").Add(float64(len(ids) - len(missing)))
+	headReadsMemory.Add(float64(len(ids) - len(missing)))
 	w.fromMemory.Add(int64(len(ids) - len(missing)))
 	if len(missing) == 0 {
 		return out, nil
 	}
-	headReads.WithLabelValues("database").Add(float64(len(missing)))
+	headReadsDatabase.Add(float64(len(missing)))
 	w.fromDatabase.Add(int64(len(missing)))
 	read, err := w.store.Heads(ctx, missing...)
 	if err != nil {

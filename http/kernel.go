@@ -26,10 +26,15 @@ import (
 // answer into HTML or script.
 func withSecurityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header()["X-Content-Type-Options"] = nosniff
 		next.ServeHTTP(w, r)
 	})
 }
+
+// nosniff is one value shared by every answer, not one allocated for each:
+// net/http copies the header when the answer starts, and Set and Add
+// replace or grow a value, never write into it.
+var nosniff = []string{"nosniff"}
 
 // withHeaderLimit answers a request line and header block larger than limit
 // with a 431 problem. net/http refuses what exceeds its own MaxHeaderBytes in
@@ -208,6 +213,9 @@ func paramProblems(r *http.Request) []errs.Field {
 				check(name, v)
 			}
 		}
+	}
+	if len(out) < 2 { // every request passes here: sort.Slice allocates even for none
+		return out
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	return slices.CompactFunc(out, func(a, b errs.Field) bool { return a.Pointer == b.Pointer })

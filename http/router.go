@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"math"
 	"net/http"
+	pathpkg "path"
 	"slices"
 	"sort"
 	"strconv"
@@ -43,8 +45,15 @@ type Service struct {
 	// (`status:read`) is checked as the full string `<AppID>.status:read`.
 	AppID   string
 	Actions []Action
-	// Routes adds routes that are not actions (pages, /validate).
+	// Routes adds routes that are not actions (pages).
 	Routes func(r *mux.Router)
+	// Exact are plain routes (any method) served ahead of the router on
+	// their exact path, with the same checks as every route: for a route
+	// every request of the platform calls (identity's /validate), which
+	// the router would reach only after trying every action's pattern (a
+	// sixth of /validate's server CPU). A path here must match no other
+	// route: NewHandler refuses one that does.
+	Exact map[string]http.Handler
 	// HealthPath is the liveness route the kernel serves (default
 	// /api/health; seed 001's gateway and seed 002's publishing and
 	// contacts APIs name /health).
@@ -151,8 +160,48 @@ func NewHandler(svc Service, d Deps) (http.Handler, error) {
 		WriteError(w, req, d.Log, errs.NotFound("route "+req.URL.Path))
 	})
 	r.MethodNotAllowedHandler = allowHandler(r, d.Log)
-	handler := withSecurityHeaders(withRequestID(withRecover(withHeaderLimit(withCORS(r, d.CORS), d.MaxHeaderBytes, d.Log), d.Log)))
+	routed, err := withExact(r, svc.Exact, routeChecks(d))
+	if err != nil {
+		return nil, err
+	}
+	handler := withSecurityHeaders(withRequestID(withRecover(withHeaderLimit(withCORS(routed, d.CORS), d.MaxHeaderBytes, d.Log), d.Log)))
 	return withInvalidInputStatus(handler, svc.InvalidInputStatus), nil
+}
+
+// withExact serves the exact routes ahead of the router r, each behind
+// checks (the router's own middleware: a route without traits gets exactly
+// what it would get from the router). A path the router would also match,
+// by any method, is refused: serving it first would change which route
+// answers.
+func withExact(r *mux.Router, exact map[string]http.Handler, checks mux.MiddlewareFunc) (http.Handler, error) {
+	if len(exact) == 0 {
+		return r, nil
+	}
+	served := make(map[string]http.Handler, len(exact))
+	for path, h := range exact {
+		if !strings.HasPrefix(path, "/") || pathpkg.Clean(path) != path {
+			return nil, fmt.Errorf("exact route %q: not a clean absolute path", path)
+		}
+		for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+			http.MethodDelete, http.MethodOptions, http.MethodTrace, http.MethodConnect} {
+			req, err := http.NewRequest(method, path, nil)
+			if err != nil {
+				return nil, fmt.Errorf("exact route %q: %w", path, err)
+			}
+			var m mux.RouteMatch
+			if r.Match(req, &m) && m.MatchErr != mux.ErrNotFound {
+				return nil, fmt.Errorf("exact route %s is also a route of the router (%s)", path, method)
+			}
+		}
+		served[path] = checks(h)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if h, ok := served[req.URL.Path]; ok {
+			h.ServeHTTP(w, req)
+			return
+		}
+		r.ServeHTTP(w, req)
+	}), nil
 }
 
 func (d Deps) serveAction(a *Action, appID string) http.Handler {

@@ -28,6 +28,7 @@ type Handlers struct {
 	serviceAccess func(ctx context.Context, organizationID, service string) (bool, error)
 	cache         streamCache    // validation's decoded write models
 	permissions   permissionMemo // validation's evaluated permissions
+	answers       answerCache    // validation's accepted answers, at the heads they read
 	// headReader answers validation's stream heads (nil: the store, a
 	// round trip per validation).
 	headReader HeadReader

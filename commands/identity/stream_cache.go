@@ -72,6 +72,15 @@ func current[M any](ctx context.Context, h *Handlers, streamType, id string, hea
 	var zero M
 	key := cacheKey(streamType, id)
 	version, asked := heads[id]
+	if !asked {
+		// Every stream read is in heads, at the version its model is at
+		// least at: an answer computed from heads is then current while they
+		// stand (answerCache).
+		if err := h.moreHeads(ctx, heads, id); err != nil {
+			return zero, err
+		}
+		version, asked = heads[id], true
+	}
 	if m, ok := h.cache.get(key, version); ok {
 		if typed, ok := m.(M); ok {
 			return typed, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -33,6 +34,10 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	keyID, secret, ok := strings.Cut(strings.TrimPrefix(token, TokenPrefix), ".")
 	if !strings.HasPrefix(token, TokenPrefix) || !ok || uuid.Validate(keyID) != nil || secret == "" {
 		return domain.Principal{}, errInvalidCredential
+	}
+	key := answerKey{domain.StreamAPIKey, keyID}
+	if p, ok, err := h.answers.lookup(ctx, h, key, secret); ok || err != nil {
+		return p, err
 	}
 	ids := []string{keyID, domain.CatalogStream}
 	if known, ok := peekAs[*domain.APIKey](h, domain.StreamAPIKey, keyID); ok { // a key's organization and creator never change
@@ -75,6 +80,7 @@ func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Pri
 	if creator.User == "" {
 		p.ActingRole = domain.RoleAdmin
 	}
+	h.answers.put(key, secret, heads, time.Time{}, p) // nothing of a key's answer depends on the time
 	return p, nil
 }
 
@@ -106,6 +112,10 @@ func (h *Handlers) validateSession(ctx context.Context, token string) (domain.Pr
 	if !ok {
 		return domain.Principal{}, errInvalidCredential
 	}
+	key := answerKey{domain.StreamSession, sid}
+	if p, ok, err := h.answers.lookup(ctx, h, key, secret); ok || err != nil {
+		return p, err
+	}
 	ids := []string{sid, domain.CatalogStream}
 	if known, ok := peekAs[*domain.Session](h, domain.StreamSession, sid); ok { // a session's user and organization never change
 		st := known.Started()
@@ -122,7 +132,12 @@ func (h *Handlers) validateSession(ctx context.Context, token string) (domain.Pr
 	if err := s.CheckAccess(HashSecret(secret), h.now()); err != nil {
 		return domain.Principal{}, err
 	}
-	return h.principalAt(ctx, s, heads)
+	p, err := h.principalAt(ctx, s, heads)
+	if err != nil {
+		return domain.Principal{}, err
+	}
+	h.answers.put(key, secret, heads, s.AccessUntil(), p)
+	return p, nil
 }
 
 // sessionPrincipal rehydrates a session's principal from the current heads.

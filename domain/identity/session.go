@@ -56,6 +56,15 @@ func Start(p SessionStartedV1) ([]event.Change, error) {
 
 var errInvalidToken = errs.AuthenticationRequired("invalid or expired credential")
 
+// AccessUntil is when the current access secret stops being accepted, all
+// else unchanged: its own expiry or the session's, whichever comes first.
+func (s *Session) AccessUntil() time.Time {
+	if s.started.ExpiresAt.Before(s.accessUntil) {
+		return s.started.ExpiresAt
+	}
+	return s.accessUntil
+}
+
 // CheckAccess verifies an access secret's hash: the current one, unexpired,
 // on an open session. Every failure reads the same to the caller.
 func (s *Session) CheckAccess(hash string, now time.Time) error {

@@ -27,6 +27,7 @@ type AccountsDeps struct {
 type Part struct {
 	Actions []httpapi.Action
 	Routes  func(r *mux.Router)
+	Exact   map[string]http.Handler // httpapi.Service.Exact
 }
 
 // AppID is the identity service's app id (seed 001's prefix).
@@ -47,6 +48,12 @@ func Service(d AccountsDeps, parts ...Part) httpapi.Service {
 		if p.Routes != nil {
 			routes = append(routes, p.Routes)
 		}
+		for path, h := range p.Exact {
+			if svc.Exact == nil {
+				svc.Exact = map[string]http.Handler{}
+			}
+			svc.Exact[path] = h
+		}
 	}
 	svc.Actions = withOutputs(svc.Actions, identityOutputs)
 	svc.Routes = func(r *mux.Router) {
@@ -55,25 +62,4 @@ func Service(d AccountsDeps, parts ...Part) httpapi.Service {
 		}
 	}
 	return svc
-}
-
-// ValidatePart is the identity service's /validate (any method): 200 with
-// the principal, 401 for a bad credential, 503 when the store is down.
-func ValidatePart(v httpapi.Validator, d httpapi.Deps) Part {
-	return Part{Routes: func(r *mux.Router) {
-		r.HandleFunc("/validate", func(w http.ResponseWriter, req *http.Request) {
-			token := httpapi.Credential(req)
-			if token == "" {
-				httpapi.WriteError(w, req, d.Log, httpapi.ErrAuthRequired)
-				return
-			}
-			p, err := v.Validate(req.Context(), token)
-			if err != nil {
-				httpapi.WriteError(w, req, d.Log, err)
-				return
-			}
-			w.Header().Set("Cache-Control", "no-store")
-			httpapi.WriteJSON(w, http.StatusOK, p)
-		})
-	}}
 }
