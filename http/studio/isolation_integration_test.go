@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/testenv"
@@ -78,6 +79,13 @@ func TestAnotherTenantsAndWorkspacesIDsAreMissingOnes(t *testing.T) {
 	var asset map[string]any
 	owner.JSON(http.MethodGet, base+"/assets/"+i.asset, nil, http.StatusOK, &asset)
 	link, _ := url.Parse(asset["previewUrl"].(string))
+	// The render runs on its own: the first organization's state is taken
+	// once it finished, so only another caller's doing could change it.
+	apptest.Eventually(t, 90*time.Second, "the render", func() bool {
+		var renders map[string]any
+		owner.JSON(http.MethodGet, proj+"/render-jobs?renderStatus=completed", nil, http.StatusOK, &renders)
+		return len(renders["renderJobs"].([]any)) == 1
+	})
 	var before map[string]any
 	owner.JSON(http.MethodGet, proj+"/sync", nil, http.StatusOK, &before)
 
