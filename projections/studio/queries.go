@@ -8,9 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/studio"
-	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
 )
 
@@ -26,39 +24,26 @@ func NewQueries(pool *pgxpool.Pool, reader *projections.Reader) *Queries {
 	return &Queries{pool: pool, reader: reader}
 }
 
-// Scope is where a query reads: an organization's workspace.
-type Scope struct{ Organization, Workspace string }
+// Scope and Page are the workspace read models' (projections.Scope, Page).
+type (
+	Scope = projections.Scope
+	Page  = projections.Page
+)
 
-// Page bounds a list: Limit rows (1..200, default 50) after the Cursor (the
-// last id of the previous page; lists are newest first by id).
-type Page struct {
-	Limit  int
-	Cursor string
-}
-
-func (p Page) limit() int {
-	if p.Limit < 1 || p.Limit > 200 {
-		return 50
-	}
-	return p.Limit
-}
+// what names the read model in an outage's answer.
+const what = "the studio's read model"
 
 // readErr: an outage is 503, anything else as it is.
-func readErr(err error) error {
-	if err != nil && eventstore.IsTransient(err) {
-		return errs.Unavailable("the studio's read model is unavailable", err)
-	}
-	return err
-}
+func readErr(err error) error { return projections.ReadErr(what, err) }
 
 // docs runs a query of doc columns and decodes each into T.
 func docs[T any](ctx context.Context, q *Queries, sql string, args ...any) ([]T, error) {
-	return projections.Docs[T](ctx, q.pool, q.reader, Projection{}, "the studio's read model", sql, args...)
+	return projections.Docs[T](ctx, q.pool, q.reader, Projection{}, what, sql, args...)
 }
 
-// one is docs for a single row: 404 (what) when there is none.
-func one[T any](ctx context.Context, q *Queries, what, sql string, args ...any) (T, error) {
-	return projections.One[T](ctx, q.pool, q.reader, Projection{}, "the studio's read model", what, sql, args...)
+// one is docs for a single row: 404 (missing) when there is none.
+func one[T any](ctx context.Context, q *Queries, missing, sql string, args ...any) (T, error) {
+	return projections.One[T](ctx, q.pool, q.reader, Projection{}, what, missing, sql, args...)
 }
 
 // ProjectPage is a page of projects, newest first.
@@ -70,16 +55,12 @@ type ProjectPage struct {
 // Projects lists the workspace's projects, newest first.
 func (q *Queries) Projects(ctx context.Context, s Scope, p Page) (ProjectPage, error) {
 	list, err := docs[domain.Project](ctx, q, `SELECT doc FROM {{studio_projects}} WHERE organization_id = $1 AND workspace_id = $2
-		AND NOT deleted AND ($3 = '' OR project_id < $3) ORDER BY project_id DESC LIMIT $4`, s.Organization, s.Workspace, p.Cursor, p.limit()+1)
+		AND NOT deleted AND ($3 = '' OR project_id < $3) ORDER BY project_id DESC LIMIT $4`, s.Organization, s.Workspace, p.Cursor, p.Size()+1)
 	if err != nil {
 		return ProjectPage{}, err
 	}
-	out := ProjectPage{Projects: list}
-	if len(list) > p.limit() {
-		out.Projects = list[:p.limit()]
-		next := out.Projects[len(out.Projects)-1].ProjectID
-		out.NextCursor = &next
-	}
+	out := ProjectPage{}
+	out.Projects, out.NextCursor = projections.Cut(list, p, func(x domain.Project) string { return x.ProjectID })
 	return out, nil
 }
 
@@ -166,16 +147,12 @@ type AssetPage struct {
 func (q *Queries) Assets(ctx context.Context, s Scope, f AssetFilter) (AssetPage, error) {
 	list, err := docs[domain.Asset](ctx, q, `SELECT doc FROM {{studio_assets}} WHERE organization_id = $1 AND workspace_id = $2 AND NOT deleted
 		AND ($3 = '' OR project_id = $3) AND ($4 = '' OR kind = $4) AND ($5 = '' OR asset_id < $5) ORDER BY asset_id DESC LIMIT $6`,
-		s.Organization, s.Workspace, f.ProjectID, f.Kind, f.Cursor, f.limit()+1)
+		s.Organization, s.Workspace, f.ProjectID, f.Kind, f.Cursor, f.Size()+1)
 	if err != nil {
 		return AssetPage{}, err
 	}
-	out := AssetPage{Assets: list}
-	if len(list) > f.limit() {
-		out.Assets = list[:f.limit()]
-		next := out.Assets[len(out.Assets)-1].AssetID
-		out.NextCursor = &next
-	}
+	out := AssetPage{}
+	out.Assets, out.NextCursor = projections.Cut(list, f.Page, func(x domain.Asset) string { return x.AssetID })
 	return out, nil
 }
 
@@ -210,23 +187,12 @@ type QuotaUse struct {
 
 // Quota is the workspace's counts of a month.
 func (q *Queries) Quota(ctx context.Context, s Scope, period string) ([]QuotaUse, error) {
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT action, period, used, quota_limit, warning_id, warning, warned_at FROM {{studio_quota}}
-		WHERE organization_id = $1 AND workspace_id = $2 AND period = $3 ORDER BY action`)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.pool.Query(ctx, sql, s.Organization, s.Workspace, period)
-	if err != nil {
-		return nil, readErr(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QuotaUse, error) {
-		var u QuotaUse
-		return u, r.Scan(&u.Action, &u.PeriodKey, &u.Used, &u.Limit, &u.WarningID, &u.Warning, &u.WarnedAt)
-	})
-	if out == nil {
-		out = []QuotaUse{}
-	}
-	return out, readErr(err)
+	return projections.Rows(ctx, q.pool, q.reader, Projection{}, what, `SELECT action, period, used, quota_limit, warning_id, warning,
+		warned_at FROM {{studio_quota}} WHERE organization_id = $1 AND workspace_id = $2 AND period = $3 ORDER BY action`,
+		func(r pgx.Row) (QuotaUse, error) {
+			var u QuotaUse
+			return u, r.Scan(&u.Action, &u.PeriodKey, &u.Used, &u.Limit, &u.WarningID, &u.Warning, &u.WarnedAt)
+		}, s.Organization, s.Workspace, period)
 }
 
 // Counts are a workspace's (or a project's) numbers at a glance.
