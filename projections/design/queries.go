@@ -3,6 +3,7 @@ package design
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	domain "github.com/platform/backend/domain/design"
@@ -119,18 +120,16 @@ type Counts struct {
 }
 
 func (q *Queries) Counts(ctx context.Context, org string, workspaces []string) (Counts, error) {
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT
+	return projections.Row(ctx, q.pool, q.reader, Projection{}, what, "counts", `SELECT
 		(SELECT count(*) FROM {{design_projects}} WHERE organization_id = $1 AND NOT deleted AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
 		(SELECT count(*) FROM {{design_designs}} WHERE organization_id = $1 AND NOT deleted AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
 		(SELECT count(*) FROM {{design_exports}} WHERE organization_id = $1 AND status IN ('queued', 'rendering')
 			AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
-		(SELECT count(*) FROM {{design_exports}} WHERE organization_id = $1 AND status = 'ready' AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`)
-	if err != nil {
-		return Counts{}, err
-	}
-	var c Counts
-	err = q.pool.QueryRow(ctx, sql, org, workspaces).Scan(&c.Projects, &c.Designs, &c.Rendering, &c.Ready)
-	return c, projections.ReadErr(what, err)
+		(SELECT count(*) FROM {{design_exports}} WHERE organization_id = $1 AND status = 'ready' AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`,
+		func(r pgx.Row) (Counts, error) {
+			var c Counts
+			return c, r.Scan(&c.Projects, &c.Designs, &c.Rendering, &c.Ready)
+		}, org, workspaces)
 }
 
 // Export is the organization's data export: every project, design, image

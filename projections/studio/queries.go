@@ -33,9 +33,6 @@ type (
 // what names the read model in an outage's answer.
 const what = "the studio's read model"
 
-// readErr: an outage is 503, anything else as it is.
-func readErr(err error) error { return projections.ReadErr(what, err) }
-
 // docs runs a query of doc columns and decodes each into T.
 func docs[T any](ctx context.Context, q *Queries, sql string, args ...any) ([]T, error) {
 	return projections.Docs[T](ctx, q.pool, q.reader, Projection{}, what, sql, args...)
@@ -207,46 +204,39 @@ type Counts struct {
 
 // Counts counts a workspace's objects (of one project when project is set).
 func (q *Queries) Counts(ctx context.Context, s Scope, project string) (Counts, error) {
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT
+	return projections.Row(ctx, q.pool, q.reader, Projection{}, what, "counts", `SELECT
 		(SELECT count(*) FROM {{studio_projects}} WHERE organization_id = $1 AND workspace_id = $2 AND NOT deleted AND ($3 = '' OR project_id = $3)),
 		(SELECT count(*) FROM {{studio_assets}} WHERE organization_id = $1 AND workspace_id = $2 AND NOT deleted AND ($3 = '' OR project_id = $3)),
 		(SELECT count(*) FROM {{studio_compositions}} WHERE organization_id = $1 AND workspace_id = $2 AND ($3 = '' OR project_id = $3)),
 		(SELECT count(*) FROM {{studio_approvals}} WHERE organization_id = $1 AND workspace_id = $2 AND status = 'requested' AND ($3 = '' OR project_id = $3)),
 		coalesce((SELECT jsonb_object_agg(status, n) FROM (SELECT status, count(*) AS n FROM {{studio_render_jobs}} WHERE organization_id = $1
 			AND workspace_id = $2 AND ($3 = '' OR project_id = $3) GROUP BY status) j), '{}'),
-		(SELECT max(updated_at) FROM {{studio_projects}} WHERE organization_id = $1 AND workspace_id = $2 AND ($3 = '' OR project_id = $3))`)
-	if err != nil {
-		return Counts{}, err
-	}
-	var c Counts
-	var jobs []byte
-	if err := q.pool.QueryRow(ctx, sql, s.Organization, s.Workspace, project).Scan(&c.Projects, &c.Assets, &c.Compositions,
-		&c.PendingApprovals, &jobs, &c.LastUpdatedAt); err != nil {
-		return Counts{}, readErr(err)
-	}
-	c.RenderJobs = map[string]int{}
-	for _, st := range domain.RenderStatuses {
-		c.RenderJobs[st] = 0
-	}
-	if err := json.Unmarshal(jobs, &c.RenderJobs); err != nil {
-		return Counts{}, err
-	}
-	return c, nil
+		(SELECT max(updated_at) FROM {{studio_projects}} WHERE organization_id = $1 AND workspace_id = $2 AND ($3 = '' OR project_id = $3))`,
+		func(r pgx.Row) (Counts, error) {
+			var c Counts
+			var jobs []byte
+			if err := r.Scan(&c.Projects, &c.Assets, &c.Compositions, &c.PendingApprovals, &jobs, &c.LastUpdatedAt); err != nil {
+				return c, err
+			}
+			c.RenderJobs = map[string]int{}
+			for _, st := range domain.RenderStatuses {
+				c.RenderJobs[st] = 0
+			}
+			return c, json.Unmarshal(jobs, &c.RenderJobs)
+		}, s.Organization, s.Workspace, project)
 }
 
 // OrganizationCounts are the organization's numbers across its workspaces
 // (of the given ones only, unless nil): the dashboard's widget.
 func (q *Queries) OrganizationCounts(ctx context.Context, org string, workspaces []string) (projects, pending, rendering int, err error) {
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT
+	n, err := projections.Row(ctx, q.pool, q.reader, Projection{}, what, "counts", `SELECT
 		(SELECT count(*) FROM {{studio_projects}} WHERE organization_id = $1 AND NOT deleted AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
 		(SELECT count(*) FROM {{studio_approvals}} WHERE organization_id = $1 AND status = 'requested' AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
 		(SELECT count(*) FROM {{studio_render_jobs}} WHERE organization_id = $1 AND status IN ('queued', 'rendering')
-			AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	err = q.pool.QueryRow(ctx, sql, org, workspaces).Scan(&projects, &pending, &rendering)
-	return projects, pending, rendering, readErr(err)
+			AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`, func(r pgx.Row) (n [3]int, err error) {
+		return n, r.Scan(&n[0], &n[1], &n[2])
+	}, org, workspaces)
+	return n[0], n[1], n[2], err
 }
 
 // ProjectOf is a live project of the organization in any workspace (the
@@ -313,21 +303,11 @@ func (q *Queries) Export(ctx context.Context, org string, now time.Time) (Export
 	if err != nil {
 		return Export{}, err
 	}
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT workspace_id, action, period, used, quota_limit, warning_id, warning, warned_at
-		FROM {{studio_quota}} WHERE organization_id = $1 ORDER BY workspace_id, period, action`)
-	if err != nil {
-		return Export{}, err
-	}
-	rows, err := q.pool.Query(ctx, sql, org)
-	if err != nil {
-		return Export{}, readErr(err)
-	}
-	out.Quotas, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ExportedQuota, error) {
-		var e ExportedQuota
-		return e, r.Scan(&e.WorkspaceID, &e.Action, &e.PeriodKey, &e.Used, &e.Limit, &e.WarningID, &e.Warning, &e.WarnedAt)
-	})
-	if out.Quotas == nil {
-		out.Quotas = []ExportedQuota{}
-	}
-	return out, readErr(err)
+	out.Quotas, err = projections.Rows(ctx, q.pool, q.reader, Projection{}, what, `SELECT workspace_id, action, period, used, quota_limit,
+		warning_id, warning, warned_at FROM {{studio_quota}} WHERE organization_id = $1 ORDER BY workspace_id, period, action`,
+		func(r pgx.Row) (ExportedQuota, error) {
+			var e ExportedQuota
+			return e, r.Scan(&e.WorkspaceID, &e.Action, &e.PeriodKey, &e.Used, &e.Limit, &e.WarningID, &e.Warning, &e.WarnedAt)
+		}, org)
+	return out, err
 }
