@@ -121,6 +121,9 @@ func (h *Handlers) Config() Config { return h.cfg }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
+// meta is a command's meta in the caller's organization (workspace.Meta).
+var meta = workspace.Meta
+
 var errWholeOrganization = errs.PermissionDenied("the credential is bound to workspaces: a kit of the whole organization needs a credential of the whole organization")
 
 // authorize checks the caller may act on a kit with permission: a kit of

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/workspace"
 	domain "github.com/platform/backend/domain/design"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
@@ -20,8 +19,8 @@ import (
 )
 
 // asset is a command on an uploaded image's stream.
-func (h *Handlers) asset(id string, g *workspace.Guard) workspace.Object[*domain.AssetModel, domain.Asset] {
-	return workspace.Object[*domain.AssetModel, domain.Asset]{StreamType: domain.StreamAsset, ID: id, What: "asset", Guard: g,
+func (h *Handlers) asset(id string, g *guard) object[*domain.AssetModel, domain.Asset] {
+	return object[*domain.AssetModel, domain.Asset]{StreamType: domain.StreamAsset, ID: id, What: "asset", Guard: g,
 		Load: domain.LoadAsset, Answer: (*domain.AssetModel).State}
 }
 
@@ -65,11 +64,11 @@ func (h *Handlers) UploadAsset(ctx context.Context, m commands.Meta, p principal
 	if _, err := h.objects.Put(ctx, key, bytes.NewReader(data), objectstore.PutOptions{ContentType: a.ContentType, Size: a.Size}); err != nil {
 		return none, errs.Unavailable("the object store is unavailable", err)
 	}
-	o := h.asset(a.AssetID, &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID})
+	o := h.asset(a.AssetID, &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID})
 	o.Writes = func(stored domain.Asset) []eventstore.Write {
 		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindAsset, stored.AssetID, "", "", key)}
 	}
-	res, err := o.Run(ctx, h.store, workspace.Meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) { return am.Store(a) })
+	res, err := o.Run(ctx, h.store, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) { return am.Store(a) })
 	if err != nil || res.Replayed {
 		_ = h.objects.Delete(context.WithoutCancel(ctx), key) // recorded by nothing (or by the first request, under its own id)
 	}
@@ -90,10 +89,10 @@ func (h *Handlers) DeleteAsset(ctx context.Context, m commands.Meta, p principal
 	if err != nil {
 		return commands.Result[domain.Asset]{}, err
 	}
-	g := (&workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.AssetID)
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.AssetID)
 	o := h.asset(in.AssetID, g)
 	o.Writes = func(a domain.Asset) []eventstore.Write { return []eventstore.Write{registry.Retire(a.AssetID)} }
-	return o.Run(ctx, h.store, workspace.Meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) {
+	return o.Run(ctx, h.store, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) {
 		if err := g.Missing(in.AssetID, KindAsset); err != nil {
 			return nil, err
 		}

@@ -16,8 +16,8 @@ import (
 )
 
 // design is a command on a design's stream.
-func (h *Handlers) design(id string, g *workspace.Guard) workspace.Object[*domain.DesignModel, domain.Design] {
-	return workspace.Object[*domain.DesignModel, domain.Design]{StreamType: domain.StreamDesign, ID: id, What: "design", Guard: g,
+func (h *Handlers) design(id string, g *guard) object[*domain.DesignModel, domain.Design] {
+	return object[*domain.DesignModel, domain.Design]{StreamType: domain.StreamDesign, ID: id, What: "design", Guard: g,
 		Load: domain.LoadDesign, Answer: (*domain.DesignModel).State}
 }
 
@@ -57,7 +57,7 @@ func (h *Handlers) CreateDesign(ctx context.Context, m commands.Meta, p principa
 		content.FPS = *in.FPS
 	}
 	id := newID()
-	return h.createDesign(ctx, workspace.Meta(m, p), ws.ID, in.ProjectID, domain.NewDesign{ID: id, ProjectID: in.ProjectID, WorkspaceID: ws.ID,
+	return h.createDesign(ctx, meta(m, p), ws.ID, in.ProjectID, domain.NewDesign{ID: id, ProjectID: in.ProjectID, WorkspaceID: ws.ID,
 		Name: in.Name, CreatedBy: p.Author(), Kit: kit, Content: content})
 }
 
@@ -65,7 +65,7 @@ func (h *Handlers) CreateDesign(ctx context.Context, m commands.Meta, p principa
 // names are checked in the registry (a new design or a copy).
 func (h *Handlers) createDesign(ctx context.Context, m commands.Meta, workspaceID, projectID string, n domain.NewDesign) (commands.Result[domain.Design], error) {
 	assets := n.Content.Assets()
-	g := (&workspace.Guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}).Read(projectID)
+	g := (&guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}).Read(projectID)
 	for pointer, id := range assets {
 		g.Ref(pointer, KindAsset, id)
 	}
@@ -194,7 +194,7 @@ func (h *Handlers) UpdateDesign(ctx context.Context, m commands.Meta, p principa
 		}
 		content = &c
 	}
-	g := (&workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
 	var assets map[string]string
 	if content != nil {
 		assets = content.Assets()
@@ -202,7 +202,7 @@ func (h *Handlers) UpdateDesign(ctx context.Context, m commands.Meta, p principa
 			g.Ref(pointer, KindAsset, id)
 		}
 	}
-	return h.design(in.DesignID, g).Run(ctx, h.store, workspace.Meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
+	return h.design(in.DesignID, g).Run(ctx, h.store, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
 		if err := h.live(g, dm, ws.ID, in.DesignID); err != nil {
 			return nil, err
 		}
@@ -222,7 +222,7 @@ func (h *Handlers) UpdateDesign(ctx context.Context, m commands.Meta, p principa
 
 // live checks a design is live in the workspace, in the registry and in
 // its stream (404 otherwise).
-func (h *Handlers) live(g *workspace.Guard, dm *domain.DesignModel, workspaceID, designID string) error {
+func (h *Handlers) live(g *guard, dm *domain.DesignModel, workspaceID, designID string) error {
 	if err := g.Missing(designID, KindDesign); err != nil {
 		return err
 	}
@@ -269,8 +269,8 @@ func (h *Handlers) RebrandDesign(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return none, err
 	}
-	g := (&workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
-	return h.design(in.DesignID, g).Run(ctx, h.store, workspace.Meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
+	return h.design(in.DesignID, g).Run(ctx, h.store, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
 		if err := h.live(g, dm, ws.ID, in.DesignID); err != nil {
 			return nil, err
 		}
@@ -290,10 +290,10 @@ func (h *Handlers) DeleteDesign(ctx context.Context, m commands.Meta, p principa
 	if err != nil {
 		return commands.Result[domain.Design]{}, err
 	}
-	g := (&workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
 	o := h.design(in.DesignID, g)
 	o.Writes = func(d domain.Design) []eventstore.Write { return []eventstore.Write{registry.Retire(d.DesignID)} }
-	return o.Run(ctx, h.store, workspace.Meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
+	return o.Run(ctx, h.store, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
 		if err := h.live(g, dm, ws.ID, in.DesignID); err != nil {
 			return nil, err
 		}
@@ -333,6 +333,6 @@ func (h *Handlers) DuplicateDesign(ctx context.Context, m commands.Meta, p princ
 	if r := []rune(name); len(r) > domain.MaxName {
 		name = string(r[:domain.MaxName])
 	}
-	return h.createDesign(ctx, workspace.Meta(m, p), ws.ID, src.ProjectID, domain.NewDesign{ID: newID(), ProjectID: src.ProjectID,
+	return h.createDesign(ctx, meta(m, p), ws.ID, src.ProjectID, domain.NewDesign{ID: newID(), ProjectID: src.ProjectID,
 		WorkspaceID: ws.ID, Name: name, CreatedBy: p.Author(), Kit: kit, Content: src.Content})
 }

@@ -49,7 +49,7 @@ func (h *Handlers) EraseData(ctx context.Context, m commands.Meta, p principal.P
 		return commands.Result[Erasure]{}, err
 	}
 	org := p.OrganizationID
-	res, err := workspace.Erase(ctx, h.store, workspace.Meta(m, p), registry, domain.StreamOrganization, domain.OrganizationStreamID(org),
+	res, err := workspace.Erase(ctx, h.store, meta(m, p), registry, domain.StreamOrganization, domain.OrganizationStreamID(org),
 		domain.LoadOrganization, in.Confirmation, h.now(), func(n workspace.Erasure) Erasure {
 			return Erasure{OrganizationID: org, Objects: n.Objects, Files: n.Files, Erasures: n.Erasures}
 		})

@@ -252,7 +252,7 @@ func (h *Handlers) CreateExport(ctx context.Context, m commands.Meta, p principa
 	if err := h.persistExport(ctx, p.OrganizationID, ws.ID, d, id); err != nil {
 		return none, err
 	}
-	res, err := h.export.Request(ctx, workspace.Meta(m, p), id, job, jobs.RequestOptions{})
+	res, err := h.export.Request(ctx, meta(m, p), id, job, jobs.RequestOptions{})
 	return exportResult(res, err)
 }
 
@@ -319,7 +319,7 @@ func (h *Handlers) CancelExport(ctx context.Context, m commands.Meta, p principa
 	if err := h.owned(ctx, p, in, PermExportsWrite); err != nil {
 		return commands.Result[domain.Export]{}, err
 	}
-	return exportResult(h.export.Cancel(ctx, workspace.Meta(m, p), in.ExportID, "cancelled by "+p.Author()))
+	return exportResult(h.export.Cancel(ctx, meta(m, p), in.ExportID, "cancelled by "+p.Author()))
 }
 
 // RetryExport is designs.exports.retry: a failed export is queued again
@@ -328,7 +328,7 @@ func (h *Handlers) RetryExport(ctx context.Context, m commands.Meta, p principal
 	if err := h.owned(ctx, p, in, PermExportsWrite); err != nil {
 		return commands.Result[domain.Export]{}, err
 	}
-	return exportResult(h.export.Retry(ctx, workspace.Meta(m, p), in.ExportID))
+	return exportResult(h.export.Retry(ctx, meta(m, p), in.ExportID))
 }
 
 // Download is a ready export's signed, expiring link.

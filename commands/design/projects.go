@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/workspace"
 	domain "github.com/platform/backend/domain/design"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
@@ -13,8 +12,8 @@ import (
 )
 
 // project is a command on a project's stream.
-func (h *Handlers) project(id string, g *workspace.Guard) workspace.Object[*domain.ProjectModel, domain.Project] {
-	return workspace.Object[*domain.ProjectModel, domain.Project]{StreamType: domain.StreamProject, ID: id, What: "project", Guard: g,
+func (h *Handlers) project(id string, g *guard) object[*domain.ProjectModel, domain.Project] {
+	return object[*domain.ProjectModel, domain.Project]{StreamType: domain.StreamProject, ID: id, What: "project", Guard: g,
 		Load: domain.LoadProject, Answer: (*domain.ProjectModel).State}
 }
 
@@ -31,11 +30,11 @@ func (h *Handlers) CreateProject(ctx context.Context, m commands.Meta, p princip
 		return commands.Result[domain.Project]{}, err
 	}
 	id := newID()
-	o := h.project(id, &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID})
+	o := h.project(id, &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID})
 	o.Writes = func(pr domain.Project) []eventstore.Write {
 		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindProject, pr.ProjectID, "", "", "")}
 	}
-	return o.Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	return o.Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		return pm.Create(domain.NewProject{ID: id, WorkspaceID: ws.ID, Name: in.Name, Description: in.Description, CreatedBy: p.Author()}, h.now())
 	})
 }
@@ -53,8 +52,8 @@ func (h *Handlers) UpdateProject(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
-	g := (&workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.ProjectID)
-	return h.project(in.ProjectID, g).Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.ProjectID)
+	return h.project(in.ProjectID, g).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := g.Missing(in.ProjectID, KindProject); err != nil {
 			return nil, err
 		}
@@ -79,11 +78,11 @@ func (h *Handlers) DeleteProject(ctx context.Context, m commands.Meta, p princip
 		return commands.Result[domain.Project]{}, err
 	}
 	var designs int
-	g := (&workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.ProjectID)
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.ProjectID)
 	g.Also = append(g.Also, designsOf(in.ProjectID, &designs))
 	o := h.project(in.ProjectID, g)
 	o.Writes = func(pr domain.Project) []eventstore.Write { return []eventstore.Write{registry.Retire(pr.ProjectID)} }
-	return o.Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	return o.Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := g.Missing(in.ProjectID, KindProject); err != nil {
 			return nil, err
 		}

@@ -52,3 +52,12 @@ func register(org, workspaceID, kind, id, project, design, objectKey string) eve
 // objectKey is where an image's or an export's bytes are: the
 // organization's namespace, then the design service's.
 func objectKey(org, kind, id string) string { return org + "/design/" + kind + "s/" + id }
+
+// guard and object are the workspace kernel's (commands/workspace) in this
+// context's words; meta is a command's meta in the caller's organization.
+type (
+	guard            = workspace.Guard
+	object[M, T any] = workspace.Object[M, T]
+)
+
+var meta = workspace.Meta

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
@@ -30,7 +29,7 @@ func (h *Handlers) RequestApproval(ctx context.Context, m commands.Meta, p princ
 		return commands.Result[domain.Approval]{}, err
 	}
 	id := newID()
-	return h.approval(ws, p, in.ProjectID, id).Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	return h.approval(ws, p, in.ProjectID, id).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}
@@ -40,9 +39,9 @@ func (h *Handlers) RequestApproval(ctx context.Context, m commands.Meta, p princ
 }
 
 // approval is a command on a project that answers one approval request.
-func (h *Handlers) approval(ws Workspace, p principal.Principal, projectID, approvalID string) workspace.Object[*domain.ProjectModel, domain.Approval] {
-	return workspace.Object[*domain.ProjectModel, domain.Approval]{StreamType: domain.StreamProject, ID: projectID, What: "project",
-		Guard: &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: projectID}, Load: domain.LoadProject,
+func (h *Handlers) approval(ws Workspace, p principal.Principal, projectID, approvalID string) object[*domain.ProjectModel, domain.Approval] {
+	return object[*domain.ProjectModel, domain.Approval]{StreamType: domain.StreamProject, ID: projectID, What: "project",
+		Guard: &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: projectID}, Load: domain.LoadProject,
 		Answer: func(pm *domain.ProjectModel) domain.Approval { a, _ := pm.Approval(approvalID); return a }}
 }
 
@@ -69,7 +68,7 @@ func (h *Handlers) decide(ctx context.Context, m commands.Meta, p principal.Prin
 	if err != nil {
 		return commands.Result[domain.Approval]{}, err
 	}
-	return h.approval(ws, p, in.ProjectID, in.ApprovalRequestID).Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	return h.approval(ws, p, in.ProjectID, in.ApprovalRequestID).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/deletions"
-	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
@@ -37,8 +36,8 @@ type UploadAsset struct {
 func objectKey(org, assetID string) string { return org + "/studio/assets/" + assetID }
 
 // asset is a command on an asset's stream.
-func (h *Handlers) asset(id string, g *workspace.Guard) workspace.Object[*domain.AssetModel, domain.Asset] {
-	return workspace.Object[*domain.AssetModel, domain.Asset]{StreamType: domain.StreamAsset, ID: id, What: "asset", Guard: g,
+func (h *Handlers) asset(id string, g *guard) object[*domain.AssetModel, domain.Asset] {
+	return object[*domain.AssetModel, domain.Asset]{StreamType: domain.StreamAsset, ID: id, What: "asset", Guard: g,
 		Load: domain.LoadAsset, Answer: (*domain.AssetModel).State}
 }
 
@@ -50,7 +49,7 @@ func (h *Handlers) UploadAsset(ctx context.Context, m commands.Meta, p principal
 	if err != nil {
 		return commands.Result[domain.Asset]{}, err
 	}
-	return h.storeAsset(ctx, workspace.Meta(m, p), ws.ID, domain.Asset{ProjectID: in.ProjectID, ContentType: in.ContentType, Filename: in.Filename,
+	return h.storeAsset(ctx, meta(m, p), ws.ID, domain.Asset{ProjectID: in.ProjectID, ContentType: in.ContentType, Filename: in.Filename,
 		Source: domain.SourceUpload, CreatedBy: p.Author()}, file)
 }
 
@@ -75,7 +74,7 @@ func (h *Handlers) storeAsset(ctx context.Context, m commands.Meta, workspaceID 
 		return none, objectError(err, h.cfg.AssetMaxBytes)
 	}
 	a.Size, a.SHA256 = info.Size, hex.EncodeToString(sum.Sum(nil))
-	g := &workspace.Guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}
+	g := &guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}
 	project := ""
 	if a.ProjectID != nil {
 		g.Project, project = *a.ProjectID, *a.ProjectID
@@ -106,11 +105,11 @@ func (h *Handlers) DeleteAsset(ctx context.Context, m commands.Meta, p principal
 	if err != nil {
 		return commands.Result[domain.Asset]{}, err
 	}
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.AssetID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.AssetID}
 	key := objectKey(p.OrganizationID, in.AssetID)
 	res, err := h.asset(in.AssetID, g).WithWrites(func(a domain.Asset) []eventstore.Write {
 		return []eventstore.Write{registry.Retire(a.AssetID), registry.Forget(p.OrganizationID, key)}
-	}).Run(ctx, h.store, workspace.Meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) {
+	}).Run(ctx, h.store, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) {
 		if err := am.In(ws.ID); err != nil {
 			return nil, err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
 	domain "github.com/platform/backend/domain/studio"
@@ -25,8 +24,8 @@ func (h *Handlers) UpdateBrief(ctx context.Context, m commands.Meta, p principal
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.ProjectID}
-	return h.project(in.ProjectID, g).Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.ProjectID}
+	return h.project(in.ProjectID, g).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}

@@ -101,7 +101,7 @@ func (h *Handlers) requestGeneration(ctx context.Context, m commands.Meta, p pri
 	}
 	id := newID()
 	q := h.quota(p.OrganizationID, ws.ID, domain.QuotaGenerations)
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: projectID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: projectID}
 	g.Also = append(g.Also, q.prepare)
 	if in.SourceAssetID != nil {
 		g.Ref("/sourceAssetId", KindAsset, *in.SourceAssetID)
@@ -110,12 +110,12 @@ func (h *Handlers) requestGeneration(ctx context.Context, m commands.Meta, p pri
 		g.Ref("/assetId", KindAsset, *in.AssetID)
 	}
 	var claim *domain.QuotaClaim
-	o := workspace.Object[*domain.GenerationModel, domain.Generation]{StreamType: domain.StreamGeneration, ID: id, What: "generation request",
+	o := object[*domain.GenerationModel, domain.Generation]{StreamType: domain.StreamGeneration, ID: id, What: "generation request",
 		Guard: g, Load: domain.LoadGeneration, Answer: (*domain.GenerationModel).State,
 		Writes: func(gen domain.Generation) []eventstore.Write {
 			return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindGeneration, gen.GenerationID, gen.ProjectID, ""), q.count()}
 		}}
-	res, err := o.Run(ctx, h.store, workspace.Meta(m, p), func(gm *domain.GenerationModel) ([]event.Change, error) {
+	res, err := o.Run(ctx, h.store, meta(m, p), func(gm *domain.GenerationModel) ([]event.Change, error) {
 		var err error
 		if claim, err = q.claim(); err != nil {
 			return nil, err
@@ -124,10 +124,10 @@ func (h *Handlers) requestGeneration(ctx context.Context, m commands.Meta, p pri
 			SceneID: sceneID, Input: in, KnownScenes: known, Quota: claim}, h.now())
 	})
 	if err == nil && !res.Replayed {
-		h.warnLogged(ctx, workspace.Meta(m, p), ws.ID, claim)
+		h.warnLogged(ctx, meta(m, p), ws.ID, claim)
 	}
 	if err == nil {
-		h.requestGenerationJob(ctx, jobMeta(workspace.Meta(m, p)), res.Value)
+		h.requestGenerationJob(ctx, jobMeta(meta(m, p)), res.Value)
 	}
 	return res, err
 }

@@ -23,3 +23,12 @@ const (
 var registry = &workspace.Registry{Context: "studio", WorkspaceLocks: true, Names: map[string]string{KindProject: "project",
 	KindComposition: "composition version", KindRenderJob: "render job", KindGeneration: "generation request", KindAsset: "asset",
 	KindTemplate: "project template", KindPreset: "preset", KindWarning: "quota warning"}}
+
+// guard and object are the workspace kernel's (commands/workspace) in this
+// context's words; meta is a command's meta in the caller's organization.
+type (
+	guard            = workspace.Guard
+	object[M, T any] = workspace.Object[M, T]
+)
+
+var meta = workspace.Meta

@@ -100,7 +100,7 @@ func (h *Handlers) storeOutput(ctx context.Context, m commands.Meta, workspaceID
 		return domain.Asset{}, objectError(err, 0)
 	}
 	a.Size, a.SHA256 = info.Size, hex.EncodeToString(sum.Sum(nil))
-	g := &workspace.Guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}
+	g := &guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}
 	project := ""
 	if a.ProjectID != nil {
 		g.Project, project = *a.ProjectID, *a.ProjectID

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
 	domain "github.com/platform/backend/domain/studio"
@@ -33,7 +32,7 @@ func (h *Handlers) CreateProject(ctx context.Context, m commands.Meta, p princip
 		return commands.Result[domain.Project]{}, err
 	}
 	id := newID()
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}
 	if kit != nil {
 		g.Outside = append(g.Outside, *kit)
 	}
@@ -42,14 +41,14 @@ func (h *Handlers) CreateProject(ctx context.Context, m commands.Meta, p princip
 	}
 	return h.project(id, g).WithWrites(func(pr domain.Project) []eventstore.Write {
 		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindProject, pr.ProjectID, "", "")}
-	}).Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	}).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		return pm.Create(domain.NewProject{ID: id, WorkspaceID: ws.ID, CreatedBy: p.Author(), Title: in.Title, Objective: in.Objective,
 			TemplateID: in.TemplateID, BrandKitID: in.BrandKitID}, h.now())
 	})
 }
 
 // project is a command on a project's stream.
-func (h *Handlers) project(id string, g *workspace.Guard) workspace.Object[*domain.ProjectModel, domain.Project] {
-	return workspace.Object[*domain.ProjectModel, domain.Project]{StreamType: domain.StreamProject, ID: id, What: "project", Guard: g,
+func (h *Handlers) project(id string, g *guard) object[*domain.ProjectModel, domain.Project] {
+	return object[*domain.ProjectModel, domain.Project]{StreamType: domain.StreamProject, ID: id, What: "project", Guard: g,
 		Load: domain.LoadProject, Answer: (*domain.ProjectModel).State}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
 	domain "github.com/platform/backend/domain/studio"
@@ -25,10 +24,10 @@ func (h *Handlers) DeleteProject(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.ProjectID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.ProjectID}
 	return h.project(in.ProjectID, g).WithWrites(func(pr domain.Project) []eventstore.Write {
 		return []eventstore.Write{registry.Retire(pr.ProjectID)}
-	}).Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	}).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}

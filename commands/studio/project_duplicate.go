@@ -62,8 +62,8 @@ func (h *Handlers) DuplicateProject(ctx context.Context, m commands.Meta, p prin
 		title = "Copy of " + title
 	}
 	id := newID()
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: src.ProjectID}
-	m = workspace.Meta(m, p)
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: src.ProjectID}
+	m = meta(m, p)
 	res, err := h.project(id, g).WithWrites(func(pr domain.Project) []eventstore.Write {
 		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindProject, pr.ProjectID, "", "")}
 	}).Run(ctx, h.store, m, func(pm *domain.ProjectModel) ([]event.Change, error) {
@@ -172,7 +172,7 @@ func (h *Handlers) copyCompositions(ctx context.Context, m commands.Meta, p prin
 		orig := cm.State()
 		snap := remapAssets(orig.Snapshot, assets)
 		id := copyID(copyOf, orig.CompositionVersionID)
-		g := &workspace.Guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID, Project: copyOf}
+		g := &guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID, Project: copyOf}
 		nameAssets(g, snap)
 		_, err = h.composition(id, g).WithWrites(func(cv domain.Composition) []eventstore.Write {
 			return []eventstore.Write{registry.Register(m.OrganizationID, workspaceID, KindComposition, cv.CompositionVersionID, copyOf, "")}

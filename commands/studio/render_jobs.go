@@ -26,8 +26,8 @@ type CreateRenderJob struct {
 }
 
 // renderJob is a command on a render job's stream.
-func (h *Handlers) renderJob(id string, g *workspace.Guard) workspace.Object[*domain.RenderJobModel, domain.RenderJob] {
-	return workspace.Object[*domain.RenderJobModel, domain.RenderJob]{StreamType: domain.StreamRenderJob, ID: id, What: "render job", Guard: g,
+func (h *Handlers) renderJob(id string, g *guard) object[*domain.RenderJobModel, domain.RenderJob] {
+	return object[*domain.RenderJobModel, domain.RenderJob]{StreamType: domain.StreamRenderJob, ID: id, What: "render job", Guard: g,
 		Load: domain.LoadRenderJob, Answer: (*domain.RenderJobModel).State}
 }
 
@@ -49,7 +49,7 @@ func (h *Handlers) CreateRenderJob(ctx context.Context, m commands.Meta, p princ
 	}
 	id := newID()
 	q := h.quota(p.OrganizationID, ws.ID, domain.QuotaRenders)
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID}
 	g.Also = append(g.Also, q.prepare)
 	if version != "" {
 		g.RefIn("/compositionVersionId", KindComposition, version, in.ProjectID)
@@ -57,7 +57,7 @@ func (h *Handlers) CreateRenderJob(ctx context.Context, m commands.Meta, p princ
 	var claim *domain.QuotaClaim
 	res, err := h.renderJob(id, g).WithWrites(func(j domain.RenderJob) []eventstore.Write {
 		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindRenderJob, j.RenderJobID, j.ProjectID, ""), q.count()}
-	}).Run(ctx, h.store, workspace.Meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
+	}).Run(ctx, h.store, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
 		if version == "" { // the project stands (the guard said so) but has no version
 			return nil, errs.InvalidField("/compositionVersionId", "the project has no composition version to render: create one or name it")
 		}
@@ -77,10 +77,10 @@ func (h *Handlers) CreateRenderJob(ctx context.Context, m commands.Meta, p princ
 		return rm.Create(n, h.now())
 	})
 	if err == nil && !res.Replayed {
-		h.warnLogged(ctx, workspace.Meta(m, p), ws.ID, claim)
+		h.warnLogged(ctx, meta(m, p), ws.ID, claim)
 	}
 	if err == nil {
-		h.requestRender(ctx, jobMeta(workspace.Meta(m, p)), res.Value)
+		h.requestRender(ctx, jobMeta(meta(m, p)), res.Value)
 	}
 	return res, err
 }
@@ -127,13 +127,13 @@ func (h *Handlers) UpdateRenderJob(ctx context.Context, m commands.Meta, p princ
 		return commands.Result[domain.RenderJob]{}, err
 	}
 	if created.Platform() {
-		return h.reportPlatform(ctx, workspace.Meta(m, p), ws.ID, created, report)
+		return h.reportPlatform(ctx, meta(m, p), ws.ID, created, report)
 	}
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID, Object: in.RenderJobID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID, Object: in.RenderJobID}
 	if in.OutputAssetID != nil {
 		g.Ref("/outputAssetId", KindAsset, *in.OutputAssetID)
 	}
-	return h.renderJob(in.RenderJobID, g).Run(ctx, h.store, workspace.Meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
+	return h.renderJob(in.RenderJobID, g).Run(ctx, h.store, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
 		if err := rm.In(ws.ID, in.ProjectID); err != nil {
 			return nil, err
 		}
@@ -161,10 +161,10 @@ func (h *Handlers) CancelRenderJob(ctx context.Context, m commands.Meta, p princ
 	}
 	if created.Platform() {
 		cancelled := domain.RenderCancelled
-		return h.reportPlatform(ctx, workspace.Meta(m, p), ws.ID, created, domain.RenderReport{RenderStatus: &cancelled})
+		return h.reportPlatform(ctx, meta(m, p), ws.ID, created, domain.RenderReport{RenderStatus: &cancelled})
 	}
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID, Object: in.RenderJobID}
-	return h.renderJob(in.RenderJobID, g).Run(ctx, h.store, workspace.Meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID, Object: in.RenderJobID}
+	return h.renderJob(in.RenderJobID, g).Run(ctx, h.store, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
 		if err := rm.In(ws.ID, in.ProjectID); err != nil {
 			return nil, err
 		}

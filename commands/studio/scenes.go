@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
 	domain "github.com/platform/backend/domain/studio"
@@ -31,10 +30,10 @@ func (h *Handlers) sceneCommand(ctx context.Context, m commands.Meta, p principa
 	if err != nil {
 		return commands.Result[SceneList]{}, err
 	}
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: projectID}
-	o := workspace.Object[*domain.ProjectModel, SceneList]{StreamType: domain.StreamProject, ID: projectID, What: "project", Guard: g,
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: projectID}
+	o := object[*domain.ProjectModel, SceneList]{StreamType: domain.StreamProject, ID: projectID, What: "project", Guard: g,
 		Load: domain.LoadProject, Answer: sceneList}
-	return o.Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	return o.Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}
@@ -110,14 +109,14 @@ type PlannedScene struct {
 // job names the project's workspace.
 func (h *Handlers) PersistPlan(ctx context.Context, m commands.Meta, workspaceID, projectID, planID string, generationID *string,
 	scenes []PlannedScene) (commands.Result[SceneList], error) {
-	g := &workspace.Guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID, Object: projectID}
+	g := &guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID, Object: projectID}
 	ins := make([]domain.SceneInput, len(scenes))
 	ids := make([]string, len(scenes))
 	for i, s := range scenes {
 		ins[i] = domain.SceneInput{Title: &s.Title, Description: s.Description, Prompt: s.Prompt, DurationMs: s.DurationMs}
 		ids[i] = newID()
 	}
-	o := workspace.Object[*domain.ProjectModel, SceneList]{StreamType: domain.StreamProject, ID: projectID, What: "project", Guard: g,
+	o := object[*domain.ProjectModel, SceneList]{StreamType: domain.StreamProject, ID: projectID, What: "project", Guard: g,
 		Load: domain.LoadProject, Answer: sceneList}
 	return o.Run(ctx, h.store, m, func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(workspaceID); err != nil {

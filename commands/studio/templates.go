@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
-	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
@@ -37,8 +36,8 @@ type UpdateTemplate struct {
 	TemplateMembers
 }
 
-func (h *Handlers) template(id string, g *workspace.Guard) workspace.Object[*domain.TemplateModel, domain.Template] {
-	return workspace.Object[*domain.TemplateModel, domain.Template]{StreamType: domain.StreamTemplate, ID: id, What: "project template", Guard: g,
+func (h *Handlers) template(id string, g *guard) object[*domain.TemplateModel, domain.Template] {
+	return object[*domain.TemplateModel, domain.Template]{StreamType: domain.StreamTemplate, ID: id, What: "project template", Guard: g,
 		Load: domain.LoadTemplate, Answer: (*domain.TemplateModel).State}
 }
 
@@ -49,9 +48,9 @@ func (h *Handlers) CreateTemplate(ctx context.Context, m commands.Meta, p princi
 		return commands.Result[domain.Template]{}, err
 	}
 	id := newID()
-	return h.template(id, &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).WithWrites(func(t domain.Template) []eventstore.Write {
+	return h.template(id, &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).WithWrites(func(t domain.Template) []eventstore.Write {
 		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindTemplate, t.TemplateID, "", "")}
-	}).Run(ctx, h.store, workspace.Meta(m, p), func(tm *domain.TemplateModel) ([]event.Change, error) {
+	}).Run(ctx, h.store, meta(m, p), func(tm *domain.TemplateModel) ([]event.Change, error) {
 		return tm.Create(id, ws.ID, p.Author(), in.input(), h.now())
 	})
 }
@@ -66,8 +65,8 @@ func (h *Handlers) UpdateTemplate(ctx context.Context, m commands.Meta, p princi
 	if err != nil {
 		return commands.Result[domain.Template]{}, err
 	}
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.TemplateID}
-	return h.template(in.TemplateID, g).Run(ctx, h.store, workspace.Meta(m, p), func(tm *domain.TemplateModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.TemplateID}
+	return h.template(in.TemplateID, g).Run(ctx, h.store, meta(m, p), func(tm *domain.TemplateModel) ([]event.Change, error) {
 		if err := tm.In(ws.ID); err != nil {
 			return nil, err
 		}
@@ -98,8 +97,8 @@ type UpdatePreset struct {
 	PresetMembers
 }
 
-func (h *Handlers) preset(id string, g *workspace.Guard) workspace.Object[*domain.PresetModel, domain.Preset] {
-	return workspace.Object[*domain.PresetModel, domain.Preset]{StreamType: domain.StreamPreset, ID: id, What: "preset", Guard: g,
+func (h *Handlers) preset(id string, g *guard) object[*domain.PresetModel, domain.Preset] {
+	return object[*domain.PresetModel, domain.Preset]{StreamType: domain.StreamPreset, ID: id, What: "preset", Guard: g,
 		Load: domain.LoadPreset, Answer: (*domain.PresetModel).State}
 }
 
@@ -112,9 +111,9 @@ func (h *Handlers) CreatePreset(ctx context.Context, m commands.Meta, p principa
 		return commands.Result[domain.Preset]{}, err
 	}
 	id := newID()
-	return h.preset(id, &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).WithWrites(func(pr domain.Preset) []eventstore.Write {
+	return h.preset(id, &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).WithWrites(func(pr domain.Preset) []eventstore.Write {
 		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindPreset, pr.PresetID, "", "")}
-	}).Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.PresetModel) ([]event.Change, error) {
+	}).Run(ctx, h.store, meta(m, p), func(pm *domain.PresetModel) ([]event.Change, error) {
 		return pm.Create(id, ws.ID, p.Author(), domain.PresetInput{Name: in.Name, Description: in.Description, Settings: in.Settings}, h.now())
 	})
 }
@@ -125,8 +124,8 @@ func (h *Handlers) UpdatePreset(ctx context.Context, m commands.Meta, p principa
 	if err != nil {
 		return commands.Result[domain.Preset]{}, err
 	}
-	g := &workspace.Guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.PresetID}
-	return h.preset(in.PresetID, g).Run(ctx, h.store, workspace.Meta(m, p), func(pm *domain.PresetModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.PresetID}
+	return h.preset(in.PresetID, g).Run(ctx, h.store, meta(m, p), func(pm *domain.PresetModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}

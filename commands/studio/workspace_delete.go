@@ -40,7 +40,7 @@ func (h *Handlers) DeleteWorkspace(ctx context.Context, m commands.Meta, p princ
 	if ws.Default {
 		return WorkspaceList{}, errs.Conflict("default_workspace", "the organization's default workspace cannot be deleted; make another one the default first")
 	}
-	all, err := h.dir.DeleteWorkspace(ctx, workspace.Meta(m, p), ws.Slug, WorkspaceGuard{
+	all, err := h.dir.DeleteWorkspace(ctx, meta(m, p), ws.Slug, WorkspaceGuard{
 		Prepare: func(ctx context.Context, tx eventstore.Tx, workspaceID string) error {
 			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+registry.WorkspaceLock()+`)`, workspaceID); err != nil {
 				return err
