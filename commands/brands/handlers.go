@@ -121,19 +121,8 @@ func (h *Handlers) Config() Config { return h.cfg }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
-// Actor is who a record names as its author: the user behind a session,
-// else the credential.
-func Actor(p principal.Principal) string {
-	if p.UserID != "" {
-		return p.UserID
-	}
-	return p.ID
-}
-
-func meta(m commands.Meta, p principal.Principal) commands.Meta {
-	m.OrganizationID = p.OrganizationID
-	return m
-}
+// meta is a command's meta in the caller's organization (workspace.Meta).
+var meta = workspace.Meta
 
 var errWholeOrganization = errs.PermissionDenied("the credential is bound to workspaces: a kit of the whole organization needs a credential of the whole organization")
 
@@ -170,7 +159,7 @@ func allowed(p principal.Principal, workspaceID *string, permission string) erro
 // adds statements of the command's own.
 func (h *Handlers) onKit(ctx context.Context, m commands.Meta, p principal.Principal, kitID, permission string,
 	act func(*domain.KitModel) ([]event.Change, error), more ...func(domain.Kit) []eventstore.Write) (commands.Result[domain.Kit], error) {
-	res, err := commands.Execute(ctx, h.store, meta(m, p), domain.StreamKit, kitID, domain.LoadKit, func(km *domain.KitModel) ([]event.Change, error) {
+	res, err := commands.Execute(ctx, h.store, workspace.Meta(m, p), domain.StreamKit, kitID, domain.LoadKit, func(km *domain.KitModel) ([]event.Change, error) {
 		if err := km.Live(); err != nil {
 			return nil, err
 		}

@@ -35,7 +35,7 @@ func (h *Handlers) CreateKit(ctx context.Context, m commands.Meta, p principal.P
 		return none, err
 	}
 	n := domain.NewKit{ID: newID(), OrganizationID: p.OrganizationID, WorkspaceID: ws, Name: in.Name, Colours: in.Colours,
-		AvailableForDesign: in.AvailableForDesign == nil || *in.AvailableForDesign, CreatedBy: Actor(p)}
+		AvailableForDesign: in.AvailableForDesign == nil || *in.AvailableForDesign, CreatedBy: p.Author()}
 	return commands.Execute(ctx, h.store, meta(m, p), domain.StreamKit, n.ID, domain.LoadKit, func(km *domain.KitModel) ([]event.Change, error) {
 		return km.Create(n, h.now())
 	}, (*domain.KitModel).State, commands.Also(func(k domain.Kit) []eventstore.Write { return []eventstore.Write{registered(k)} }))

@@ -23,7 +23,7 @@ func (h *Handlers) PublishKit(ctx context.Context, m commands.Meta, p principal.
 	versionID := newID()
 	var version *domain.Version
 	return h.onKit(ctx, m, p, in.KitID, PermKitsManage, func(km *domain.KitModel) ([]event.Change, error) {
-		changes, v, err := km.Publish(versionID, in.Note, Actor(p), h.now())
+		changes, v, err := km.Publish(versionID, in.Note, p.Author(), h.now())
 		version = v
 		return changes, err
 	}, func(k domain.Kit) []eventstore.Write {

@@ -20,8 +20,8 @@ import (
 
 // asset is a command on an uploaded image's stream.
 func (h *Handlers) asset(id string, g *guard) object[*domain.AssetModel, domain.Asset] {
-	return object[*domain.AssetModel, domain.Asset]{streamType: domain.StreamAsset, id: id, what: "asset", guard: g,
-		load: domain.LoadAsset, answer: (*domain.AssetModel).State}
+	return object[*domain.AssetModel, domain.Asset]{StreamType: domain.StreamAsset, ID: id, What: "asset", Guard: g,
+		Load: domain.LoadAsset, Answer: (*domain.AssetModel).State}
 }
 
 // UploadAsset is assets.upload: the body is a PNG or JPEG image.
@@ -56,7 +56,7 @@ func (h *Handlers) UploadAsset(ctx context.Context, m commands.Meta, p principal
 	}
 	sum := sha256.Sum256(data)
 	a := domain.Asset{AssetID: newID(), WorkspaceID: ws.ID, Name: "Image", ContentType: in.ContentType, Width: w, Height: hgt,
-		Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), CreatedBy: Actor(p), CreatedAt: h.now()}
+		Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), CreatedBy: p.Author(), CreatedAt: h.now()}
 	if in.Name != nil {
 		a.Name = *in.Name
 	}
@@ -64,11 +64,11 @@ func (h *Handlers) UploadAsset(ctx context.Context, m commands.Meta, p principal
 	if _, err := h.objects.Put(ctx, key, bytes.NewReader(data), objectstore.PutOptions{ContentType: a.ContentType, Size: a.Size}); err != nil {
 		return none, errs.Unavailable("the object store is unavailable", err)
 	}
-	o := h.asset(a.AssetID, &guard{org: p.OrganizationID, workspace: ws.ID})
-	o.writes = func(stored domain.Asset) []eventstore.Write {
+	o := h.asset(a.AssetID, &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID})
+	o.Writes = func(stored domain.Asset) []eventstore.Write {
 		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindAsset, stored.AssetID, "", "", key)}
 	}
-	res, err := o.run(ctx, h, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) { return am.Store(a) })
+	res, err := o.Run(ctx, h.store, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) { return am.Store(a) })
 	if err != nil || res.Replayed {
 		_ = h.objects.Delete(context.WithoutCancel(ctx), key) // recorded by nothing (or by the first request, under its own id)
 	}
@@ -89,11 +89,11 @@ func (h *Handlers) DeleteAsset(ctx context.Context, m commands.Meta, p principal
 	if err != nil {
 		return commands.Result[domain.Asset]{}, err
 	}
-	g := (&guard{org: p.OrganizationID, workspace: ws.ID}).name(in.AssetID)
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.AssetID)
 	o := h.asset(in.AssetID, g)
-	o.writes = func(a domain.Asset) []eventstore.Write { return []eventstore.Write{retire(a.AssetID)} }
-	return o.run(ctx, h, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) {
-		if err := g.missing(in.AssetID, KindAsset); err != nil {
+	o.Writes = func(a domain.Asset) []eventstore.Write { return []eventstore.Write{registry.Retire(a.AssetID)} }
+	return o.Run(ctx, h.store, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) {
+		if err := g.Missing(in.AssetID, KindAsset); err != nil {
 			return nil, err
 		}
 		if err := am.In(ws.ID); err != nil {

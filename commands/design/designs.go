@@ -6,6 +6,7 @@ import (
 
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/design/render"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/brands"
 	domain "github.com/platform/backend/domain/design"
 	"github.com/platform/backend/domain/errs"
@@ -16,8 +17,8 @@ import (
 
 // design is a command on a design's stream.
 func (h *Handlers) design(id string, g *guard) object[*domain.DesignModel, domain.Design] {
-	return object[*domain.DesignModel, domain.Design]{streamType: domain.StreamDesign, id: id, what: "design", guard: g,
-		load: domain.LoadDesign, answer: (*domain.DesignModel).State}
+	return object[*domain.DesignModel, domain.Design]{StreamType: domain.StreamDesign, ID: id, What: "design", Guard: g,
+		Load: domain.LoadDesign, Answer: (*domain.DesignModel).State}
 }
 
 // CreateDesign is designs.create: a design of a project, pinned to a
@@ -57,30 +58,30 @@ func (h *Handlers) CreateDesign(ctx context.Context, m commands.Meta, p principa
 	}
 	id := newID()
 	return h.createDesign(ctx, meta(m, p), ws.ID, in.ProjectID, domain.NewDesign{ID: id, ProjectID: in.ProjectID, WorkspaceID: ws.ID,
-		Name: in.Name, CreatedBy: Actor(p), Kit: kit, Content: content})
+		Name: in.Name, CreatedBy: p.Author(), Kit: kit, Content: content})
 }
 
 // createDesign records a new design once its project and the images it
 // names are checked in the registry (a new design or a copy).
 func (h *Handlers) createDesign(ctx context.Context, m commands.Meta, workspaceID, projectID string, n domain.NewDesign) (commands.Result[domain.Design], error) {
 	assets := n.Content.Assets()
-	g := (&guard{org: m.OrganizationID, workspace: workspaceID}).name(projectID)
-	for _, id := range assets {
-		g.name(id)
+	g := (&guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}).Read(projectID)
+	for pointer, id := range assets {
+		g.Ref(pointer, KindAsset, id)
 	}
 	o := h.design(n.ID, g)
-	o.writes = func(d domain.Design) []eventstore.Write {
+	o.Writes = func(d domain.Design) []eventstore.Write {
 		return []eventstore.Write{register(m.OrganizationID, workspaceID, KindDesign, d.DesignID, d.ProjectID, "", "")}
 	}
-	return o.run(ctx, h, m, func(dm *domain.DesignModel) ([]event.Change, error) {
-		if err := g.missing(projectID, KindProject); err != nil {
+	return o.Run(ctx, h.store, m, func(dm *domain.DesignModel) ([]event.Change, error) {
+		if err := g.Missing(projectID, KindProject); err != nil {
 			return nil, err
 		}
 		changes, err := dm.Create(n, h.now())
 		if err != nil {
 			return nil, join(err, paths(n.Content))
 		}
-		return changes, join(g.refs(KindAsset, "image", assets), paths(n.Content))
+		return changes, join(g.Refused(), paths(n.Content))
 	})
 }
 
@@ -193,15 +194,15 @@ func (h *Handlers) UpdateDesign(ctx context.Context, m commands.Meta, p principa
 		}
 		content = &c
 	}
-	g := (&guard{org: p.OrganizationID, workspace: ws.ID}).name(in.DesignID)
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
 	var assets map[string]string
 	if content != nil {
 		assets = content.Assets()
-		for _, id := range assets {
-			g.name(id)
+		for pointer, id := range assets {
+			g.Ref(pointer, KindAsset, id)
 		}
 	}
-	return h.design(in.DesignID, g).run(ctx, h, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
+	return h.design(in.DesignID, g).Run(ctx, h.store, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
 		if err := h.live(g, dm, ws.ID, in.DesignID); err != nil {
 			return nil, err
 		}
@@ -215,14 +216,14 @@ func (h *Handlers) UpdateDesign(ctx context.Context, m commands.Meta, p principa
 		if err != nil {
 			return nil, join(err, paths(*content))
 		}
-		return changes, join(g.refs(KindAsset, "image", assets), paths(*content))
+		return changes, join(g.Refused(), paths(*content))
 	})
 }
 
 // live checks a design is live in the workspace, in the registry and in
 // its stream (404 otherwise).
 func (h *Handlers) live(g *guard, dm *domain.DesignModel, workspaceID, designID string) error {
-	if err := g.missing(designID, KindDesign); err != nil {
+	if err := g.Missing(designID, KindDesign); err != nil {
 		return err
 	}
 	return dm.In(workspaceID)
@@ -230,7 +231,7 @@ func (h *Handlers) live(g *guard, dm *domain.DesignModel, workspaceID, designID 
 
 // current reads a live design of the workspace from the write side.
 func (h *Handlers) current(ctx context.Context, org, workspaceID, designID string) (domain.Design, error) {
-	history, err := h.loadOwn(ctx, org, designID)
+	history, err := workspace.LoadOwn(ctx, h.store, org, designID, "the design service's")
 	if err != nil {
 		return domain.Design{}, err
 	}
@@ -268,8 +269,8 @@ func (h *Handlers) RebrandDesign(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return none, err
 	}
-	g := (&guard{org: p.OrganizationID, workspace: ws.ID}).name(in.DesignID)
-	return h.design(in.DesignID, g).run(ctx, h, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
+	return h.design(in.DesignID, g).Run(ctx, h.store, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
 		if err := h.live(g, dm, ws.ID, in.DesignID); err != nil {
 			return nil, err
 		}
@@ -289,10 +290,10 @@ func (h *Handlers) DeleteDesign(ctx context.Context, m commands.Meta, p principa
 	if err != nil {
 		return commands.Result[domain.Design]{}, err
 	}
-	g := (&guard{org: p.OrganizationID, workspace: ws.ID}).name(in.DesignID)
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.DesignID)
 	o := h.design(in.DesignID, g)
-	o.writes = func(d domain.Design) []eventstore.Write { return []eventstore.Write{retire(d.DesignID)} }
-	return o.run(ctx, h, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
+	o.Writes = func(d domain.Design) []eventstore.Write { return []eventstore.Write{registry.Retire(d.DesignID)} }
+	return o.Run(ctx, h.store, meta(m, p), func(dm *domain.DesignModel) ([]event.Change, error) {
 		if err := h.live(g, dm, ws.ID, in.DesignID); err != nil {
 			return nil, err
 		}
@@ -333,5 +334,5 @@ func (h *Handlers) DuplicateDesign(ctx context.Context, m commands.Meta, p princ
 		name = string(r[:domain.MaxName])
 	}
 	return h.createDesign(ctx, meta(m, p), ws.ID, src.ProjectID, domain.NewDesign{ID: newID(), ProjectID: src.ProjectID,
-		WorkspaceID: ws.ID, Name: name, CreatedBy: Actor(p), Kit: kit, Content: src.Content})
+		WorkspaceID: ws.ID, Name: name, CreatedBy: p.Author(), Kit: kit, Content: src.Content})
 }

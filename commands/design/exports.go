@@ -17,6 +17,7 @@ import (
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/design/render"
 	"github.com/platform/backend/commands/jobs"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/brands"
 	domain "github.com/platform/backend/domain/design"
 	"github.com/platform/backend/domain/errs"
@@ -61,7 +62,7 @@ func (h *Handlers) render(ctx context.Context, a *jobs.Attempt[domain.ExportJob]
 	if err := h.exportLive(ctx, org, id); err != nil {
 		return none, err
 	}
-	history, err := h.loadOwn(ctx, org, in.DesignID)
+	history, err := workspace.LoadOwn(ctx, h.store, org, in.DesignID, "the design service's")
 	if err != nil {
 		return none, jobs.NotDone("the design could not be read")
 	}
@@ -240,7 +241,7 @@ func (h *Handlers) CreateExport(ctx context.Context, m commands.Meta, p principa
 	if in.Quality != nil {
 		r.Quality = *in.Quality
 	}
-	job, err := domain.Plan(d, r, Actor(p))
+	job, err := domain.Plan(d, r, p.Author())
 	if err != nil {
 		return none, err
 	}
@@ -264,7 +265,7 @@ func (h *Handlers) persistExport(ctx context.Context, org, workspaceID string, d
 		return errs.Unavailable("the design service's store is unavailable", err)
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(`+orgLock+`)`, org); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared(`+registry.OrgLock()+`)`, org); err != nil {
 		return errs.Unavailable("the design service's store is unavailable", err)
 	}
 	var live bool
@@ -318,7 +319,7 @@ func (h *Handlers) CancelExport(ctx context.Context, m commands.Meta, p principa
 	if err := h.owned(ctx, p, in, PermExportsWrite); err != nil {
 		return commands.Result[domain.Export]{}, err
 	}
-	return exportResult(h.export.Cancel(ctx, meta(m, p), in.ExportID, "cancelled by "+Actor(p)))
+	return exportResult(h.export.Cancel(ctx, meta(m, p), in.ExportID, "cancelled by "+p.Author()))
 }
 
 // RetryExport is designs.exports.retry: a failed export is queued again

@@ -22,9 +22,7 @@ import (
 	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/brands"
 	domain "github.com/platform/backend/domain/design"
-	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/principal"
-	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/media"
 	"github.com/platform/backend/internal/migrate"
 	"github.com/platform/backend/internal/objectstore"
@@ -172,36 +170,9 @@ func (h *Handlers) Directory() workspace.Directory { return h.dir }
 
 func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
-// Actor is who a record names as its author: the user behind a session,
-// else the credential.
-func Actor(p principal.Principal) string {
-	if p.UserID != "" {
-		return p.UserID
-	}
-	return p.ID
-}
-
-func meta(m commands.Meta, p principal.Principal) commands.Meta {
-	m.OrganizationID = p.OrganizationID
-	return m
-}
-
 // Enter resolves the path's workspace for the caller with permission.
 func (h *Handlers) Enter(ctx context.Context, p principal.Principal, slug, permission string) (workspace.Workspace, error) {
 	return workspace.Enter(ctx, h.dir, p, slug, permission)
-}
-
-// loadOwn reads a stream of the organization from the write side (nil
-// history for another organization's: a missing one).
-func (h *Handlers) loadOwn(ctx context.Context, organizationID, streamID string) ([]eventstore.Event, error) {
-	history, err := h.store.Load(ctx, streamID)
-	if err != nil {
-		return nil, errs.Unavailable("the design service's store is unavailable", err)
-	}
-	if len(history) > 0 && history[0].OrganizationID != organizationID {
-		return nil, nil
-	}
-	return history, nil
 }
 
 // DrainDeletions deletes the bytes of forgotten objects (erasures), at most

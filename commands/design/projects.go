@@ -13,8 +13,8 @@ import (
 
 // project is a command on a project's stream.
 func (h *Handlers) project(id string, g *guard) object[*domain.ProjectModel, domain.Project] {
-	return object[*domain.ProjectModel, domain.Project]{streamType: domain.StreamProject, id: id, what: "project", guard: g,
-		load: domain.LoadProject, answer: (*domain.ProjectModel).State}
+	return object[*domain.ProjectModel, domain.Project]{StreamType: domain.StreamProject, ID: id, What: "project", Guard: g,
+		Load: domain.LoadProject, Answer: (*domain.ProjectModel).State}
 }
 
 // CreateProject is projects.create.
@@ -30,12 +30,12 @@ func (h *Handlers) CreateProject(ctx context.Context, m commands.Meta, p princip
 		return commands.Result[domain.Project]{}, err
 	}
 	id := newID()
-	o := h.project(id, &guard{org: p.OrganizationID, workspace: ws.ID})
-	o.writes = func(pr domain.Project) []eventstore.Write {
+	o := h.project(id, &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID})
+	o.Writes = func(pr domain.Project) []eventstore.Write {
 		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindProject, pr.ProjectID, "", "", "")}
 	}
-	return o.run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
-		return pm.Create(domain.NewProject{ID: id, WorkspaceID: ws.ID, Name: in.Name, Description: in.Description, CreatedBy: Actor(p)}, h.now())
+	return o.Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+		return pm.Create(domain.NewProject{ID: id, WorkspaceID: ws.ID, Name: in.Name, Description: in.Description, CreatedBy: p.Author()}, h.now())
 	})
 }
 
@@ -52,9 +52,9 @@ func (h *Handlers) UpdateProject(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
-	g := (&guard{org: p.OrganizationID, workspace: ws.ID}).name(in.ProjectID)
-	return h.project(in.ProjectID, g).run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
-		if err := g.missing(in.ProjectID, KindProject); err != nil {
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.ProjectID)
+	return h.project(in.ProjectID, g).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+		if err := g.Missing(in.ProjectID, KindProject); err != nil {
 			return nil, err
 		}
 		if err := pm.In(ws.ID); err != nil {
@@ -77,17 +77,19 @@ func (h *Handlers) DeleteProject(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
-	g := (&guard{org: p.OrganizationID, workspace: ws.ID, designsOf: in.ProjectID}).name(in.ProjectID)
+	var designs int
+	g := (&guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).Read(in.ProjectID)
+	g.Also = append(g.Also, designsOf(in.ProjectID, &designs))
 	o := h.project(in.ProjectID, g)
-	o.writes = func(pr domain.Project) []eventstore.Write { return []eventstore.Write{retire(pr.ProjectID)} }
-	return o.run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
-		if err := g.missing(in.ProjectID, KindProject); err != nil {
+	o.Writes = func(pr domain.Project) []eventstore.Write { return []eventstore.Write{registry.Retire(pr.ProjectID)} }
+	return o.Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+		if err := g.Missing(in.ProjectID, KindProject); err != nil {
 			return nil, err
 		}
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}
-		if g.designs > 0 {
+		if designs > 0 {
 			return nil, errs.Conflict("project_not_empty", "the project holds designs: delete them first")
 		}
 		return pm.Delete(h.now())

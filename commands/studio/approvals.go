@@ -29,20 +29,20 @@ func (h *Handlers) RequestApproval(ctx context.Context, m commands.Meta, p princ
 		return commands.Result[domain.Approval]{}, err
 	}
 	id := newID()
-	return h.approval(ws, p, in.ProjectID, id).run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	return h.approval(ws, p, in.ProjectID, id).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}
-		return pm.RequestApproval(domain.ApprovalRequest{ID: id, ReviewerUserID: in.ReviewerUserID, RequestedByUserID: Actor(p),
+		return pm.RequestApproval(domain.ApprovalRequest{ID: id, ReviewerUserID: in.ReviewerUserID, RequestedByUserID: p.Author(),
 			Note: in.Note, ReviewerActive: active}, h.now())
 	})
 }
 
 // approval is a command on a project that answers one approval request.
 func (h *Handlers) approval(ws Workspace, p principal.Principal, projectID, approvalID string) object[*domain.ProjectModel, domain.Approval] {
-	return object[*domain.ProjectModel, domain.Approval]{streamType: domain.StreamProject, id: projectID, what: "project",
-		guard: &guard{org: p.OrganizationID, workspace: ws.ID, object: projectID}, load: domain.LoadProject,
-		answer: func(pm *domain.ProjectModel) domain.Approval { a, _ := pm.Approval(approvalID); return a }}
+	return object[*domain.ProjectModel, domain.Approval]{StreamType: domain.StreamProject, ID: projectID, What: "project",
+		Guard: &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: projectID}, Load: domain.LoadProject,
+		Answer: func(pm *domain.ProjectModel) domain.Approval { a, _ := pm.Approval(approvalID); return a }}
 }
 
 // DecideApproval is projects.approvals.approve and .reject.
@@ -68,7 +68,7 @@ func (h *Handlers) decide(ctx context.Context, m commands.Meta, p principal.Prin
 	if err != nil {
 		return commands.Result[domain.Approval]{}, err
 	}
-	return h.approval(ws, p, in.ProjectID, in.ApprovalRequestID).run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	return h.approval(ws, p, in.ProjectID, in.ApprovalRequestID).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}
@@ -76,9 +76,9 @@ func (h *Handlers) decide(ctx context.Context, m commands.Meta, p principal.Prin
 		if !ok {
 			return nil, errs.NotFound("approval request")
 		}
-		if a.ReviewerUserID != Actor(p) && !WorkspaceAdmin(p, ws.ID) {
+		if a.ReviewerUserID != p.Author() && !WorkspaceAdmin(p, ws.ID) {
 			return nil, errs.PermissionDenied("only the reviewer the request names, or an admin of the workspace, decides it")
 		}
-		return pm.DecideApproval(in.ApprovalRequestID, approve, Actor(p), in.Note, h.now())
+		return pm.DecideApproval(in.ApprovalRequestID, approve, p.Author(), in.Note, h.now())
 	})
 }

@@ -37,8 +37,8 @@ func objectKey(org, assetID string) string { return org + "/studio/assets/" + as
 
 // asset is a command on an asset's stream.
 func (h *Handlers) asset(id string, g *guard) object[*domain.AssetModel, domain.Asset] {
-	return object[*domain.AssetModel, domain.Asset]{streamType: domain.StreamAsset, id: id, what: "asset", guard: g,
-		load: domain.LoadAsset, answer: (*domain.AssetModel).State}
+	return object[*domain.AssetModel, domain.Asset]{StreamType: domain.StreamAsset, ID: id, What: "asset", Guard: g,
+		Load: domain.LoadAsset, Answer: (*domain.AssetModel).State}
 }
 
 // UploadAsset stores the file (streamed and bounded: 413 past
@@ -50,7 +50,7 @@ func (h *Handlers) UploadAsset(ctx context.Context, m commands.Meta, p principal
 		return commands.Result[domain.Asset]{}, err
 	}
 	return h.storeAsset(ctx, meta(m, p), ws.ID, domain.Asset{ProjectID: in.ProjectID, ContentType: in.ContentType, Filename: in.Filename,
-		Source: domain.SourceUpload, CreatedBy: Actor(p)}, file)
+		Source: domain.SourceUpload, CreatedBy: p.Author()}, file)
 }
 
 // storeAsset puts the bytes, then records the asset (uploads, copies of a
@@ -74,14 +74,14 @@ func (h *Handlers) storeAsset(ctx context.Context, m commands.Meta, workspaceID 
 		return none, objectError(err, h.cfg.AssetMaxBytes)
 	}
 	a.Size, a.SHA256 = info.Size, hex.EncodeToString(sum.Sum(nil))
-	g := &guard{org: m.OrganizationID, workspace: workspaceID}
+	g := &guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}
 	project := ""
 	if a.ProjectID != nil {
-		g.project, project = *a.ProjectID, *a.ProjectID
+		g.Project, project = *a.ProjectID, *a.ProjectID
 	}
-	res, err := h.asset(a.AssetID, g).withWrites(func(stored domain.Asset) []eventstore.Write {
-		return []eventstore.Write{register(m.OrganizationID, workspaceID, KindAsset, stored.AssetID, project, key)}
-	}).run(ctx, h, m, func(am *domain.AssetModel) ([]event.Change, error) { return am.Store(a, key) })
+	res, err := h.asset(a.AssetID, g).WithWrites(func(stored domain.Asset) []eventstore.Write {
+		return []eventstore.Write{registry.Register(m.OrganizationID, workspaceID, KindAsset, stored.AssetID, project, key)}
+	}).Run(ctx, h.store, m, func(am *domain.AssetModel) ([]event.Change, error) { return am.Store(a, key) })
 	if err != nil && errs.CodeOf(err) != "asset_exists" || err == nil && res.Replayed {
 		// Not recorded (or recorded by the first request with this
 		// Idempotency-Key, under another key): these bytes belong to nothing.
@@ -105,11 +105,11 @@ func (h *Handlers) DeleteAsset(ctx context.Context, m commands.Meta, p principal
 	if err != nil {
 		return commands.Result[domain.Asset]{}, err
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, object: in.AssetID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.AssetID}
 	key := objectKey(p.OrganizationID, in.AssetID)
-	res, err := h.asset(in.AssetID, g).withWrites(func(a domain.Asset) []eventstore.Write {
-		return []eventstore.Write{retire(a.AssetID), forget(p.OrganizationID, key)}
-	}).run(ctx, h, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) {
+	res, err := h.asset(in.AssetID, g).WithWrites(func(a domain.Asset) []eventstore.Write {
+		return []eventstore.Write{registry.Retire(a.AssetID), registry.Forget(p.OrganizationID, key)}
+	}).Run(ctx, h.store, meta(m, p), func(am *domain.AssetModel) ([]event.Change, error) {
 		if err := am.In(ws.ID); err != nil {
 			return nil, err
 		}

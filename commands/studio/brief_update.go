@@ -24,8 +24,8 @@ func (h *Handlers) UpdateBrief(ctx context.Context, m commands.Meta, p principal
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, object: in.ProjectID}
-	return h.project(in.ProjectID, g).run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.ProjectID}
+	return h.project(in.ProjectID, g).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}

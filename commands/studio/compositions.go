@@ -24,14 +24,14 @@ type CreateComposition struct {
 
 // composition is a command on a composition version's stream.
 func (h *Handlers) composition(id string, g *guard) object[*domain.CompositionModel, domain.Composition] {
-	return object[*domain.CompositionModel, domain.Composition]{streamType: domain.StreamComposition, id: id, what: "composition version",
-		guard: g, load: domain.LoadComposition, answer: (*domain.CompositionModel).State}
+	return object[*domain.CompositionModel, domain.Composition]{StreamType: domain.StreamComposition, ID: id, What: "composition version",
+		Guard: g, Load: domain.LoadComposition, Answer: (*domain.CompositionModel).State}
 }
 
 // nameAssets adds a snapshot's asset references to the guard's checks.
 func nameAssets(g *guard, s domain.Snapshot) {
 	for pointer, id := range s.Assets() {
-		g.name("/snapshot"+pointer, KindAsset, id)
+		g.Ref("/snapshot"+pointer, KindAsset, id)
 	}
 }
 
@@ -43,12 +43,12 @@ func (h *Handlers) CreateComposition(ctx context.Context, m commands.Meta, p pri
 		return commands.Result[domain.Composition]{}, err
 	}
 	id := newID()
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: in.ProjectID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID}
 	nameAssets(g, in.Snapshot)
-	return h.composition(id, g).withWrites(func(c domain.Composition) []eventstore.Write {
-		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindComposition, c.CompositionVersionID, c.ProjectID, "")}
-	}).run(ctx, h, meta(m, p), func(cm *domain.CompositionModel) ([]event.Change, error) {
-		return cm.Create(domain.NewComposition{ID: id, ProjectID: in.ProjectID, WorkspaceID: ws.ID, CreatedBy: Actor(p), Title: in.Title,
+	return h.composition(id, g).WithWrites(func(c domain.Composition) []eventstore.Write {
+		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindComposition, c.CompositionVersionID, c.ProjectID, "")}
+	}).Run(ctx, h.store, meta(m, p), func(cm *domain.CompositionModel) ([]event.Change, error) {
+		return cm.Create(domain.NewComposition{ID: id, ProjectID: in.ProjectID, WorkspaceID: ws.ID, CreatedBy: p.Author(), Title: in.Title,
 			AspectRatio: in.AspectRatio, Snapshot: in.Snapshot, Notes: in.Notes, SourceKind: in.SourceKind,
 			GenerationStatus: in.GenerationStatus}, h.now())
 	})
@@ -71,11 +71,11 @@ func (h *Handlers) UpdateComposition(ctx context.Context, m commands.Meta, p pri
 	if err != nil {
 		return commands.Result[domain.Composition]{}, err
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: in.ProjectID, object: in.CompositionVersionID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID, Object: in.CompositionVersionID}
 	if in.Snapshot != nil {
 		nameAssets(g, *in.Snapshot)
 	}
-	return h.composition(in.CompositionVersionID, g).run(ctx, h, meta(m, p), func(cm *domain.CompositionModel) ([]event.Change, error) {
+	return h.composition(in.CompositionVersionID, g).Run(ctx, h.store, meta(m, p), func(cm *domain.CompositionModel) ([]event.Change, error) {
 		if err := cm.In(ws.ID, in.ProjectID); err != nil {
 			return nil, err
 		}

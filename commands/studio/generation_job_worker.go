@@ -14,6 +14,7 @@ import (
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/commands/studio/render"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	domjobs "github.com/platform/backend/domain/jobs"
 	domain "github.com/platform/backend/domain/studio"
@@ -385,7 +386,7 @@ func (j *Jobs) generateProbe(ctx context.Context, a *jobs.Attempt[domain.Generat
 
 // projectOf reads a live project of a workspace from the write side.
 func (h *Handlers) projectOf(ctx context.Context, organizationID, workspaceID, projectID string) (*domain.ProjectModel, error) {
-	history, err := h.loadOwn(ctx, organizationID, projectID)
+	history, err := workspace.LoadOwn(ctx, h.store, organizationID, projectID, "the studio's")
 	if err != nil {
 		return nil, err
 	}

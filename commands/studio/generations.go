@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
@@ -99,25 +100,27 @@ func (h *Handlers) requestGeneration(ctx context.Context, m commands.Meta, p pri
 		return commands.Result[domain.Generation]{}, errs.PermissionDenied("overriding the gateway's provider or model needs an admin of the workspace")
 	}
 	id := newID()
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: projectID, quota: h.quota(p.OrganizationID, ws.ID, domain.QuotaGenerations)}
+	q := h.quota(p.OrganizationID, ws.ID, domain.QuotaGenerations)
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: projectID}
+	g.Also = append(g.Also, q.prepare)
 	if in.SourceAssetID != nil {
-		g.name("/sourceAssetId", KindAsset, *in.SourceAssetID)
+		g.Ref("/sourceAssetId", KindAsset, *in.SourceAssetID)
 	}
 	if in.AssetID != nil {
-		g.name("/assetId", KindAsset, *in.AssetID)
+		g.Ref("/assetId", KindAsset, *in.AssetID)
 	}
 	var claim *domain.QuotaClaim
-	o := object[*domain.GenerationModel, domain.Generation]{streamType: domain.StreamGeneration, id: id, what: "generation request",
-		guard: g, load: domain.LoadGeneration, answer: (*domain.GenerationModel).State,
-		writes: func(gen domain.Generation) []eventstore.Write {
-			return []eventstore.Write{register(p.OrganizationID, ws.ID, KindGeneration, gen.GenerationID, gen.ProjectID, ""), g.quota.count()}
+	o := object[*domain.GenerationModel, domain.Generation]{StreamType: domain.StreamGeneration, ID: id, What: "generation request",
+		Guard: g, Load: domain.LoadGeneration, Answer: (*domain.GenerationModel).State,
+		Writes: func(gen domain.Generation) []eventstore.Write {
+			return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindGeneration, gen.GenerationID, gen.ProjectID, ""), q.count()}
 		}}
-	res, err := o.run(ctx, h, meta(m, p), func(gm *domain.GenerationModel) ([]event.Change, error) {
+	res, err := o.Run(ctx, h.store, meta(m, p), func(gm *domain.GenerationModel) ([]event.Change, error) {
 		var err error
-		if claim, err = g.quota.claim(); err != nil {
+		if claim, err = q.claim(); err != nil {
 			return nil, err
 		}
-		return gm.Request(domain.NewGeneration{ID: id, ProjectID: projectID, WorkspaceID: ws.ID, RequestedBy: Actor(p), ChargedTo: chargedTo(p), Kind: kind,
+		return gm.Request(domain.NewGeneration{ID: id, ProjectID: projectID, WorkspaceID: ws.ID, RequestedBy: p.Author(), ChargedTo: chargedTo(p), Kind: kind,
 			SceneID: sceneID, Input: in, KnownScenes: known, Quota: claim}, h.now())
 	})
 	if err == nil && !res.Replayed {
@@ -136,13 +139,13 @@ func chargedTo(p principal.Principal) string {
 	if u := p.ActingUser(); u != "" {
 		return u
 	}
-	return Actor(p)
+	return p.Author()
 }
 
 // projectScenes are the scene ids of a live project of the workspace, from
 // the write side (404 for another workspace's or organization's project).
-func (h *Handlers) projectScenes(ctx context.Context, org, workspace, projectID string) ([]string, error) {
-	history, err := h.loadOwn(ctx, org, projectID)
+func (h *Handlers) projectScenes(ctx context.Context, org, workspaceID, projectID string) ([]string, error) {
+	history, err := workspace.LoadOwn(ctx, h.store, org, projectID, "the studio's")
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +153,7 @@ func (h *Handlers) projectScenes(ctx context.Context, org, workspace, projectID 
 	if err != nil {
 		return nil, err
 	}
-	if err := pm.In(workspace); err != nil {
+	if err := pm.In(workspaceID); err != nil {
 		return nil, err
 	}
 	ids := []string{}

@@ -203,31 +203,3 @@ func (h *Handlers) Directory() Directory { return h.dir }
 func WorkspaceAdmin(p principal.Principal, workspaceID string) bool {
 	return p.AllowsIn(workspaceID, PermWorkspaceManage)
 }
-
-// Actor is who a record names as its author or owner: the user behind a
-// session, else the credential.
-func Actor(p principal.Principal) string {
-	if p.UserID != "" {
-		return p.UserID
-	}
-	return p.ID
-}
-
-// meta is a command's meta in the caller's organization.
-func meta(m commands.Meta, p principal.Principal) commands.Meta {
-	m.OrganizationID = p.OrganizationID
-	return m
-}
-
-// loadOwn reads a stream of the organization from the write side (nil
-// history for another organization's: a missing one).
-func (h *Handlers) loadOwn(ctx context.Context, organizationID, streamID string) ([]eventstore.Event, error) {
-	history, err := h.store.Load(ctx, streamID)
-	if err != nil {
-		return nil, errs.Unavailable("the studio's store is unavailable", err)
-	}
-	if len(history) > 0 && history[0].OrganizationID != organizationID {
-		return nil, nil
-	}
-	return history, nil
-}

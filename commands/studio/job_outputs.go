@@ -13,6 +13,7 @@ import (
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/commands/studio/render"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	domain "github.com/platform/backend/domain/studio"
@@ -99,14 +100,14 @@ func (h *Handlers) storeOutput(ctx context.Context, m commands.Meta, workspaceID
 		return domain.Asset{}, objectError(err, 0)
 	}
 	a.Size, a.SHA256 = info.Size, hex.EncodeToString(sum.Sum(nil))
-	g := &guard{org: m.OrganizationID, workspace: workspaceID}
+	g := &guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID}
 	project := ""
 	if a.ProjectID != nil {
-		g.project, project = *a.ProjectID, *a.ProjectID
+		g.Project, project = *a.ProjectID, *a.ProjectID
 	}
-	res, err := h.asset(a.AssetID, g).withWrites(func(stored domain.Asset) []eventstore.Write {
-		return []eventstore.Write{register(m.OrganizationID, workspaceID, KindAsset, stored.AssetID, project, key)}
-	}).run(ctx, h, m, func(am *domain.AssetModel) ([]event.Change, error) { return am.Store(a, key) })
+	res, err := h.asset(a.AssetID, g).WithWrites(func(stored domain.Asset) []eventstore.Write {
+		return []eventstore.Write{registry.Register(m.OrganizationID, workspaceID, KindAsset, stored.AssetID, project, key)}
+	}).Run(ctx, h.store, m, func(am *domain.AssetModel) ([]event.Change, error) { return am.Store(a, key) })
 	switch {
 	case err == nil:
 		return res.Value, nil
@@ -121,7 +122,7 @@ func (h *Handlers) storeOutput(ctx context.Context, m commands.Meta, workspaceID
 // recordedAsset reports whether a job's output asset is recorded (a
 // probe's question): live or deleted since, it was made.
 func (h *Handlers) recordedAsset(ctx context.Context, organizationID, assetID string) (bool, error) {
-	history, err := h.loadOwn(ctx, organizationID, assetID)
+	history, err := workspace.LoadOwn(ctx, h.store, organizationID, assetID, "the studio's")
 	if err != nil {
 		return false, err
 	}

@@ -32,29 +32,23 @@ func (h *Handlers) CreateProject(ctx context.Context, m commands.Meta, p princip
 		return commands.Result[domain.Project]{}, err
 	}
 	id := newID()
-	g := &guard{org: p.OrganizationID, workspace: ws.ID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}
 	if kit != nil {
-		g.outside = append(g.outside, *kit)
+		g.Outside = append(g.Outside, *kit)
 	}
 	if in.TemplateID != nil && *in.TemplateID != "" {
-		g.name("/templateId", KindTemplate, *in.TemplateID)
+		g.Ref("/templateId", KindTemplate, *in.TemplateID)
 	}
-	return h.project(id, g).withWrites(func(pr domain.Project) []eventstore.Write {
-		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindProject, pr.ProjectID, "", "")}
-	}).run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
-		return pm.Create(domain.NewProject{ID: id, WorkspaceID: ws.ID, CreatedBy: Actor(p), Title: in.Title, Objective: in.Objective,
+	return h.project(id, g).WithWrites(func(pr domain.Project) []eventstore.Write {
+		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindProject, pr.ProjectID, "", "")}
+	}).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+		return pm.Create(domain.NewProject{ID: id, WorkspaceID: ws.ID, CreatedBy: p.Author(), Title: in.Title, Objective: in.Objective,
 			TemplateID: in.TemplateID, BrandKitID: in.BrandKitID}, h.now())
 	})
 }
 
 // project is a command on a project's stream.
 func (h *Handlers) project(id string, g *guard) object[*domain.ProjectModel, domain.Project] {
-	return object[*domain.ProjectModel, domain.Project]{streamType: domain.StreamProject, id: id, what: "project", guard: g,
-		load: domain.LoadProject, answer: (*domain.ProjectModel).State}
-}
-
-// withWrites adds the registry writes of a command.
-func (o object[M, T]) withWrites(w func(T) []eventstore.Write) object[M, T] {
-	o.writes = w
-	return o
+	return object[*domain.ProjectModel, domain.Project]{StreamType: domain.StreamProject, ID: id, What: "project", Guard: g,
+		Load: domain.LoadProject, Answer: (*domain.ProjectModel).State}
 }

@@ -24,10 +24,10 @@ func (h *Handlers) DeleteProject(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, object: in.ProjectID}
-	return h.project(in.ProjectID, g).withWrites(func(pr domain.Project) []eventstore.Write {
-		return []eventstore.Write{retire(pr.ProjectID)}
-	}).run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.ProjectID}
+	return h.project(in.ProjectID, g).WithWrites(func(pr domain.Project) []eventstore.Write {
+		return []eventstore.Write{registry.Retire(pr.ProjectID)}
+	}).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
@@ -42,7 +43,7 @@ func (h *Handlers) DuplicateProject(ctx context.Context, m commands.Meta, p prin
 	if err != nil {
 		return none, err
 	}
-	history, err := h.loadOwn(ctx, p.OrganizationID, in.ProjectID)
+	history, err := workspace.LoadOwn(ctx, h.store, p.OrganizationID, in.ProjectID, "the studio's")
 	if err != nil {
 		return none, err
 	}
@@ -61,16 +62,16 @@ func (h *Handlers) DuplicateProject(ctx context.Context, m commands.Meta, p prin
 		title = "Copy of " + title
 	}
 	id := newID()
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: src.ProjectID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: src.ProjectID}
 	m = meta(m, p)
-	res, err := h.project(id, g).withWrites(func(pr domain.Project) []eventstore.Write {
-		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindProject, pr.ProjectID, "", "")}
-	}).run(ctx, h, m, func(pm *domain.ProjectModel) ([]event.Change, error) {
+	res, err := h.project(id, g).WithWrites(func(pr domain.Project) []eventstore.Write {
+		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindProject, pr.ProjectID, "", "")}
+	}).Run(ctx, h.store, m, func(pm *domain.ProjectModel) ([]event.Change, error) {
 		scenes := source.Scenes()
 		for i := range scenes {
 			scenes[i].SceneID = copyID(id, scenes[i].SceneID)
 		}
-		return pm.Create(domain.NewProject{ID: id, WorkspaceID: ws.ID, CreatedBy: Actor(p), Title: title, Objective: src.Objective,
+		return pm.Create(domain.NewProject{ID: id, WorkspaceID: ws.ID, CreatedBy: p.Author(), Title: title, Objective: src.Objective,
 			TemplateID: src.TemplateID, BrandKitID: src.BrandKitID, Brief: src.Brief, Scenes: scenes, DuplicatedFrom: &src.ProjectID}, h.now())
 	})
 	if err != nil {
@@ -112,7 +113,7 @@ func (h *Handlers) children(ctx context.Context, org, project, kind string) ([][
 
 // copyAssets copies the source project's assets (bytes and records) into
 // the copy: original id -> copy's id.
-func (h *Handlers) copyAssets(ctx context.Context, m commands.Meta, workspace, source, copyOf string) (map[string]string, error) {
+func (h *Handlers) copyAssets(ctx context.Context, m commands.Meta, workspaceID, source, copyOf string) (map[string]string, error) {
 	list, err := h.children(ctx, m.OrganizationID, source, KindAsset)
 	if err != nil {
 		return nil, err
@@ -122,14 +123,14 @@ func (h *Handlers) copyAssets(ctx context.Context, m commands.Meta, workspace, s
 		original, key := c[0], c[1]
 		id := copyID(copyOf, original)
 		out[original] = id
-		history, err := h.loadOwn(ctx, m.OrganizationID, id)
+		history, err := workspace.LoadOwn(ctx, h.store, m.OrganizationID, id, "the studio's")
 		if err != nil {
 			return nil, err
 		}
 		if len(history) > 0 {
 			continue // copied by a first attempt
 		}
-		orig, err := h.loadOwn(ctx, m.OrganizationID, original)
+		orig, err := workspace.LoadOwn(ctx, h.store, m.OrganizationID, original, "the studio's")
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +143,7 @@ func (h *Handlers) copyAssets(ctx context.Context, m commands.Meta, workspace, s
 			return nil, objectError(err, 0)
 		}
 		a := am.State()
-		_, err = h.storeAsset(ctx, m, workspace, domain.Asset{AssetID: id, ProjectID: &copyOf, ContentType: a.ContentType, Filename: a.Filename,
+		_, err = h.storeAsset(ctx, m, workspaceID, domain.Asset{AssetID: id, ProjectID: &copyOf, ContentType: a.ContentType, Filename: a.Filename,
 			Source: domain.SourceDuplicate, CreatedBy: a.CreatedBy}, obj.Body)
 		obj.Body.Close()
 		if err != nil && errs.CodeOf(err) != "asset_exists" {
@@ -154,13 +155,13 @@ func (h *Handlers) copyAssets(ctx context.Context, m commands.Meta, workspace, s
 
 // copyCompositions copies the source project's composition versions, their
 // snapshots naming the copied assets where there are copies.
-func (h *Handlers) copyCompositions(ctx context.Context, m commands.Meta, p principal.Principal, workspace, source, copyOf string, assets map[string]string) error {
+func (h *Handlers) copyCompositions(ctx context.Context, m commands.Meta, p principal.Principal, workspaceID, source, copyOf string, assets map[string]string) error {
 	list, err := h.children(ctx, m.OrganizationID, source, KindComposition)
 	if err != nil {
 		return err
 	}
 	for _, c := range list {
-		history, err := h.loadOwn(ctx, m.OrganizationID, c[0])
+		history, err := workspace.LoadOwn(ctx, h.store, m.OrganizationID, c[0], "the studio's")
 		if err != nil {
 			return err
 		}
@@ -171,12 +172,12 @@ func (h *Handlers) copyCompositions(ctx context.Context, m commands.Meta, p prin
 		orig := cm.State()
 		snap := remapAssets(orig.Snapshot, assets)
 		id := copyID(copyOf, orig.CompositionVersionID)
-		g := &guard{org: m.OrganizationID, workspace: workspace, project: copyOf}
+		g := &guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID, Project: copyOf}
 		nameAssets(g, snap)
-		_, err = h.composition(id, g).withWrites(func(cv domain.Composition) []eventstore.Write {
-			return []eventstore.Write{register(m.OrganizationID, workspace, KindComposition, cv.CompositionVersionID, copyOf, "")}
-		}).run(ctx, h, m, func(model *domain.CompositionModel) ([]event.Change, error) {
-			return model.Create(domain.NewComposition{ID: id, ProjectID: copyOf, WorkspaceID: workspace, CreatedBy: Actor(p), Title: orig.Title,
+		_, err = h.composition(id, g).WithWrites(func(cv domain.Composition) []eventstore.Write {
+			return []eventstore.Write{registry.Register(m.OrganizationID, workspaceID, KindComposition, cv.CompositionVersionID, copyOf, "")}
+		}).Run(ctx, h.store, m, func(model *domain.CompositionModel) ([]event.Change, error) {
+			return model.Create(domain.NewComposition{ID: id, ProjectID: copyOf, WorkspaceID: workspaceID, CreatedBy: p.Author(), Title: orig.Title,
 				AspectRatio: orig.AspectRatio, Snapshot: snap, Notes: orig.Notes, SourceKind: orig.SourceKind,
 				GenerationStatus: orig.GenerationStatus}, h.now())
 		})

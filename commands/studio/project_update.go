@@ -29,14 +29,14 @@ func (h *Handlers) UpdateProject(ctx context.Context, m commands.Meta, p princip
 	if err != nil {
 		return commands.Result[domain.Project]{}, err
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, object: in.ProjectID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.ProjectID}
 	if kit != nil {
-		g.outside = append(g.outside, *kit)
+		g.Outside = append(g.Outside, *kit)
 	}
 	if in.TemplateID != nil && *in.TemplateID != "" {
-		g.name("/templateId", KindTemplate, *in.TemplateID)
+		g.Ref("/templateId", KindTemplate, *in.TemplateID)
 	}
-	return h.project(in.ProjectID, g).run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	return h.project(in.ProjectID, g).Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}

@@ -78,7 +78,7 @@ func (h *Handlers) warn(ctx context.Context, m commands.Meta, workspaceID string
 		domain.LoadQuota, func(qm *domain.QuotaModel) ([]event.Change, error) { return qm.ClaimWarning(workspaceID, *c, h.now()) },
 		(*domain.QuotaModel).Claimed, commands.Also(func(bool) []eventstore.Write {
 			// Registered like an object, so an erasure forgets it too.
-			return []eventstore.Write{register(m.OrganizationID, workspaceID, KindWarning, warning, "", "")}
+			return []eventstore.Write{registry.Register(m.OrganizationID, workspaceID, KindWarning, warning, "", "")}
 		}))
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/jobs"
 	"github.com/platform/backend/commands/studio/render"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/studio"
 	"github.com/platform/backend/internal/media"
@@ -93,7 +94,7 @@ var errNotFoundComposition = errs.NotFound("composition version")
 // compositionOf reads a composition version of the organization from the
 // write side (errs.NotFound for another's or a missing one).
 func (h *Handlers) compositionOf(ctx context.Context, organizationID, id string) (domain.Composition, error) {
-	history, err := h.loadOwn(ctx, organizationID, id)
+	history, err := workspace.LoadOwn(ctx, h.store, organizationID, id, "the studio's")
 	if err != nil {
 		return domain.Composition{}, err
 	}

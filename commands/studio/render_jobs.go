@@ -6,6 +6,7 @@ import (
 
 	"github.com/platform/backend/commands"
 	"github.com/platform/backend/commands/jobs"
+	"github.com/platform/backend/commands/workspace"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	domjobs "github.com/platform/backend/domain/jobs"
@@ -26,8 +27,8 @@ type CreateRenderJob struct {
 
 // renderJob is a command on a render job's stream.
 func (h *Handlers) renderJob(id string, g *guard) object[*domain.RenderJobModel, domain.RenderJob] {
-	return object[*domain.RenderJobModel, domain.RenderJob]{streamType: domain.StreamRenderJob, id: id, what: "render job", guard: g,
-		load: domain.LoadRenderJob, answer: (*domain.RenderJobModel).State}
+	return object[*domain.RenderJobModel, domain.RenderJob]{StreamType: domain.StreamRenderJob, ID: id, What: "render job", Guard: g,
+		Load: domain.LoadRenderJob, Answer: (*domain.RenderJobModel).State}
 }
 
 // CreateRenderJob queues a render of a composition version of the project
@@ -47,21 +48,23 @@ func (h *Handlers) CreateRenderJob(ctx context.Context, m commands.Meta, p princ
 		return none, err
 	}
 	id := newID()
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: in.ProjectID, quota: h.quota(p.OrganizationID, ws.ID, domain.QuotaRenders)}
+	q := h.quota(p.OrganizationID, ws.ID, domain.QuotaRenders)
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID}
+	g.Also = append(g.Also, q.prepare)
 	if version != "" {
-		g.nameIn("/compositionVersionId", KindComposition, version, in.ProjectID)
+		g.RefIn("/compositionVersionId", KindComposition, version, in.ProjectID)
 	}
 	var claim *domain.QuotaClaim
-	res, err := h.renderJob(id, g).withWrites(func(j domain.RenderJob) []eventstore.Write {
-		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindRenderJob, j.RenderJobID, j.ProjectID, ""), g.quota.count()}
-	}).run(ctx, h, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
+	res, err := h.renderJob(id, g).WithWrites(func(j domain.RenderJob) []eventstore.Write {
+		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindRenderJob, j.RenderJobID, j.ProjectID, ""), q.count()}
+	}).Run(ctx, h.store, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
 		if version == "" { // the project stands (the guard said so) but has no version
 			return nil, errs.InvalidField("/compositionVersionId", "the project has no composition version to render: create one or name it")
 		}
-		if claim, err = g.quota.claim(); err != nil {
+		if claim, err = q.claim(); err != nil {
 			return nil, err
 		}
-		n := domain.NewRenderJob{ID: id, ProjectID: in.ProjectID, WorkspaceID: ws.ID, CompositionVersionID: version, CreatedBy: Actor(p), Quota: claim}
+		n := domain.NewRenderJob{ID: id, ProjectID: in.ProjectID, WorkspaceID: ws.ID, CompositionVersionID: version, CreatedBy: p.Author(), Quota: claim}
 		if in.Provider != nil {
 			n.Provider = *in.Provider
 		}
@@ -126,11 +129,11 @@ func (h *Handlers) UpdateRenderJob(ctx context.Context, m commands.Meta, p princ
 	if created.Platform() {
 		return h.reportPlatform(ctx, meta(m, p), ws.ID, created, report)
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: in.ProjectID, object: in.RenderJobID}
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID, Object: in.RenderJobID}
 	if in.OutputAssetID != nil {
-		g.name("/outputAssetId", KindAsset, *in.OutputAssetID)
+		g.Ref("/outputAssetId", KindAsset, *in.OutputAssetID)
 	}
-	return h.renderJob(in.RenderJobID, g).run(ctx, h, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
+	return h.renderJob(in.RenderJobID, g).Run(ctx, h.store, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
 		if err := rm.In(ws.ID, in.ProjectID); err != nil {
 			return nil, err
 		}
@@ -160,8 +163,8 @@ func (h *Handlers) CancelRenderJob(ctx context.Context, m commands.Meta, p princ
 		cancelled := domain.RenderCancelled
 		return h.reportPlatform(ctx, meta(m, p), ws.ID, created, domain.RenderReport{RenderStatus: &cancelled})
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, project: in.ProjectID, object: in.RenderJobID}
-	return h.renderJob(in.RenderJobID, g).run(ctx, h, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Project: in.ProjectID, Object: in.RenderJobID}
+	return h.renderJob(in.RenderJobID, g).Run(ctx, h.store, meta(m, p), func(rm *domain.RenderJobModel) ([]event.Change, error) {
 		if err := rm.In(ws.ID, in.ProjectID); err != nil {
 			return nil, err
 		}
@@ -177,7 +180,7 @@ func (h *Handlers) renderJobIn(ctx context.Context, org, workspaceID, projectID,
 	if err != nil {
 		return domain.RenderJob{}, err
 	}
-	history, err := h.loadOwn(ctx, org, id)
+	history, err := workspace.LoadOwn(ctx, h.store, org, id, "the studio's")
 	if err != nil {
 		return domain.RenderJob{}, err
 	}
@@ -194,9 +197,7 @@ func (h *Handlers) renderJobIn(ctx context.Context, org, workspaceID, projectID,
 // registered reports whether the registry knows a live object of a kind
 // in the organization's workspace.
 func (h *Handlers) registered(ctx context.Context, org, workspaceID, kind, id string) (bool, error) {
-	var live bool
-	err := h.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM studio_objects WHERE object_id = $1 AND organization_id = $2
-		AND workspace_id = $3 AND kind = $4 AND live)`, id, org, workspaceID, kind).Scan(&live)
+	live, err := registry.Live(ctx, h.pool, org, workspaceID, kind, id)
 	if err != nil {
 		return false, errs.Unavailable("the studio's store is unavailable", err)
 	}

@@ -30,10 +30,10 @@ func (h *Handlers) sceneCommand(ctx context.Context, m commands.Meta, p principa
 	if err != nil {
 		return commands.Result[SceneList]{}, err
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, object: projectID}
-	o := object[*domain.ProjectModel, SceneList]{streamType: domain.StreamProject, id: projectID, what: "project", guard: g,
-		load: domain.LoadProject, answer: sceneList}
-	return o.run(ctx, h, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: projectID}
+	o := object[*domain.ProjectModel, SceneList]{StreamType: domain.StreamProject, ID: projectID, What: "project", Guard: g,
+		Load: domain.LoadProject, Answer: sceneList}
+	return o.Run(ctx, h.store, meta(m, p), func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}
@@ -109,16 +109,16 @@ type PlannedScene struct {
 // job names the project's workspace.
 func (h *Handlers) PersistPlan(ctx context.Context, m commands.Meta, workspaceID, projectID, planID string, generationID *string,
 	scenes []PlannedScene) (commands.Result[SceneList], error) {
-	g := &guard{org: m.OrganizationID, workspace: workspaceID, object: projectID}
+	g := &guard{Registry: registry, Org: m.OrganizationID, Workspace: workspaceID, Object: projectID}
 	ins := make([]domain.SceneInput, len(scenes))
 	ids := make([]string, len(scenes))
 	for i, s := range scenes {
 		ins[i] = domain.SceneInput{Title: &s.Title, Description: s.Description, Prompt: s.Prompt, DurationMs: s.DurationMs}
 		ids[i] = newID()
 	}
-	o := object[*domain.ProjectModel, SceneList]{streamType: domain.StreamProject, id: projectID, what: "project", guard: g,
-		load: domain.LoadProject, answer: sceneList}
-	return o.run(ctx, h, m, func(pm *domain.ProjectModel) ([]event.Change, error) {
+	o := object[*domain.ProjectModel, SceneList]{StreamType: domain.StreamProject, ID: projectID, What: "project", Guard: g,
+		Load: domain.LoadProject, Answer: sceneList}
+	return o.Run(ctx, h.store, m, func(pm *domain.ProjectModel) ([]event.Change, error) {
 		if err := pm.In(workspaceID); err != nil {
 			return nil, err
 		}

@@ -37,8 +37,8 @@ type UpdateTemplate struct {
 }
 
 func (h *Handlers) template(id string, g *guard) object[*domain.TemplateModel, domain.Template] {
-	return object[*domain.TemplateModel, domain.Template]{streamType: domain.StreamTemplate, id: id, what: "project template", guard: g,
-		load: domain.LoadTemplate, answer: (*domain.TemplateModel).State}
+	return object[*domain.TemplateModel, domain.Template]{StreamType: domain.StreamTemplate, ID: id, What: "project template", Guard: g,
+		Load: domain.LoadTemplate, Answer: (*domain.TemplateModel).State}
 }
 
 // CreateTemplate adds a template to a workspace; its creator owns it.
@@ -48,10 +48,10 @@ func (h *Handlers) CreateTemplate(ctx context.Context, m commands.Meta, p princi
 		return commands.Result[domain.Template]{}, err
 	}
 	id := newID()
-	return h.template(id, &guard{org: p.OrganizationID, workspace: ws.ID}).withWrites(func(t domain.Template) []eventstore.Write {
-		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindTemplate, t.TemplateID, "", "")}
-	}).run(ctx, h, meta(m, p), func(tm *domain.TemplateModel) ([]event.Change, error) {
-		return tm.Create(id, ws.ID, Actor(p), in.input(), h.now())
+	return h.template(id, &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).WithWrites(func(t domain.Template) []eventstore.Write {
+		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindTemplate, t.TemplateID, "", "")}
+	}).Run(ctx, h.store, meta(m, p), func(tm *domain.TemplateModel) ([]event.Change, error) {
+		return tm.Create(id, ws.ID, p.Author(), in.input(), h.now())
 	})
 }
 
@@ -65,12 +65,12 @@ func (h *Handlers) UpdateTemplate(ctx context.Context, m commands.Meta, p princi
 	if err != nil {
 		return commands.Result[domain.Template]{}, err
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, object: in.TemplateID}
-	return h.template(in.TemplateID, g).run(ctx, h, meta(m, p), func(tm *domain.TemplateModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.TemplateID}
+	return h.template(in.TemplateID, g).Run(ctx, h.store, meta(m, p), func(tm *domain.TemplateModel) ([]event.Change, error) {
 		if err := tm.In(ws.ID); err != nil {
 			return nil, err
 		}
-		if tm.State().OwnerID != Actor(p) && !WorkspaceAdmin(p, ws.ID) {
+		if tm.State().OwnerID != p.Author() && !WorkspaceAdmin(p, ws.ID) {
 			return nil, errNotOwner
 		}
 		return tm.Update(in.input(), h.now())
@@ -98,8 +98,8 @@ type UpdatePreset struct {
 }
 
 func (h *Handlers) preset(id string, g *guard) object[*domain.PresetModel, domain.Preset] {
-	return object[*domain.PresetModel, domain.Preset]{streamType: domain.StreamPreset, id: id, what: "preset", guard: g,
-		load: domain.LoadPreset, answer: (*domain.PresetModel).State}
+	return object[*domain.PresetModel, domain.Preset]{StreamType: domain.StreamPreset, ID: id, What: "preset", Guard: g,
+		Load: domain.LoadPreset, Answer: (*domain.PresetModel).State}
 }
 
 // CreatePreset adds a preset to a workspace (runtime authorization: the
@@ -111,10 +111,10 @@ func (h *Handlers) CreatePreset(ctx context.Context, m commands.Meta, p principa
 		return commands.Result[domain.Preset]{}, err
 	}
 	id := newID()
-	return h.preset(id, &guard{org: p.OrganizationID, workspace: ws.ID}).withWrites(func(pr domain.Preset) []eventstore.Write {
-		return []eventstore.Write{register(p.OrganizationID, ws.ID, KindPreset, pr.PresetID, "", "")}
-	}).run(ctx, h, meta(m, p), func(pm *domain.PresetModel) ([]event.Change, error) {
-		return pm.Create(id, ws.ID, Actor(p), domain.PresetInput{Name: in.Name, Description: in.Description, Settings: in.Settings}, h.now())
+	return h.preset(id, &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID}).WithWrites(func(pr domain.Preset) []eventstore.Write {
+		return []eventstore.Write{registry.Register(p.OrganizationID, ws.ID, KindPreset, pr.PresetID, "", "")}
+	}).Run(ctx, h.store, meta(m, p), func(pm *domain.PresetModel) ([]event.Change, error) {
+		return pm.Create(id, ws.ID, p.Author(), domain.PresetInput{Name: in.Name, Description: in.Description, Settings: in.Settings}, h.now())
 	})
 }
 
@@ -124,12 +124,12 @@ func (h *Handlers) UpdatePreset(ctx context.Context, m commands.Meta, p principa
 	if err != nil {
 		return commands.Result[domain.Preset]{}, err
 	}
-	g := &guard{org: p.OrganizationID, workspace: ws.ID, object: in.PresetID}
-	return h.preset(in.PresetID, g).run(ctx, h, meta(m, p), func(pm *domain.PresetModel) ([]event.Change, error) {
+	g := &guard{Registry: registry, Org: p.OrganizationID, Workspace: ws.ID, Object: in.PresetID}
+	return h.preset(in.PresetID, g).Run(ctx, h.store, meta(m, p), func(pm *domain.PresetModel) ([]event.Change, error) {
 		if err := pm.In(ws.ID); err != nil {
 			return nil, err
 		}
-		if pm.State().OwnerID != Actor(p) && !WorkspaceAdmin(p, ws.ID) {
+		if pm.State().OwnerID != p.Author() && !WorkspaceAdmin(p, ws.ID) {
 			return nil, errNotOwner
 		}
 		return pm.Update(domain.PresetInput{Name: in.Name, Description: in.Description, Settings: in.Settings}, h.now())

@@ -42,7 +42,7 @@ func (h *Handlers) DeleteWorkspace(ctx context.Context, m commands.Meta, p princ
 	}
 	all, err := h.dir.DeleteWorkspace(ctx, meta(m, p), ws.Slug, WorkspaceGuard{
 		Prepare: func(ctx context.Context, tx eventstore.Tx, workspaceID string) error {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+workspaceLock+`)`, workspaceID); err != nil {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(`+registry.WorkspaceLock()+`)`, workspaceID); err != nil {
 				return err
 			}
 			var held int

@@ -69,3 +69,13 @@ func (p Principal) ActingUser() string {
 	}
 	return ""
 }
+
+// Author is who a record names as its author or owner: the user behind a
+// session, else the credential (an API key names itself, not the user it
+// acts as: unlike ActingUser).
+func (p Principal) Author() string {
+	if p.UserID != "" {
+		return p.UserID
+	}
+	return p.ID
+}

@@ -11,24 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/platform/backend/commands"
-	identitycmd "github.com/platform/backend/commands/identity"
 	domain "github.com/platform/backend/domain/identity"
-	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/media/raster/testfonts"
 	"github.com/platform/backend/internal/objectstore"
 )
-
-func key(t *testing.T, h *apptest.Harness, org string, scopes []string, bindings ...domain.ResourceBinding) string {
-	t.Helper()
-	k, err := h.Identity().CreateAPIKey(context.Background(), commands.Meta{OrganizationID: org, Actor: eventstore.Actor{ID: "test", Type: "system"}},
-		identitycmd.CreateAPIKey{Name: "test", Scopes: scopes, ResourceBindings: bindings})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.Value.Token
-}
 
 func call(t *testing.T, h *apptest.Harness, token, method, path string, body any, want int, v any, headers ...string) {
 	t.Helper()
@@ -37,14 +24,6 @@ func call(t *testing.T, h *apptest.Harness, token, method, path string, body any
 	if v != nil {
 		res.JSON(t, v)
 	}
-}
-
-func pointers(p apptest.Problem) []string {
-	var out []string
-	for _, e := range p.Errors {
-		out = append(out, e.Pointer)
-	}
-	return out
 }
 
 func tinyPNG(t *testing.T) []byte {
@@ -89,8 +68,8 @@ func TestKitFilesAreCheckedByParsing(t *testing.T) {
 		"truncated": testfonts.Dynalight[:2000], "empty-ish": []byte("OTTO")} {
 		p := apptest.ExpectProblem(t, h.Do(t, "brands", http.MethodPost, kit+"/fonts", "", body, "Content-Type", "font/otf"),
 			http.StatusUnprocessableEntity, "invalid_input")
-		if !slices.Equal(pointers(p), []string{"/body"}) {
-			t.Errorf("%s: %v", name, pointers(p))
+		if !slices.Equal(p.Pointers(), []string{"/body"}) {
+			t.Errorf("%s: %v", name, p.Pointers())
 		}
 	}
 	apptest.ExpectProblem(t, h.Do(t, "brands", http.MethodPost, kit+"/fonts", "", testfonts.Dynalight, "Content-Type", "font/otf"),
@@ -164,7 +143,7 @@ func TestKitFilesAreCheckedByParsing(t *testing.T) {
 // only, and no kit of the whole organization.
 func TestKitPermissions(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
-	writer := key(t, h, h.OrgID, []string{"kits:read", "kits:write"})
+	writer := h.Key(t, h.OrgID, []string{"kits:read", "kits:write"})
 	var k map[string]any
 	call(t, h, writer, http.MethodPost, "/api/brand-kits", map[string]any{"name": "Acme", "colours": []any{map[string]any{"name": "A",
 		"hex": "#000000"}}}, http.StatusCreated, &k)
@@ -178,9 +157,9 @@ func TestKitPermissions(t *testing.T) {
 	}
 	call(t, h, "", http.MethodPost, kit+"/publish", nil, http.StatusOK, nil)
 
-	ws := workspace(t, h, "brand-a")
+	ws := h.Workspace(t, h.OrgID, "brand-a")
 	scopes := []string{"kits:read", "kits:write", "kits:manage"}
-	bound := key(t, h, h.OrgID, scopes, domain.ResourceBinding{ResourceType: "workspace", ResourceID: ws, AccessLevel: "admin", AllowedScopes: scopes})
+	bound := h.Key(t, h.OrgID, scopes, domain.ResourceBinding{ResourceType: "workspace", ResourceID: ws, AccessLevel: "admin", AllowedScopes: scopes})
 	apptest.ExpectProblem(t, h.Do(t, "brands", http.MethodPost, "/api/brand-kits", bound, map[string]any{"name": "Org-wide"}),
 		http.StatusForbidden, "permission_denied")
 	apptest.ExpectProblem(t, h.Do(t, "brands", http.MethodPatch, kit, bound, map[string]any{"name": "X"}), http.StatusForbidden, "permission_denied")
@@ -195,7 +174,7 @@ func TestKitPermissions(t *testing.T) {
 		http.StatusForbidden, "permission_denied")
 	// The list: the bound key sees its workspace's kit and the
 	// organization's; a key bound elsewhere does not see brand-a's.
-	elsewhere := key(t, h, h.OrgID, []string{"kits:read"}, domain.ResourceBinding{ResourceType: "workspace", ResourceID: h.OrgID,
+	elsewhere := h.Key(t, h.OrgID, []string{"kits:read"}, domain.ResourceBinding{ResourceType: "workspace", ResourceID: h.OrgID,
 		AccessLevel: "read", AllowedScopes: []string{"kits:read"}})
 	var list map[string]any
 	apptest.Eventually(t, 30*time.Second, "the list", func() bool {
@@ -206,19 +185,3 @@ func TestKitPermissions(t *testing.T) {
 }
 
 var objectListAll = objectstore.ListOptions{Limit: 1000}
-
-func workspace(t *testing.T, h *apptest.Harness, slug string) string {
-	t.Helper()
-	res, err := h.Access().CreateWorkspace(context.Background(), commands.Meta{OrganizationID: h.OrgID,
-		Actor: eventstore.Actor{ID: "test", Type: "system"}}, identitycmd.CreateWorkspace{Slug: slug, Name: slug})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range res.Value.Workspaces {
-		if w.Slug == slug {
-			return w.WorkspaceID
-		}
-	}
-	t.Fatalf("workspace %s not created", slug)
-	return ""
-}

@@ -18,63 +18,30 @@ import (
 type appConfig = app.Config
 
 // client talks to the contacts service as one organization's key and reads
-// its own writes: every command's position is waited for before the next
-// query (positions of different streams sit on different partitions).
+// its own writes (apptest.Client); the helpers below create, read, list,
+// import and upload.
 type client struct {
-	t       *testing.T
-	h       *apptest.Harness
-	token   string
-	pending []string
+	*apptest.Client
+	t     *testing.T
+	h     *apptest.Harness
+	token string
 }
 
 func newClient(t *testing.T, h *apptest.Harness, token string) *client {
-	return &client{t: t, h: h, token: token}
-}
-
-// do sends a JSON request (body nil for none) and checks the status.
-func (c *client) do(method, path string, body any, want int) apptest.Response {
-	c.t.Helper()
-	if method == http.MethodGet {
-		c.sync()
-	}
-	res := c.h.Do(c.t, "contacts", method, path, c.token, body)
-	c.check(res, method+" "+path, want)
-	return res
-}
-
-func (c *client) check(res apptest.Response, what string, want int) {
-	c.t.Helper()
-	apptest.Must(c.t, res, want, what)
-	if pos := res.Header.Get("X-Platform-Position"); pos != "" {
-		c.pending = append(c.pending, pos)
-	}
-}
-
-// sync waits until the read model has applied every command sent so far.
-func (c *client) sync() {
-	c.t.Helper()
-	for _, pos := range c.pending {
-		res := c.h.Do(c.t, "contacts", http.MethodGet, "/api/contacts?limit=1", c.token, nil, "X-Platform-Min-Position", pos)
-		apptest.Must(c.t, res, http.StatusOK, "wait for "+pos)
-	}
-	c.pending = nil
+	return &client{Client: h.NewClient(t, "contacts", token), t: t, h: h, token: token}
 }
 
 // importCSV posts a file to the import route with query (e.g. "onMatch=skip").
 func (c *client) importCSV(query, file string, want int) apptest.Response {
 	c.t.Helper()
-	res := c.h.Do(c.t, "contacts", http.MethodPost, "/api/contacts/import?"+query, c.token, []byte(file), "Content-Type", "text/csv")
-	c.check(res, "import "+query, want)
-	return res
+	return c.Do(http.MethodPost, "/api/contacts/import?"+query, []byte(file), want, "Content-Type", "text/csv")
 }
 
 // upload posts one file as the multipart part "file".
 func (c *client) upload(contactID, filename, contentType string, content []byte, want int) apptest.Response {
 	c.t.Helper()
 	body, ct := multipartFile(c.t, filename, contentType, content)
-	res := c.h.Do(c.t, "contacts", http.MethodPost, "/api/contacts/"+contactID+"/attachments", c.token, body, "Content-Type", ct)
-	c.check(res, "upload "+filename, want)
-	return res
+	return c.Do(http.MethodPost, "/api/contacts/"+contactID+"/attachments", body, want, "Content-Type", ct)
 }
 
 func multipartFile(t *testing.T, filename, contentType string, content []byte) ([]byte, string) {
@@ -120,14 +87,14 @@ type contact struct {
 func (c *client) create(fields map[string]any) contact {
 	c.t.Helper()
 	var out contact
-	c.do(http.MethodPost, "/api/contacts", fields, http.StatusCreated).JSON(c.t, &out)
+	c.Do(http.MethodPost, "/api/contacts", fields, http.StatusCreated).JSON(c.t, &out)
 	return out
 }
 
 func (c *client) get(id string) contact {
 	c.t.Helper()
 	var out contact
-	c.do(http.MethodGet, "/api/contacts/"+id, nil, http.StatusOK).JSON(c.t, &out)
+	c.Do(http.MethodGet, "/api/contacts/"+id, nil, http.StatusOK).JSON(c.t, &out)
 	return out
 }
 
@@ -138,7 +105,7 @@ func (c *client) list(query string) (contacts []contact, next *string) {
 		Contacts   []contact `json:"contacts"`
 		NextCursor *string   `json:"next_cursor"`
 	}
-	c.do(http.MethodGet, "/api/contacts?"+query, nil, http.StatusOK).JSON(c.t, &page)
+	c.Do(http.MethodGet, "/api/contacts?"+query, nil, http.StatusOK).JSON(c.t, &page)
 	return page.Contacts, page.NextCursor
 }
 

@@ -28,7 +28,7 @@ func TestContactLifecycle(t *testing.T) {
 		t.Fatalf("read %+v", got)
 	}
 	var updated contact
-	c.do(http.MethodPut, "/api/contacts/"+ann.ContactID, map[string]any{"firstName": "Anne", "company": "ACME"}, http.StatusOK).JSON(t, &updated)
+	c.Do(http.MethodPut, "/api/contacts/"+ann.ContactID, map[string]any{"firstName": "Anne", "company": "ACME"}, http.StatusOK).JSON(t, &updated)
 	if updated.FirstName != "Anne" || updated.Email != "" || updated.Revision != 2 {
 		t.Fatalf("PUT replaces the editable members: %+v", updated)
 	}
@@ -53,16 +53,16 @@ func TestContactLifecycle(t *testing.T) {
 	}
 	apptest.ExpectProblem(t, h.Do(t, "contacts", http.MethodPost, "/api/contacts", "", []byte(`[1]`)), http.StatusBadRequest, "invalid_input")
 	for _, id := range []string{"00000000-0000-7000-8000-000000000000", "not-a-uuid"} {
-		apptest.ExpectProblem(t, c.do(http.MethodGet, "/api/contacts/"+id, nil, http.StatusNotFound), http.StatusNotFound, "not_found")
-		apptest.ExpectProblem(t, c.do(http.MethodPut, "/api/contacts/"+id, map[string]any{"firstName": "X"}, http.StatusNotFound), http.StatusNotFound, "not_found")
+		apptest.ExpectProblem(t, c.Do(http.MethodGet, "/api/contacts/"+id, nil, http.StatusNotFound), http.StatusNotFound, "not_found")
+		apptest.ExpectProblem(t, c.Do(http.MethodPut, "/api/contacts/"+id, map[string]any{"firstName": "X"}, http.StatusNotFound), http.StatusNotFound, "not_found")
 	}
 	var deleted contact
-	c.do(http.MethodDelete, "/api/contacts/"+ann.ContactID, nil, http.StatusOK).JSON(t, &deleted)
+	c.Do(http.MethodDelete, "/api/contacts/"+ann.ContactID, nil, http.StatusOK).JSON(t, &deleted)
 	if !deleted.Deleted || deleted.Revision != 3 {
 		t.Fatalf("deleted %+v", deleted)
 	}
-	c.do(http.MethodGet, "/api/contacts/"+ann.ContactID, nil, http.StatusNotFound)
-	c.do(http.MethodDelete, "/api/contacts/"+ann.ContactID, nil, http.StatusNotFound)
+	c.Do(http.MethodGet, "/api/contacts/"+ann.ContactID, nil, http.StatusNotFound)
+	c.Do(http.MethodDelete, "/api/contacts/"+ann.ContactID, nil, http.StatusNotFound)
 	if live, _ := c.list(""); len(live) != 0 {
 		t.Fatalf("a deleted contact is listed: %+v", live)
 	}
@@ -98,7 +98,7 @@ func TestNotes(t *testing.T) {
 				ID, Type string
 			} `json:"author"`
 		}
-		c.do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": fmt.Sprintf("Call %d\nabout the offer", i)}, http.StatusCreated).JSON(t, &n)
+		c.Do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": fmt.Sprintf("Call %d\nabout the offer", i)}, http.StatusCreated).JSON(t, &n)
 		if n.Author.ID == "" {
 			t.Fatalf("note without its author: %+v", n)
 		}
@@ -110,29 +110,29 @@ func TestNotes(t *testing.T) {
 		} `json:"notes"`
 		NextCursor *string `json:"next_cursor"`
 	}
-	c.do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/notes?limit=2", nil, http.StatusOK).JSON(t, &page)
+	c.Do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/notes?limit=2", nil, http.StatusOK).JSON(t, &page)
 	if len(page.Notes) != 2 || page.Notes[0].NoteID != ids[2] || page.NextCursor == nil {
 		t.Fatalf("first page %+v", page)
 	}
-	c.do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/notes?limit=2&cursor="+*page.NextCursor, nil, http.StatusOK).JSON(t, &page)
+	c.Do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/notes?limit=2&cursor="+*page.NextCursor, nil, http.StatusOK).JSON(t, &page)
 	if len(page.Notes) != 1 || page.Notes[0].NoteID != ids[0] || page.NextCursor != nil {
 		t.Fatalf("second page %+v", page)
 	}
 	path := "/api/contacts/" + ann.ContactID + "/notes/" + ids[1]
-	c.do(http.MethodPut, path, map[string]any{"body": "Edited"}, http.StatusOK)
-	res := c.do(http.MethodGet, path, nil, http.StatusOK)
+	c.Do(http.MethodPut, path, map[string]any{"body": "Edited"}, http.StatusOK)
+	res := c.Do(http.MethodGet, path, nil, http.StatusOK)
 	if !strings.Contains(string(res.Body), `"body":"Edited"`) {
 		t.Fatalf("note %s", res.Body)
 	}
-	c.do(http.MethodGet, "/api/contacts/"+bob.ContactID+"/notes/"+ids[1], nil, http.StatusNotFound)
-	c.do(http.MethodPut, "/api/contacts/"+bob.ContactID+"/notes/"+ids[1], map[string]any{"body": "x"}, http.StatusNotFound)
-	c.do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": ""}, http.StatusBadRequest)
+	c.Do(http.MethodGet, "/api/contacts/"+bob.ContactID+"/notes/"+ids[1], nil, http.StatusNotFound)
+	c.Do(http.MethodPut, "/api/contacts/"+bob.ContactID+"/notes/"+ids[1], map[string]any{"body": "x"}, http.StatusNotFound)
+	c.Do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": ""}, http.StatusBadRequest)
 	if got := c.get(ann.ContactID); got.NoteCount != 3 {
 		t.Fatalf("note count %d", got.NoteCount)
 	}
-	c.do(http.MethodDelete, path, nil, http.StatusOK)
-	c.do(http.MethodGet, path, nil, http.StatusNotFound)
-	c.do(http.MethodDelete, path, nil, http.StatusNotFound)
+	c.Do(http.MethodDelete, path, nil, http.StatusOK)
+	c.Do(http.MethodGet, path, nil, http.StatusNotFound)
+	c.Do(http.MethodDelete, path, nil, http.StatusNotFound)
 	if got := c.get(ann.ContactID); got.NoteCount != 2 {
 		t.Fatalf("note count after delete %d", got.NoteCount)
 	}
@@ -190,7 +190,7 @@ func TestSearch(t *testing.T) {
 			t.Fatalf("list not newest first at %d", i)
 		}
 	}
-	apptest.ExpectProblem(t, c.do(http.MethodGet, "/api/contacts?cursor=bm9wZQ", nil, http.StatusBadRequest), http.StatusBadRequest, "invalid_input")
+	apptest.ExpectProblem(t, c.Do(http.MethodGet, "/api/contacts?cursor=bm9wZQ", nil, http.StatusBadRequest), http.StatusBadRequest, "invalid_input")
 }
 
 // TestSearchParts: a search lists its word matches (best first), then the
@@ -217,7 +217,7 @@ func TestSearchParts(t *testing.T) {
 	for i := range 30 {
 		c.create(map[string]any{"firstName": "Person", "email": fmt.Sprintf("person%d@example.com", i)})
 	}
-	c.sync()
+	h.Settle(t)
 	// The statistics the search reads (autovacuum's ANALYZE, a minute after
 	// a load): "example" and "com" are in every email, so common.
 	analyze, err := h.App.Reader.SQL(context.Background(), contactsview.Projection{}, `ANALYZE {{contacts}}`)
@@ -243,7 +243,7 @@ func TestSearchParts(t *testing.T) {
 	if found := c.all("q=" + urlq("example.com") + "&limit=7"); len(found) != 31 {
 		t.Errorf("q=example.com found %d, want 31", len(found))
 	}
-	export := c.do(http.MethodGet, "/api/contacts/export?q=ann", nil, http.StatusOK)
+	export := c.Do(http.MethodGet, "/api/contacts/export?q=ann", nil, http.StatusOK)
 	if n := strings.Count(string(export.Body), "\n"); n != 6 {
 		t.Errorf("export of q=ann: %d lines, want a header and 5 contacts:\n%s", n, export.Body)
 	}

@@ -40,14 +40,14 @@ func TestAttachments(t *testing.T) {
 			AttachmentID string `json:"attachment_id"`
 		} `json:"attachments"`
 	}
-	c.do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/attachments", nil, http.StatusOK).JSON(t, &list)
+	c.Do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/attachments", nil, http.StatusOK).JSON(t, &list)
 	if len(list.Attachments) != 2 || list.Attachments[1].AttachmentID != a.AttachmentID {
 		t.Fatalf("list %+v", list)
 	}
 	if got := c.get(ann.ContactID); got.AttachmentCount != 2 {
 		t.Fatalf("attachment count %d", got.AttachmentCount)
 	}
-	res := c.do(http.MethodGet, "/api/attachments/"+a.AttachmentID, nil, http.StatusOK)
+	res := c.Do(http.MethodGet, "/api/attachments/"+a.AttachmentID, nil, http.StatusOK)
 	if res.Header.Get("Content-Type") != "image/png" || !bytes.Equal(res.Body, png) || !strings.Contains(res.Header.Get("Content-Disposition"), "logo.png") {
 		t.Fatalf("download %v %d bytes", res.Header, len(res.Body))
 	}
@@ -79,16 +79,16 @@ func TestAttachments(t *testing.T) {
 	if got := objectFiles(t, h); got != files {
 		t.Fatalf("an oversized upload left files: %d, before %d", got, files)
 	}
-	c.do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/attachments", nil, http.StatusOK).JSON(t, &list)
+	c.Do(http.MethodGet, "/api/contacts/"+ann.ContactID+"/attachments", nil, http.StatusOK).JSON(t, &list)
 	if len(list.Attachments) != 2 {
 		t.Fatalf("an oversized upload was recorded: %+v", list)
 	}
 	c.upload("00000000-0000-7000-8000-000000000000", "x.txt", "text/plain", []byte("x"), http.StatusNotFound)
 	res = h.Do(t, "contacts", http.MethodPost, "/api/contacts/"+ann.ContactID+"/attachments", "", []byte("--x\r\n\r\n"), "Content-Type", "multipart/form-data; boundary=x")
 	apptest.ExpectProblem(t, res, http.StatusBadRequest, "invalid_input")
-	c.do(http.MethodDelete, "/api/attachments/"+a.AttachmentID, nil, http.StatusOK)
-	c.do(http.MethodGet, "/api/attachments/"+a.AttachmentID, nil, http.StatusNotFound)
-	c.do(http.MethodDelete, "/api/attachments/"+a.AttachmentID, nil, http.StatusNotFound)
+	c.Do(http.MethodDelete, "/api/attachments/"+a.AttachmentID, nil, http.StatusOK)
+	c.Do(http.MethodGet, "/api/attachments/"+a.AttachmentID, nil, http.StatusNotFound)
+	c.Do(http.MethodDelete, "/api/attachments/"+a.AttachmentID, nil, http.StatusNotFound)
 	if got := objectFiles(t, h); got >= files {
 		t.Fatalf("the deleted attachment's file is still there: %d files, %d before", got, files)
 	}
@@ -102,10 +102,10 @@ func TestExport(t *testing.T) {
 	c := newClient(t, h, "")
 	ann := c.create(map[string]any{"firstName": "=HYPERLINK(\"http://x\")", "lastName": "Lee", "email": "ann@example.com",
 		"phone": "+1 555 0100", "company": "@ACME", "tags": []string{"vip", "-lead"}, "stageId": "qualified"})
-	c.do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": "hello"}, http.StatusCreated)
+	c.Do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": "hello"}, http.StatusCreated)
 	gone := c.create(map[string]any{"firstName": "Gone"})
-	c.do(http.MethodDelete, "/api/contacts/"+gone.ContactID, nil, http.StatusOK)
-	res := c.do(http.MethodGet, "/api/contacts/export", nil, http.StatusOK)
+	c.Do(http.MethodDelete, "/api/contacts/"+gone.ContactID, nil, http.StatusOK)
+	res := c.Do(http.MethodGet, "/api/contacts/export", nil, http.StatusOK)
 	if !strings.HasPrefix(res.Header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("content type %q", res.Header.Get("Content-Type"))
 	}

@@ -89,9 +89,9 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 	if got := c.get(ann.ContactID); got.FirstName != "Anne" || got.StageID != "won" {
 		t.Fatalf("imported ann %+v", got)
 	}
-	c.do(http.MethodPut, "/api/contacts/"+bob.ContactID, map[string]any{"firstName": "Robert", "email": "bob@example.com"}, http.StatusOK)
+	c.Do(http.MethodPut, "/api/contacts/"+bob.ContactID, map[string]any{"firstName": "Robert", "email": "bob@example.com"}, http.StatusOK)
 	var undone report
-	c.do(http.MethodPost, "/api/imports/to-undo/undo", nil, http.StatusOK).JSON(t, &undone)
+	c.Do(http.MethodPost, "/api/imports/to-undo/undo", nil, http.StatusOK).JSON(t, &undone)
 	if undone.State != "undone" || undone.Removed != 1 || undone.Restored != 1 || len(undone.Conflicts) != 1 || undone.Conflicts[0] != bob.ContactID {
 		t.Fatalf("undo %+v (body)", undone)
 	}
@@ -113,22 +113,22 @@ func TestImportUndoRestoresExactly(t *testing.T) {
 			Source string  `json:"source"`
 		} `json:"moves"`
 	}
-	c.do(http.MethodGet, "/api/pipeline/"+ann.ContactID+"/history", nil, http.StatusOK).JSON(t, &history)
+	c.Do(http.MethodGet, "/api/pipeline/"+ann.ContactID+"/history", nil, http.StatusOK).JSON(t, &history)
 	if len(history.Moves) != 3 || history.Moves[1].Source != "import" || history.Moves[2].Source != "undo" || history.Moves[2].To != "lead" {
 		t.Fatalf("history %+v", history.Moves)
 	}
 	var again report
-	c.do(http.MethodPost, "/api/imports/to-undo/undo", nil, http.StatusOK).JSON(t, &again)
+	c.Do(http.MethodPost, "/api/imports/to-undo/undo", nil, http.StatusOK).JSON(t, &again)
 	if again.Removed != 1 || again.Restored != 1 {
 		t.Fatalf("undo twice %+v", again)
 	}
 	var stored report
-	c.do(http.MethodGet, "/api/imports/to-undo", nil, http.StatusOK).JSON(t, &stored)
+	c.Do(http.MethodGet, "/api/imports/to-undo", nil, http.StatusOK).JSON(t, &stored)
 	if stored.State != "undone" {
 		t.Fatalf("import %+v", stored)
 	}
-	c.do(http.MethodGet, "/api/imports/nope", nil, http.StatusNotFound)
-	c.do(http.MethodPost, "/api/imports/nope/undo", nil, http.StatusNotFound)
+	c.Do(http.MethodGet, "/api/imports/nope", nil, http.StatusNotFound)
+	c.Do(http.MethodPost, "/api/imports/nope/undo", nil, http.StatusNotFound)
 }
 
 // TestSoftDeletedEmailIsImportedAgain: a soft-deleted contact never blocks
@@ -137,7 +137,7 @@ func TestSoftDeletedEmailIsImportedAgain(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	c := newClient(t, h, "")
 	old := c.create(map[string]any{"firstName": "Ann", "email": "ann@example.com"})
-	c.do(http.MethodDelete, "/api/contacts/"+old.ContactID, nil, http.StatusOK)
+	c.Do(http.MethodDelete, "/api/contacts/"+old.ContactID, nil, http.StatusOK)
 	var r report
 	c.importCSV("", "email,first name\r\nann@example.com,Ann\r\n", http.StatusOK).JSON(t, &r)
 	if r.Created != 1 || r.Updated != 0 {
@@ -198,7 +198,7 @@ func TestMalformedCSV(t *testing.T) {
 			if !strings.Contains(p.Detail, fmt.Sprintf("line %d", tc.line)) || len(p.Errors) != 1 || p.Errors[0].Pointer != "/body" {
 				t.Fatalf("problem %+v", p)
 			}
-			c.do(http.MethodGet, "/api/imports/bad", nil, http.StatusNotFound)
+			c.Do(http.MethodGet, "/api/imports/bad", nil, http.StatusNotFound)
 		})
 	}
 	apptest.ExpectProblem(t, c.importCSV("", "", http.StatusBadRequest), http.StatusBadRequest, "invalid_input") // no file at all

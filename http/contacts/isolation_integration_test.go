@@ -24,7 +24,7 @@ func TestAnotherOrganizationsIDsAreMissingOnes(t *testing.T) {
 	var note struct {
 		NoteID string `json:"note_id"`
 	}
-	owner.do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": "secret"}, http.StatusCreated).JSON(t, &note)
+	owner.Do(http.MethodPost, "/api/contacts/"+ann.ContactID+"/notes", map[string]any{"body": "secret"}, http.StatusCreated).JSON(t, &note)
 	var file struct {
 		AttachmentID string `json:"attachment_id"`
 	}
@@ -35,8 +35,8 @@ func TestAnotherOrganizationsIDsAreMissingOnes(t *testing.T) {
 			PipelineID string `json:"pipeline_id"`
 		} `json:"pipelines"`
 	}
-	owner.do(http.MethodGet, "/api/pipeline", nil, http.StatusOK).JSON(t, &pipelines)
-	owner.sync()
+	owner.Do(http.MethodGet, "/api/pipeline", nil, http.StatusOK).JSON(t, &pipelines)
+	h.Settle(t)
 	before := owner.get(ann.ContactID)
 
 	const missing = "00000000-0000-7000-8000-00000000dead"
@@ -87,7 +87,7 @@ func TestAnotherOrganizationsIDsAreMissingOnes(t *testing.T) {
 	if found, _ := other.list("q=ann"); len(found) != 0 {
 		t.Fatalf("the other organization's search found %+v", found)
 	}
-	export := other.do(http.MethodGet, "/api/contacts/export", nil, http.StatusOK)
+	export := other.Do(http.MethodGet, "/api/contacts/export", nil, http.StatusOK)
 	if bytes.Contains(export.Body, []byte("ann@example.com")) || strings.Count(string(export.Body), "\n") != 1 {
 		t.Fatalf("the other organization's export: %s", export.Body)
 	}
@@ -101,7 +101,7 @@ func TestAnotherOrganizationsIDsAreMissingOnes(t *testing.T) {
 		t.Fatalf("the owner's contact changed: %+v -> %+v", before, after)
 	}
 	var imp report
-	owner.do(http.MethodGet, "/api/imports/owners", nil, http.StatusOK).JSON(t, &imp)
+	owner.Do(http.MethodGet, "/api/imports/owners", nil, http.StatusOK).JSON(t, &imp)
 	if imp.State != "completed" {
 		t.Fatalf("the owner's import %+v", imp)
 	}

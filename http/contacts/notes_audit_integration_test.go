@@ -64,12 +64,12 @@ func TestNoteHistoryIsRestricted(t *testing.T) {
 		var n struct {
 			NoteID string `json:"note_id"`
 		}
-		c.do(http.MethodPost, "/api/contacts/"+ct.ContactID+"/notes", map[string]any{"body": body}, http.StatusCreated).JSON(t, &n)
+		c.Do(http.MethodPost, "/api/contacts/"+ct.ContactID+"/notes", map[string]any{"body": body}, http.StatusCreated).JSON(t, &n)
 		return n.NoteID
 	}
 	edited, kept, deleted := note("first words"), note("kept words"), note("deleted words")
-	c.do(http.MethodPut, "/api/contacts/"+ct.ContactID+"/notes/"+edited, map[string]any{"body": "second words"}, http.StatusOK)
-	c.do(http.MethodDelete, "/api/contacts/"+ct.ContactID+"/notes/"+deleted, nil, http.StatusOK)
+	c.Do(http.MethodPut, "/api/contacts/"+ct.ContactID+"/notes/"+edited, map[string]any{"body": "second words"}, http.StatusOK)
+	c.Do(http.MethodDelete, "/api/contacts/"+ct.ContactID+"/notes/"+deleted, nil, http.StatusOK)
 
 	// The history of the three notes as a reader sees it, once every event
 	// of theirs is in it (added, updated; added; added, deleted).
@@ -126,7 +126,7 @@ func TestNoteHistoryIsRestricted(t *testing.T) {
 		map[string]any{"confirmation": "yes"}), http.StatusBadRequest, "invalid_input")
 	erase(readers["admin"], edited, http.StatusOK)
 	erase(readers["admin"], deleted, http.StatusOK) // a deleted note's words too
-	c.do(http.MethodGet, "/api/contacts/"+ct.ContactID+"/notes/"+edited, nil, http.StatusNotFound)
+	c.Do(http.MethodGet, "/api/contacts/"+ct.ContactID+"/notes/"+edited, nil, http.StatusNotFound)
 	gone := []string{"first words", "second words", "deleted words"}
 	for reader := range readers {
 		expect("after erasure", reader, audit(reader, 7), []string{"kept words"}, gone)

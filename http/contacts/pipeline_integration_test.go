@@ -24,27 +24,27 @@ func TestBoardAndHistory(t *testing.T) {
 			} `json:"stages"`
 		} `json:"pipelines"`
 	}
-	c.do(http.MethodGet, "/api/pipeline", nil, http.StatusOK).JSON(t, &pipelines)
+	c.Do(http.MethodGet, "/api/pipeline", nil, http.StatusOK).JSON(t, &pipelines)
 	p := pipelines.Pipelines[0]
 	if len(pipelines.Pipelines) != 1 || !p.IsDefault || p.Stages[0].StageID != "lead" || p.Stages[5].Position != 6 {
 		t.Fatalf("pipelines %+v", pipelines)
 	}
-	c.do(http.MethodGet, "/api/pipeline/"+p.PipelineID, nil, http.StatusOK)
-	c.do(http.MethodGet, "/api/pipeline/00000000-0000-5000-8000-000000000000", nil, http.StatusNotFound)
+	c.Do(http.MethodGet, "/api/pipeline/"+p.PipelineID, nil, http.StatusOK)
+	c.Do(http.MethodGet, "/api/pipeline/00000000-0000-5000-8000-000000000000", nil, http.StatusNotFound)
 	ann := c.create(map[string]any{"firstName": "Ann"})
 	bob := c.create(map[string]any{"firstName": "Bob"})
 	c.create(map[string]any{"firstName": "Cy", "stageId": "won"})
-	c.do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{"stageId": "qualified"}, http.StatusOK)
+	c.Do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{"stageId": "qualified"}, http.StatusOK)
 	time.Sleep(1100 * time.Millisecond) // a second in qualified
 	var moved contact
-	c.do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{"stageId": "won"}, http.StatusOK).JSON(t, &moved)
+	c.Do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{"stageId": "won"}, http.StatusOK).JSON(t, &moved)
 	if moved.StageID != "won" {
 		t.Fatalf("moved %+v", moved)
 	}
-	c.do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{"stageId": "won"}, http.StatusOK) // already there: nothing recorded
-	c.do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{"stageId": "nowhere"}, http.StatusBadRequest)
-	c.do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{}, http.StatusBadRequest)
-	c.do(http.MethodPut, "/api/pipeline/00000000-0000-7000-8000-000000000000/move", map[string]any{"stageId": "won"}, http.StatusNotFound)
+	c.Do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{"stageId": "won"}, http.StatusOK) // already there: nothing recorded
+	c.Do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{"stageId": "nowhere"}, http.StatusBadRequest)
+	c.Do(http.MethodPut, "/api/pipeline/"+ann.ContactID+"/move", map[string]any{}, http.StatusBadRequest)
+	c.Do(http.MethodPut, "/api/pipeline/00000000-0000-7000-8000-000000000000/move", map[string]any{"stageId": "won"}, http.StatusNotFound)
 	var board struct {
 		Stages []struct {
 			StageID  string    `json:"stage_id"`
@@ -52,7 +52,7 @@ func TestBoardAndHistory(t *testing.T) {
 			Contacts []contact `json:"contacts"`
 		} `json:"stages"`
 	}
-	c.do(http.MethodGet, "/api/pipeline/"+p.PipelineID+"/board", nil, http.StatusOK).JSON(t, &board)
+	c.Do(http.MethodGet, "/api/pipeline/"+p.PipelineID+"/board", nil, http.StatusOK).JSON(t, &board)
 	counts := map[string]int{}
 	for _, s := range board.Stages {
 		counts[s.StageID] = s.Count
@@ -84,7 +84,7 @@ func TestBoardAndHistory(t *testing.T) {
 			Seconds *int64 `json:"seconds_in_previous_stage"`
 		} `json:"moves"`
 	}
-	c.do(http.MethodGet, "/api/pipeline/"+ann.ContactID+"/history", nil, http.StatusOK).JSON(t, &history)
+	c.Do(http.MethodGet, "/api/pipeline/"+ann.ContactID+"/history", nil, http.StatusOK).JSON(t, &history)
 	m := history.Moves
 	if len(m) != 3 || m[0].From != nil || m[0].To != "lead" || m[0].Source != "create" || *m[1].From != "lead" || m[1].To != "qualified" ||
 		*m[2].From != "qualified" || m[2].To != "won" || m[2].Seconds == nil || *m[2].Seconds < 1 || m[2].MovedBy.ID == "" || m[2].MovedBy.Type != "api_key" {
@@ -93,8 +93,8 @@ func TestBoardAndHistory(t *testing.T) {
 	if history.Current.StageID != "won" {
 		t.Fatalf("current %+v", history.Current)
 	}
-	c.do(http.MethodDelete, "/api/contacts/"+bob.ContactID, nil, http.StatusOK)
-	c.do(http.MethodGet, "/api/pipeline/"+bob.ContactID+"/history", nil, http.StatusNotFound)
+	c.Do(http.MethodDelete, "/api/contacts/"+bob.ContactID, nil, http.StatusOK)
+	c.Do(http.MethodGet, "/api/pipeline/"+bob.ContactID+"/history", nil, http.StatusNotFound)
 	if staged, _ := c.list("stageId=won"); len(staged) != 2 {
 		t.Fatalf("stage filter %+v", staged)
 	}

@@ -45,7 +45,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatalf("%d contacts, want 1006", len(want))
 	}
 
-	export := string(a.do(http.MethodGet, "/api/contacts/export", nil, http.StatusOK).Body)
+	export := string(a.Do(http.MethodGet, "/api/contacts/export", nil, http.StatusOK).Body)
 	if !strings.Contains(export, "'+1 555 0100") || !strings.Contains(export, "''+1 555 0100") || !strings.Contains(export, "'-dash0@example.com") {
 		t.Fatalf("the export does not neutralise as expected:\n%.2000s", export)
 	}

@@ -13,9 +13,7 @@ import (
 // importVCard posts a vCard file to the import route with query.
 func (c *client) importVCard(query, file string, want int) apptest.Response {
 	c.t.Helper()
-	res := c.h.Do(c.t, "contacts", http.MethodPost, "/api/contacts/import?"+query, c.token, []byte(file), "Content-Type", "text/vcard")
-	c.check(res, "import vCard "+query, want)
-	return res
+	return c.Do(http.MethodPost, "/api/contacts/import?"+query, []byte(file), want, "Content-Type", "text/vcard")
 }
 
 // TestVCardRoundTrip (issue 23): the contacts exported as vCard 4.0 and
@@ -51,7 +49,7 @@ func TestVCardRoundTrip(t *testing.T) {
 		t.Fatalf("%d contacts, want 308", len(want))
 	}
 
-	res := a.do(http.MethodGet, "/api/contacts/export.vcf", nil, http.StatusOK)
+	res := a.Do(http.MethodGet, "/api/contacts/export.vcf", nil, http.StatusOK)
 	if ct := res.Header.Get("Content-Type"); ct != "text/vcard; charset=utf-8" {
 		t.Fatalf("Content-Type %q", ct)
 	}
@@ -92,7 +90,7 @@ func TestVCardRoundTrip(t *testing.T) {
 	}
 
 	var undone report
-	b.do(http.MethodPost, "/api/imports/from-a/undo", nil, http.StatusOK).JSON(t, &undone)
+	b.Do(http.MethodPost, "/api/imports/from-a/undo", nil, http.StatusOK).JSON(t, &undone)
 	if undone.Removed != len(want) {
 		t.Fatalf("undo: %+v", undone)
 	}

@@ -128,7 +128,7 @@ func TestExportsOfEveryFormat(t *testing.T) {
 	}
 
 	// One notification per export, valid, with the seed's members only.
-	sent := notificationsOf(t, h, h.OrgID, "design.export.ready", 4)
+	sent := h.Notifications(t, h.OrgID, "design.export.ready", 4)
 	if len(sent) != 4 {
 		t.Fatalf("%d notifications for 4 exports", len(sent))
 	}
@@ -155,7 +155,7 @@ func TestExportsOfEveryFormat(t *testing.T) {
 	if n := h.Count(t, `SELECT count(*) FROM notification_deliveries WHERE organization_id = $1 AND type = 'design.export.ready'`, h.OrgID); n != 4 {
 		t.Fatalf("%d deliveries of design.export.ready, want 4", n)
 	}
-	if n := objectsOf(t, h, h.OrgID); n != 4 {
+	if n := h.Objects(t, h.OrgID+"/design/"); n != 4 {
 		t.Fatalf("%d files stored, want the 4 exports'", n)
 	}
 }

@@ -28,68 +28,68 @@ func TestGovernedDesigns(t *testing.T) {
 	layers[1].(map[string]any)["fontFamily"] = "Comic Sans"             // not a kit font
 	layers[2].(map[string]any)["image"] = map[string]any{"logoId": "x"} // not a kit logo
 	pages[1].(map[string]any)["background"] = "#0a66c3"                 // one off
-	p := c.problem(http.MethodPost, designs, map[string]any{"name": "Off", "brandKitId": k.ID, "width": 1080, "height": 1080,
+	p := c.Problem(http.MethodPost, designs, map[string]any{"name": "Off", "brandKitId": k.ID, "width": 1080, "height": 1080,
 		"pages": pages}, http.StatusUnprocessableEntity, "invalid_input")
 	want := []string{"/pages/0/layers/0/fill", "/pages/0/layers/1/fontFamily", "/pages/0/layers/2/image/logoId", "/pages/1/background"}
 	for _, w := range want {
-		if !slices.Contains(pointers(p), w) {
-			t.Errorf("pointers %v lack %s", pointers(p), w)
+		if !slices.Contains(p.Pointers(), w) {
+			t.Errorf("pointers %v lack %s", p.Pointers(), w)
 		}
 	}
 	// A weight the family does not have is the weight's fault.
 	pages = poster(k.LogoID)
 	pages[0].(map[string]any)["layers"].([]any)[1].(map[string]any)["fontWeight"] = 700
-	p = c.problem(http.MethodPost, designs, map[string]any{"name": "Bold", "brandKitId": k.ID, "width": 1080, "height": 1080, "pages": pages},
+	p = c.Problem(http.MethodPost, designs, map[string]any{"name": "Bold", "brandKitId": k.ID, "width": 1080, "height": 1080, "pages": pages},
 		http.StatusUnprocessableEntity, "invalid_input")
-	if !slices.Equal(pointers(p), []string{"/pages/0/layers/1/fontWeight"}) {
-		t.Errorf("a missing weight: %v", pointers(p))
+	if !slices.Equal(p.Pointers(), []string{"/pages/0/layers/1/fontWeight"}) {
+		t.Errorf("a missing weight: %v", p.Pointers())
 	}
 	// Images must be the workspace's.
 	pages = poster(k.LogoID)
 	pages[0].(map[string]any)["layers"].([]any)[2].(map[string]any)["image"] = map[string]any{"assetId": "00000000-0000-7000-8000-000000000009"}
-	p = c.problem(http.MethodPost, designs, map[string]any{"name": "Img", "brandKitId": k.ID, "width": 1080, "height": 1080, "pages": pages},
+	p = c.Problem(http.MethodPost, designs, map[string]any{"name": "Img", "brandKitId": k.ID, "width": 1080, "height": 1080, "pages": pages},
 		http.StatusUnprocessableEntity, "invalid_input")
-	if !slices.Equal(pointers(p), []string{"/pages/0/layers/2/image/assetId"}) {
-		t.Errorf("a foreign image: %v", pointers(p))
+	if !slices.Equal(p.Pointers(), []string{"/pages/0/layers/2/image/assetId"}) {
+		t.Errorf("a foreign image: %v", p.Pointers())
 	}
 	// An unpublished kit, or one not offered, governs nothing.
 	var draft map[string]any
-	c.brands(http.MethodPost, "/api/brand-kits", map[string]any{"name": "Draft", "colours": []any{map[string]any{"name": "A", "hex": "#000000"}}},
+	c.On("brands").JSON(http.MethodPost, "/api/brand-kits", map[string]any{"name": "Draft", "colours": []any{map[string]any{"name": "A", "hex": "#000000"}}},
 		http.StatusCreated, &draft)
-	p = c.problem(http.MethodPost, designs, map[string]any{"name": "D", "brandKitId": draft["id"], "width": 100, "height": 100,
+	p = c.Problem(http.MethodPost, designs, map[string]any{"name": "D", "brandKitId": draft["id"], "width": 100, "height": 100,
 		"pages": []any{map[string]any{"pageId": "p"}}}, http.StatusUnprocessableEntity, "invalid_input")
-	if !slices.Equal(pointers(p), []string{"/brandKitId"}) {
-		t.Errorf("an unpublished kit: %v", pointers(p))
+	if !slices.Equal(p.Pointers(), []string{"/brandKitId"}) {
+		t.Errorf("an unpublished kit: %v", p.Pointers())
 	}
-	c.brands(http.MethodPatch, "/api/brand-kits/"+k.ID, map[string]any{"availableForDesign": false}, http.StatusOK, nil)
-	c.problem(http.MethodPost, designs, map[string]any{"name": "D", "brandKitId": k.ID, "width": 100, "height": 100,
+	c.On("brands").JSON(http.MethodPatch, "/api/brand-kits/"+k.ID, map[string]any{"availableForDesign": false}, http.StatusOK, nil)
+	c.Problem(http.MethodPost, designs, map[string]any{"name": "D", "brandKitId": k.ID, "width": 100, "height": 100,
 		"pages": []any{map[string]any{"pageId": "p"}}}, http.StatusUnprocessableEntity, "invalid_input")
-	c.brands(http.MethodPatch, "/api/brand-kits/"+k.ID, map[string]any{"availableForDesign": true}, http.StatusOK, nil)
+	c.On("brands").JSON(http.MethodPatch, "/api/brand-kits/"+k.ID, map[string]any{"availableForDesign": true}, http.StatusOK, nil)
 
 	// Saving and one layer's change are governed the same way.
 	pages = poster(k.LogoID)
 	pages[0].(map[string]any)["layers"].([]any)[0].(map[string]any)["stroke"] = "#123456"
-	p = c.problem(http.MethodPatch, base+"/designs/"+design, map[string]any{"pages": pages}, http.StatusUnprocessableEntity, "invalid_input")
-	if !slices.Equal(pointers(p), []string{"/pages/0/layers/0/stroke"}) {
-		t.Errorf("saving: %v", pointers(p))
+	p = c.Problem(http.MethodPatch, base+"/designs/"+design, map[string]any{"pages": pages}, http.StatusUnprocessableEntity, "invalid_input")
+	if !slices.Equal(p.Pointers(), []string{"/pages/0/layers/0/stroke"}) {
+		t.Errorf("saving: %v", p.Pointers())
 	}
 	layer := base + "/designs/" + design + "/pages/p1/layers/"
-	p = c.problem(http.MethodPatch, layer+"box", map[string]any{"fill": "#00FF00"}, http.StatusUnprocessableEntity, "invalid_input")
-	if !slices.Equal(pointers(p), []string{"/fill"}) {
-		t.Errorf("one layer: %v", pointers(p))
+	p = c.Problem(http.MethodPatch, layer+"box", map[string]any{"fill": "#00FF00"}, http.StatusUnprocessableEntity, "invalid_input")
+	if !slices.Equal(p.Pointers(), []string{"/fill"}) {
+		t.Errorf("one layer: %v", p.Pointers())
 	}
-	p = c.problem(http.MethodPatch, layer+"title", map[string]any{"fontFamily": "Helvetica"}, http.StatusUnprocessableEntity, "invalid_input")
-	if !slices.Equal(pointers(p), []string{"/fontFamily"}) {
-		t.Errorf("one layer's font: %v", pointers(p))
+	p = c.Problem(http.MethodPatch, layer+"title", map[string]any{"fontFamily": "Helvetica"}, http.StatusUnprocessableEntity, "invalid_input")
+	if !slices.Equal(p.Pointers(), []string{"/fontFamily"}) {
+		t.Errorf("one layer's font: %v", p.Pointers())
 	}
-	c.problem(http.MethodPatch, layer+"nope", map[string]any{"fill": "#FFB000"}, http.StatusNotFound, "not_found")
+	c.Problem(http.MethodPatch, layer+"nope", map[string]any{"fill": "#FFB000"}, http.StatusNotFound, "not_found")
 	var d map[string]any
-	c.json(http.MethodPatch, layer+"box", map[string]any{"fill": "#ffb000"}, http.StatusOK, &d)
+	c.JSON(http.MethodPatch, layer+"box", map[string]any{"fill": "#ffb000"}, http.StatusOK, &d)
 	box := d["pages"].([]any)[0].(map[string]any)["layers"].([]any)[0].(map[string]any)
 	if box["fill"] != "#FFB000" || d["revision"].(float64) != 2 {
 		t.Fatalf("after the change: %v (revision %v)", box, d["revision"])
 	}
-	c.json(http.MethodPatch, layer+"title", map[string]any{"fontFamily": "dejavu serif", "text": "Summer"}, http.StatusOK, &d)
+	c.JSON(http.MethodPatch, layer+"title", map[string]any{"fontFamily": "dejavu serif", "text": "Summer"}, http.StatusOK, &d)
 	if title := d["pages"].([]any)[0].(map[string]any)["layers"].([]any)[1].(map[string]any); title["fontFamily"] != "DejaVu Serif" {
 		t.Fatalf("the kit's family is kept as the kit names it: %v", title)
 	}
@@ -106,27 +106,27 @@ func TestPinnedVersionIsKept(t *testing.T) {
 	_, design := c.newDesign(k)
 
 	// Version 2 drops Primary, the rectangle's colour.
-	c.brands(http.MethodPatch, "/api/brand-kits/"+k.ID, map[string]any{"colours": []any{map[string]any{"name": "Accent", "hex": "#FFB000"},
+	c.On("brands").JSON(http.MethodPatch, "/api/brand-kits/"+k.ID, map[string]any{"colours": []any{map[string]any{"name": "Accent", "hex": "#FFB000"},
 		map[string]any{"name": "Ink", "hex": "#111111"}, map[string]any{"name": "Paper", "hex": "#FFFFFF"}}}, http.StatusOK, nil)
 	var kit2 map[string]any
-	c.brands(http.MethodPost, "/api/brand-kits/"+k.ID+"/publish", nil, http.StatusOK, &kit2)
+	c.On("brands").JSON(http.MethodPost, "/api/brand-kits/"+k.ID+"/publish", nil, http.StatusOK, &kit2)
 	v2 := kit2["currentVersionId"].(string)
 	if v2 == k.VersionID || kit2["versionCount"].(float64) != 2 {
 		t.Fatalf("second publication %v", kit2)
 	}
 
 	var d map[string]any
-	c.json(http.MethodGet, base+"/designs/"+design, nil, http.StatusOK, &d)
+	c.JSON(http.MethodGet, base+"/designs/"+design, nil, http.StatusOK, &d)
 	if d["brandKitVersionId"] != k.VersionID {
 		t.Fatalf("the design follows the kit: %v", d["brandKitVersionId"])
 	}
 	var pinned map[string]any
-	c.json(http.MethodGet, base+"/designs/"+design+"/brand-kit", nil, http.StatusOK, &pinned)
+	c.JSON(http.MethodGet, base+"/designs/"+design+"/brand-kit", nil, http.StatusOK, &pinned)
 	if pinned["versionId"] != k.VersionID || len(pinned["colours"].([]any)) != 4 {
 		t.Fatalf("the pinned version %v", pinned)
 	}
 	// Its renders keep the old palette.
-	res := c.do(http.MethodGet, base+"/designs/"+design+"/preview?scale=1", nil, http.StatusOK)
+	res := c.Do(http.MethodGet, base+"/designs/"+design+"/preview?scale=1", nil, http.StatusOK)
 	img, err := png.Decode(bytes.NewReader(res.Body))
 	if err != nil {
 		t.Fatal(err)
@@ -136,28 +136,28 @@ func TestPinnedVersionIsKept(t *testing.T) {
 	}
 	// Saving with the old palette still works: the design is governed by
 	// its own version.
-	c.do(http.MethodPatch, base+"/designs/"+design+"/pages/p1/layers/box", map[string]any{"x": 50}, http.StatusOK)
+	c.Do(http.MethodPatch, base+"/designs/"+design+"/pages/p1/layers/box", map[string]any{"x": 50}, http.StatusOK)
 
 	// Moving to version 2 is refused while the rectangle is Primary...
-	p := c.problem(http.MethodPut, base+"/designs/"+design+"/brand-kit", map[string]any{"brandKitId": k.ID}, http.StatusUnprocessableEntity,
+	p := c.Problem(http.MethodPut, base+"/designs/"+design+"/brand-kit", map[string]any{"brandKitId": k.ID}, http.StatusUnprocessableEntity,
 		"invalid_input")
-	if !slices.Equal(pointers(p), []string{"/pages/0/layers/0/fill", "/pages/1/background"}) {
-		t.Fatalf("rebrand refused at %v", pointers(p))
+	if !slices.Equal(p.Pointers(), []string{"/pages/0/layers/0/fill", "/pages/1/background"}) {
+		t.Fatalf("rebrand refused at %v", p.Pointers())
 	}
-	p = c.problem(http.MethodPut, base+"/designs/"+design+"/brand-kit", map[string]any{"brandKitId": k.ID, "brandKitVersionId": "nope"},
+	p = c.Problem(http.MethodPut, base+"/designs/"+design+"/brand-kit", map[string]any{"brandKitId": k.ID, "brandKitVersionId": "nope"},
 		http.StatusUnprocessableEntity, "invalid_input")
-	if !slices.Equal(pointers(p), []string{"/brandKitVersionId"}) {
-		t.Fatalf("an unknown version: %v", pointers(p))
+	if !slices.Equal(p.Pointers(), []string{"/brandKitVersionId"}) {
+		t.Fatalf("an unknown version: %v", p.Pointers())
 	}
 	// ... and accepted once it is governed by it.
-	c.do(http.MethodPatch, base+"/designs/"+design+"/pages/p1/layers/box", map[string]any{"fill": "#FFB000"}, http.StatusOK)
-	c.do(http.MethodPatch, base+"/designs/"+design, map[string]any{"pages": func() []any {
+	c.Do(http.MethodPatch, base+"/designs/"+design+"/pages/p1/layers/box", map[string]any{"fill": "#FFB000"}, http.StatusOK)
+	c.Do(http.MethodPatch, base+"/designs/"+design, map[string]any{"pages": func() []any {
 		pages := poster(k.LogoID)
 		pages[0].(map[string]any)["layers"].([]any)[0].(map[string]any)["fill"] = "#FFB000"
 		pages[1].(map[string]any)["background"] = "#111111"
 		return pages
 	}()}, http.StatusOK)
-	c.json(http.MethodPut, base+"/designs/"+design+"/brand-kit", map[string]any{"brandKitId": k.ID}, http.StatusOK, &d)
+	c.JSON(http.MethodPut, base+"/designs/"+design+"/brand-kit", map[string]any{"brandKitId": k.ID}, http.StatusOK, &d)
 	if d["brandKitVersionId"] != v2 {
 		t.Fatalf("rebranded to %v, want %s", d["brandKitVersionId"], v2)
 	}

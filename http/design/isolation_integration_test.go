@@ -66,9 +66,9 @@ func TestAnotherTenantsIDsAreMissingOnes(t *testing.T) {
 	k := owner.newKit("Secret kit")
 	project, design := owner.newDesign(k)
 	var asset, kitState map[string]any
-	owner.do(http.MethodPost, base+"/assets?name=Photo", pngOf(t, 64, 64, primary), http.StatusCreated, "Content-Type", "image/png").JSON(t, &asset)
+	owner.Do(http.MethodPost, base+"/assets?name=Photo", pngOf(t, 64, 64, primary), http.StatusCreated, "Content-Type", "image/png").JSON(t, &asset)
 	x := owner.export(design, map[string]any{"format": "png", "scale": 0.25})
-	owner.brands(http.MethodGet, "/api/brand-kits/"+k.ID, nil, http.StatusOK, &kitState)
+	owner.On("brands").JSON(http.MethodGet, "/api/brand-kits/"+k.ID, nil, http.StatusOK, &kitState)
 	font := kitState["draft"].(map[string]any)["fonts"].([]any)[0].(map[string]any)["fontId"].(string)
 	before := h.Events(t, "design") + h.Events(t, "brands")
 
@@ -96,9 +96,9 @@ func TestAnotherTenantsIDsAreMissingOnes(t *testing.T) {
 	}
 	// The owner's objects are as they were.
 	var d map[string]any
-	owner.json(http.MethodGet, base+"/designs/"+design, nil, http.StatusOK, &d)
+	owner.JSON(http.MethodGet, base+"/designs/"+design, nil, http.StatusOK, &d)
 	if d["name"] != "Poster" || d["revision"].(float64) != 1 {
 		t.Fatalf("the design changed: %v", d)
 	}
-	owner.do(http.MethodGet, base+"/exports/"+x["exportId"].(string)+"/download", nil, http.StatusOK)
+	owner.Do(http.MethodGet, base+"/exports/"+x["exportId"].(string)+"/download", nil, http.StatusOK)
 }

@@ -43,7 +43,7 @@ func TestDesignPagesInABrowser(t *testing.T) {
 	k := c.newKit("Acme")
 	project, design := c.newDesign(k)
 	var ds map[string]any
-	c.json(http.MethodGet, base+"/designs/"+design, nil, http.StatusOK, &ds)
+	c.JSON(http.MethodGet, base+"/designs/"+design, nil, http.StatusOK, &ds)
 	site := h.URLs["design"]
 	link := site + "/app/designs/" + design + "?workspace=" + ds["workspaceId"].(string)
 
@@ -271,7 +271,7 @@ func TestDesignPagesOfAnotherTenant(t *testing.T) {
 		}
 	}
 	var list struct{ Exports []map[string]any }
-	owner.json(http.MethodGet, base+"/designs/"+design+"/exports", nil, http.StatusOK, &list)
+	owner.JSON(http.MethodGet, base+"/designs/"+design+"/exports", nil, http.StatusOK, &list)
 	svgs := 0
 	for _, x := range list.Exports {
 		if x["format"] == "svg" {

@@ -20,35 +20,6 @@ import (
 	"github.com/platform/backend/internal/testenv"
 )
 
-// key makes a key of an organization with scopes, bound to workspaces when
-// bindings are given.
-func key(t *testing.T, h *apptest.Harness, org string, scopes []string, bindings ...domain.ResourceBinding) string {
-	t.Helper()
-	k, err := h.Identity().CreateAPIKey(context.Background(), commands.Meta{OrganizationID: org, Actor: eventstore.Actor{ID: "test", Type: "system"}},
-		identitycmd.CreateAPIKey{Name: "test", Scopes: scopes, ResourceBindings: bindings})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k.Value.Token
-}
-
-// workspace creates a workspace of an organization and answers its id.
-func workspace(t *testing.T, h *apptest.Harness, org, slug string) string {
-	t.Helper()
-	res, err := h.Access().CreateWorkspace(context.Background(), commands.Meta{OrganizationID: org,
-		Actor: eventstore.Actor{ID: "test", Type: "system"}}, identitycmd.CreateWorkspace{Slug: slug, Name: slug})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range res.Value.Workspaces {
-		if w.Slug == slug {
-			return w.WorkspaceID
-		}
-	}
-	t.Fatalf("workspace %s not created", slug)
-	return ""
-}
-
 func keys(m map[string]any) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -79,29 +50,29 @@ func TestSeedActions(t *testing.T) {
 		Slug: "library-" + libraryOrg[len(libraryOrg)-12:], ID: libraryOrg}); err != nil {
 		t.Fatal(err)
 	}
-	librarian := newClient(t, h, key(t, h, libraryOrg, apptest.DefaultScopes))
+	librarian := newClient(t, h, h.Key(t, libraryOrg, apptest.DefaultScopes))
 	shared := librarian.newKit("Shared")
 	var unpublished map[string]any
-	librarian.brands(http.MethodPost, "/api/brand-kits", map[string]any{"name": "Not yet"}, http.StatusCreated, &unpublished)
+	librarian.On("brands").JSON(http.MethodPost, "/api/brand-kits", map[string]any{"name": "Not yet"}, http.StatusCreated, &unpublished)
 
 	own := c.newKit("Acme")
 	withdrawn := c.newKit("Withdrawn")
-	c.brands(http.MethodPatch, "/api/brand-kits/"+withdrawn.ID, map[string]any{"availableForDesign": false}, http.StatusOK, nil)
+	c.On("brands").JSON(http.MethodPatch, "/api/brand-kits/"+withdrawn.ID, map[string]any{"availableForDesign": false}, http.StatusOK, nil)
 	gone := c.newKit("Gone")
-	c.brands(http.MethodDelete, "/api/brand-kits/"+gone.ID, nil, http.StatusOK, nil)
+	c.On("brands").JSON(http.MethodDelete, "/api/brand-kits/"+gone.ID, nil, http.StatusOK, nil)
 	var draftOnly map[string]any
-	c.brands(http.MethodPost, "/api/brand-kits", map[string]any{"name": "Draft only"}, http.StatusCreated, &draftOnly)
-	workspace(t, h, h.OrgID, "brand-b")
+	c.On("brands").JSON(http.MethodPost, "/api/brand-kits", map[string]any{"name": "Draft only"}, http.StatusCreated, &draftOnly)
+	h.Workspace(t, h.OrgID, "brand-b")
 	var wsKit map[string]any
-	c.brands(http.MethodPost, "/api/brand-kits", map[string]any{"name": "Brand B", "workspaceSlug": "brand-b",
+	c.On("brands").JSON(http.MethodPost, "/api/brand-kits", map[string]any{"name": "Brand B", "workspaceSlug": "brand-b",
 		"colours": []any{map[string]any{"name": "B", "hex": "#00AA00"}}}, http.StatusCreated, &wsKit)
-	c.brands(http.MethodPost, "/api/brand-kits/"+wsKit["id"].(string)+"/publish", nil, http.StatusOK, &wsKit)
+	c.On("brands").JSON(http.MethodPost, "/api/brand-kits/"+wsKit["id"].(string)+"/publish", nil, http.StatusOK, &wsKit)
 	_, strangerKey := h.NewOrganization(t, "Stranger", testenv.UniqueName("stranger"), apptest.DefaultScopes...)
 	stranger := newClient(t, h, strangerKey)
 	stranger.newKit("Theirs")
 
 	var options map[string]any
-	c.json(http.MethodGet, "/api/brand-options", nil, http.StatusOK, &options)
+	c.JSON(http.MethodGet, "/api/brand-options", nil, http.StatusOK, &options)
 	if !slices.Equal(keys(options), []string{"available", "brands"}) || options["available"] != true {
 		t.Fatalf("brands.list %v", options)
 	}
@@ -125,29 +96,29 @@ func TestSeedActions(t *testing.T) {
 	// A key bound to the default workspace does not see brand-b's kit; the
 	// stranger sees its own and the library's.
 	scopes := []string{"workspace:read", "brands:read", "kits:read"}
-	bound := newClient(t, h, key(t, h, h.OrgID, scopes, domain.ResourceBinding{ResourceType: "workspace", ResourceID: h.OrgID,
+	bound := newClient(t, h, h.Key(t, h.OrgID, scopes, domain.ResourceBinding{ResourceType: "workspace", ResourceID: h.OrgID,
 		AccessLevel: "read", AllowedScopes: scopes}))
-	bound.json(http.MethodGet, "/api/brand-options", nil, http.StatusOK, &options)
+	bound.JSON(http.MethodGet, "/api/brand-options", nil, http.StatusOK, &options)
 	if len(options["brands"].([]any)) != 2 {
 		t.Fatalf("the bound key's options %v", options)
 	}
-	stranger.json(http.MethodGet, "/api/brand-options", nil, http.StatusOK, &options)
+	stranger.JSON(http.MethodGet, "/api/brand-options", nil, http.StatusOK, &options)
 	if len(options["brands"].([]any)) != 2 {
 		t.Fatalf("the stranger's options %v", options)
 	}
 	// The library kit reads for the stranger, read-only; its unpublished
 	// kit does not.
 	var lib map[string]any
-	stranger.brands(http.MethodGet, "/api/brand-kits/"+shared.ID, nil, http.StatusOK, &lib)
+	stranger.On("brands").JSON(http.MethodGet, "/api/brand-kits/"+shared.ID, nil, http.StatusOK, &lib)
 	if lib["library"] != true || lib["owned"] != false || lib["draft"] != nil {
 		t.Fatalf("the library kit as the stranger reads it: %v", lib)
 	}
-	stranger.problemOf("brands", http.MethodGet, "/api/brand-kits/"+unpublished["id"].(string), nil, http.StatusNotFound, "not_found")
-	stranger.problemOf("brands", http.MethodPatch, "/api/brand-kits/"+shared.ID, map[string]any{"name": "Mine"}, http.StatusNotFound, "not_found")
+	stranger.On("brands").Problem(http.MethodGet, "/api/brand-kits/"+unpublished["id"].(string), nil, http.StatusNotFound, "not_found")
+	stranger.On("brands").Problem(http.MethodPatch, "/api/brand-kits/"+shared.ID, map[string]any{"name": "Mine"}, http.StatusNotFound, "not_found")
 	// And a design may be governed by it.
 	var p, d map[string]any
-	stranger.json(http.MethodPost, base+"/projects", map[string]any{"name": "P"}, http.StatusCreated, &p)
-	stranger.json(http.MethodPost, base+"/projects/"+p["projectId"].(string)+"/designs", map[string]any{"name": "From the library",
+	stranger.JSON(http.MethodPost, base+"/projects", map[string]any{"name": "P"}, http.StatusCreated, &p)
+	stranger.JSON(http.MethodPost, base+"/projects/"+p["projectId"].(string)+"/designs", map[string]any{"name": "From the library",
 		"brandKitId": shared.ID, "width": 1080, "height": 1080, "pages": poster(shared.LogoID)}, http.StatusCreated, &d)
 	if d["brandKitVersionId"] != shared.VersionID {
 		t.Fatalf("governed by the library: %v", d)
@@ -155,7 +126,7 @@ func TestSeedActions(t *testing.T) {
 
 	// Bootstrap: user and organization only.
 	var boot map[string]any
-	c.json(http.MethodGet, "/api/bootstrap", nil, http.StatusOK, &boot)
+	c.JSON(http.MethodGet, "/api/bootstrap", nil, http.StatusOK, &boot)
 	if !slices.Equal(keys(boot), []string{"organization", "user"}) {
 		t.Fatalf("bootstrap %v", keys(boot))
 	}
@@ -168,14 +139,14 @@ func TestSeedActions(t *testing.T) {
 		"app_platform_auth.workspaces.rename", "app_platform_auth.workspaces.default.set"}) || len(org["workspaces"].([]any)) != 2 {
 		t.Fatalf("bootstrap organization %v", org)
 	}
-	bound.json(http.MethodGet, "/api/bootstrap", nil, http.StatusOK, &boot)
+	bound.JSON(http.MethodGet, "/api/bootstrap", nil, http.StatusOK, &boot)
 	if ws := boot["organization"].(map[string]any)["workspaces"].([]any); len(ws) != 1 {
 		t.Fatalf("the bound key's workspaces %v", ws)
 	}
 
 	// Widget: the platform's contract.
 	var widget map[string]any
-	c.json(http.MethodGet, "/api/widget", nil, http.StatusOK, &widget)
+	c.JSON(http.MethodGet, "/api/widget", nil, http.StatusOK, &widget)
 	tiles := widget["widgets"].([]any)
 	if widget["success"] != true || len(tiles) != 1 || tiles[0].(map[string]any)["appId"] != "design" {
 		t.Fatalf("widget %v", widget)
@@ -185,10 +156,10 @@ func TestSeedActions(t *testing.T) {
 	for _, path := range []string{"/api/widget", "/api/bootstrap", "/api/brand-options", base + "/projects"} {
 		apptest.ExpectProblem(t, h.Do(t, "design", http.MethodGet, path, "-", nil), http.StatusUnauthorized, "authentication_required")
 	}
-	noBrands := key(t, h, h.OrgID, []string{"workspace:read"})
+	noBrands := h.Key(t, h.OrgID, []string{"workspace:read"})
 	apptest.ExpectProblem(t, h.Do(t, "design", http.MethodGet, "/api/brand-options", noBrands, nil), http.StatusForbidden, "permission_denied")
 	apptest.Must(t, h.Do(t, "design", http.MethodGet, "/api/bootstrap", noBrands, nil), http.StatusOK, "bootstrap with workspace:read")
-	noWorkspace := key(t, h, h.OrgID, []string{"brands:read"})
+	noWorkspace := h.Key(t, h.OrgID, []string{"brands:read"})
 	apptest.ExpectProblem(t, h.Do(t, "design", http.MethodGet, "/api/widget", noWorkspace, nil), http.StatusForbidden, "permission_denied")
 	apptest.ExpectProblem(t, h.Do(t, "design", http.MethodGet, "/api/workspaces/brand-b/projects", bound.token, nil), http.StatusForbidden,
 		"permission_denied")

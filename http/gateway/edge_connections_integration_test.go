@@ -93,7 +93,7 @@ func TestConnectionLifecycle(t *testing.T) {
 	apptest.ExpectProblem(t, h.Do(t, "gateway", http.MethodPut, "/api/connections/"+id+"/credentials", "",
 		map[string]any{"credentials": map[string]any{"secret_key": "sk_test_x"}}), http.StatusConflict, "connection_deleted")
 
-	got3 := notificationsOf(t, h, h.OrgID, "gateway.provider.disconnected", 3)
+	got3 := h.Notifications(t, h.OrgID, "gateway.provider.disconnected", 3)
 	statuses := map[string]bool{}
 	for key, data := range got3 {
 		if !strings.HasPrefix(key, "gateway:provider-disconnected:"+id+":") {

@@ -147,7 +147,7 @@ func TestEmailSend(t *testing.T) {
 	if strings.Join(outcomes, ",") != strings.Join(want, ",") {
 		t.Fatalf("usage outcomes %v, want %v", outcomes, want)
 	}
-	failed := notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 2)
+	failed := h.Notifications(t, h.OrgID, "gateway.delivery.failed", 2)
 	if len(failed) != 2 {
 		t.Fatalf("delivery.failed %v, want the rejected and the faulted sends", failed)
 	}
@@ -173,7 +173,7 @@ func TestEmailSend(t *testing.T) {
 	apptest.Eventually(t, 30*time.Second, "the delivery bounced", func() bool {
 		return strings.Contains(string(get(t, h, "/api/deliveries/"+d.DeliveryID, "").Body), `"status":"bounced"`)
 	})
-	got := notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 3)
+	got := h.Notifications(t, h.OrgID, "gateway.delivery.failed", 3)
 	if _, ok := got["gateway:delivery-failed:"+d.DeliveryID+":receipt"]; !ok || len(got) != 3 {
 		t.Fatalf("bounce notified: %v", got)
 	}

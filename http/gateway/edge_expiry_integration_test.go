@@ -59,7 +59,7 @@ func TestConnectionExpiry(t *testing.T) {
 	if n := eventsOf(t, h, "connection:"+gone, "gateway.connection.expiring"); n != 0 {
 		t.Fatal("a disconnected connection was warned")
 	}
-	got := notificationsOf(t, h, h.OrgID, "gateway.provider.connection_expiring", 4)
+	got := h.Notifications(t, h.OrgID, "gateway.provider.connection_expiring", 4)
 	if len(got) != 4 {
 		t.Fatalf("%d notifications, want 4", len(got))
 	}

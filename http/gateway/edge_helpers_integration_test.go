@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -79,38 +78,6 @@ func createConnection(t *testing.T, h *apptest.Harness, token string, body map[s
 		t.Fatalf("connection id %q", c.ConnectionID)
 	}
 	return c.ConnectionID, res
-}
-
-// notificationsOf waits for n notifications of a type for an organization
-// and answers their keys and payloads; none may be invalid.
-func notificationsOf(t *testing.T, h *apptest.Harness, org, typ string, n int) map[string]map[string]any {
-	t.Helper()
-	out := map[string]map[string]any{}
-	apptest.Eventually(t, 30*time.Second, "notifications "+typ, func() bool {
-		rows, err := h.App.Pool.Query(context.Background(), `SELECT idempotency_key, state, envelope FROM notification_deliveries
-			WHERE organization_id = $1 AND type = $2`, org, typ)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var key, state string
-			var env []byte
-			if err := rows.Scan(&key, &state, &env); err != nil {
-				t.Fatal(err)
-			}
-			if state == "invalid" {
-				t.Fatalf("notification %s is invalid: %s", key, env)
-			}
-			var e struct {
-				Payload map[string]any `json:"payload"`
-			}
-			_ = json.Unmarshal(env, &e)
-			out[key] = e.Payload
-		}
-		return len(out) >= n
-	})
-	return out
 }
 
 // noInvalidNotifications: every notification the organization got passed its contract.

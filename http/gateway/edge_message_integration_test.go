@@ -78,7 +78,7 @@ func TestInstantMessage(t *testing.T) {
 	apptest.ExpectProblem(t, send(notify, text), http.StatusUnprocessableEntity, "invalid_input")
 	wa.Next(3, fakekit.Fault{Kind: fakekit.ServerError})
 	apptest.ExpectProblem(t, send(notify, text), http.StatusBadGateway, "provider_error")
-	failed := notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 2)
+	failed := h.Notifications(t, h.OrgID, "gateway.delivery.failed", 2)
 	for key, data := range failed {
 		if data["provider"] != "message_provider_a" || data["app_id"] != "support" || data["error"] == "" {
 			t.Fatalf("%s: %v", key, data)
@@ -95,11 +95,11 @@ func TestInstantMessage(t *testing.T) {
 	apptest.Eventually(t, 30*time.Second, "the message bounced", func() bool {
 		return strings.Contains(string(get(t, h, "/api/deliveries/"+d.DeliveryID, "").Body), `"status":"bounced"`)
 	})
-	notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 3)
+	h.Notifications(t, h.OrgID, "gateway.delivery.failed", 3)
 	// The token is refused: the connection is deauthorized (not the provider's health).
 	wa.Next(1, fakekit.Fault{Kind: fakekit.Unauthorized})
 	apptest.ExpectProblem(t, send(notify, text), http.StatusConflict, "connection_unauthorized")
-	got := notificationsOf(t, h, h.OrgID, "gateway.provider.disconnected", 1)
+	got := h.Notifications(t, h.OrgID, "gateway.provider.disconnected", 1)
 	for _, data := range got {
 		if data["status"] != "deauthorized" || data["connection_id"] != connID {
 			t.Fatalf("disconnected %v", data)
@@ -111,9 +111,9 @@ func TestInstantMessage(t *testing.T) {
 		t.Fatal("a refused token degraded the provider")
 	}
 	// The refused token's round is a failed terminal result too: four in all, each once.
-	notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 4)
+	h.Notifications(t, h.OrgID, "gateway.delivery.failed", 4)
 	time.Sleep(time.Second)
-	if n := len(notificationsOf(t, h, h.OrgID, "gateway.delivery.failed", 4)); n != 4 {
+	if n := len(h.Notifications(t, h.OrgID, "gateway.delivery.failed", 4)); n != 4 {
 		t.Fatalf("%d delivery.failed notifications, want 4", n)
 	}
 	noInvalidNotifications(t, h)

@@ -128,7 +128,7 @@ func TestKeyRotationAndCanary(t *testing.T) {
 	if n := h.Count(t, `SELECT count(*) FROM es_events WHERE event_type = 'gateway.credential.undecryptable'`); n != 4 {
 		t.Fatalf("%d reports, want one per credential and key", n)
 	}
-	got := notificationsOf(t, h, org, "gateway.credential.invalid", 4)
+	got := h.Notifications(t, org, "gateway.credential.invalid", 4)
 	for k, data := range got {
 		if !strings.HasPrefix(k, "gateway:credential-invalid:cred_") || !strings.HasSuffix(k, ":beta") ||
 			data["credential_table"] != "gateway_credentials" || !strings.HasPrefix(data["credential_identity"].(string), "organization:"+org+"/provider:") {

@@ -286,7 +286,7 @@ func TestWebhookRelay(t *testing.T) {
 		WebhookID string `json:"webhook_id"`
 	}
 	deadRes.JSON(t, &deadAns)
-	got := notificationsOf(t, h, h.OrgID, "gateway.webhook.failed", 1)
+	got := h.Notifications(t, h.OrgID, "gateway.webhook.failed", 1)
 	data, ok := got["gateway:webhook-failed:"+deadAns.WebhookID]
 	if len(got) != 1 || !ok || data["request_id"] != deadAns.WebhookID || data["error"] != "http_error" {
 		t.Fatalf("webhook.failed: %v", got)

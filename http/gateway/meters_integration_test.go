@@ -172,7 +172,7 @@ func TestSoftCapThresholdsAtFractionalCents(t *testing.T) {
 			t.Fatalf("an image cost %v cents, the test counts on %v", r.CostCents, float64(perCall)/1e6)
 		}
 	}
-	got := notificationsOf(t, h, h.OrgID, "gateway.usage.threshold_reached", 2)
+	got := h.Notifications(t, h.OrgID, "gateway.usage.threshold_reached", 2)
 	want := map[float64]float64{50: 9 * perCall, 100: 18 * perCall} // the spend once the 9th and the 18th call counted
 	for key, data := range got {
 		pct, _ := data["threshold_percentage"].(float64)

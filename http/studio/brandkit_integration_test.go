@@ -30,22 +30,22 @@ func TestProjectsBrandKitIsChecked(t *testing.T) {
 	apptest.Must(t, h.Do(t, "brands", http.MethodDelete, "/api/brand-kits/"+gone, "", nil), http.StatusOK, "delete kit")
 
 	for _, id := range []string{theirs, gone, "00000000-0000-7000-8000-000000000001"} {
-		p := c.problem(http.MethodPost, base+"/projects", map[string]any{"title": "P", "brandKitId": id}, http.StatusUnprocessableEntity, "invalid_input")
-		if !slices.Equal(pointers(p), []string{"/brandKitId"}) {
-			t.Errorf("kit %s: %v", id, pointers(p))
+		p := c.Problem(http.MethodPost, base+"/projects", map[string]any{"title": "P", "brandKitId": id}, http.StatusUnprocessableEntity, "invalid_input")
+		if !slices.Equal(p.Pointers(), []string{"/brandKitId"}) {
+			t.Errorf("kit %s: %v", id, p.Pointers())
 		}
 	}
 	var p map[string]any
-	c.json(http.MethodPost, base+"/projects", map[string]any{"title": "P", "brandKitId": mine}, http.StatusCreated, &p)
+	c.JSON(http.MethodPost, base+"/projects", map[string]any{"title": "P", "brandKitId": mine}, http.StatusCreated, &p)
 	if p["brandKitId"] != mine {
 		t.Fatalf("project %v", p)
 	}
 	project := base + "/projects/" + p["projectId"].(string)
-	pr := c.problem(http.MethodPatch, project, map[string]any{"brandKitId": theirs}, http.StatusUnprocessableEntity, "invalid_input")
-	if !slices.Equal(pointers(pr), []string{"/brandKitId"}) {
-		t.Errorf("update: %v", pointers(pr))
+	pr := c.Problem(http.MethodPatch, project, map[string]any{"brandKitId": theirs}, http.StatusUnprocessableEntity, "invalid_input")
+	if !slices.Equal(pr.Pointers(), []string{"/brandKitId"}) {
+		t.Errorf("update: %v", pr.Pointers())
 	}
-	c.json(http.MethodPatch, project, map[string]any{"brandKitId": ""}, http.StatusOK, &p)
+	c.JSON(http.MethodPatch, project, map[string]any{"brandKitId": ""}, http.StatusOK, &p)
 	if p["brandKitId"] != nil {
 		t.Fatalf("cleared: %v", p)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/testenv"
@@ -57,34 +58,41 @@ func TestAnotherTenantsAndWorkspacesIDsAreMissingOnes(t *testing.T) {
 	owner := newClient(t, h, "")
 	var i ids
 	var p, scenes, cv, job, approval, tpl, preset map[string]any
-	owner.json(http.MethodPost, base+"/projects", map[string]any{"title": "Secret"}, http.StatusCreated, &p)
+	owner.JSON(http.MethodPost, base+"/projects", map[string]any{"title": "Secret"}, http.StatusCreated, &p)
 	i.project = p["projectId"].(string)
 	proj := base + "/projects/" + i.project
-	owner.json(http.MethodPost, proj+"/scenes", map[string]any{"title": "S"}, http.StatusCreated, &scenes)
+	owner.JSON(http.MethodPost, proj+"/scenes", map[string]any{"title": "S"}, http.StatusCreated, &scenes)
 	i.scene = scenes["scenes"].([]any)[0].(map[string]any)["sceneId"].(string)
-	owner.json(http.MethodPost, proj+"/compositions", map[string]any{"title": "V", "aspectRatio": "portrait_9_16", "snapshot": snapshot("", "")},
+	owner.JSON(http.MethodPost, proj+"/compositions", map[string]any{"title": "V", "aspectRatio": "portrait_9_16", "snapshot": snapshot("", "")},
 		http.StatusCreated, &cv)
 	i.composition = cv["compositionVersionId"].(string)
-	owner.json(http.MethodPost, proj+"/render-jobs", nil, http.StatusCreated, &job)
+	owner.JSON(http.MethodPost, proj+"/render-jobs", nil, http.StatusCreated, &job)
 	i.job = job["renderJobId"].(string)
-	reviewer, _ := member(t, h, h.OrgID, "member")
-	owner.json(http.MethodPost, proj+"/approvals", map[string]any{"reviewerUserId": reviewer}, http.StatusCreated, &approval)
+	reviewer := h.NewPerson(t, h.OrgID, "member").UserID
+	owner.JSON(http.MethodPost, proj+"/approvals", map[string]any{"reviewerUserId": reviewer}, http.StatusCreated, &approval)
 	i.approval = approval["approvalRequestId"].(string)
 	i.asset = owner.upload("default", "?projectId="+i.project, "image/png", pngOf(t, color.White), http.StatusCreated)["assetId"].(string)
-	owner.json(http.MethodPost, base+"/project-templates", map[string]any{"name": "T"}, http.StatusCreated, &tpl)
+	owner.JSON(http.MethodPost, base+"/project-templates", map[string]any{"name": "T"}, http.StatusCreated, &tpl)
 	i.template = tpl["templateId"].(string)
-	owner.json(http.MethodPost, base+"/presets", map[string]any{"name": "P"}, http.StatusCreated, &preset)
+	owner.JSON(http.MethodPost, base+"/presets", map[string]any{"name": "P"}, http.StatusCreated, &preset)
 	i.preset = preset["presetId"].(string)
 	var asset map[string]any
-	owner.json(http.MethodGet, base+"/assets/"+i.asset, nil, http.StatusOK, &asset)
+	owner.JSON(http.MethodGet, base+"/assets/"+i.asset, nil, http.StatusOK, &asset)
 	link, _ := url.Parse(asset["previewUrl"].(string))
+	// The render runs on its own: the first organization's state is taken
+	// once it finished, so only another caller's doing could change it.
+	apptest.Eventually(t, 90*time.Second, "the render", func() bool {
+		var renders map[string]any
+		owner.JSON(http.MethodGet, proj+"/render-jobs?renderStatus=completed", nil, http.StatusOK, &renders)
+		return len(renders["renderJobs"].([]any)) == 1
+	})
 	var before map[string]any
-	owner.json(http.MethodGet, proj+"/sync", nil, http.StatusOK, &before)
+	owner.JSON(http.MethodGet, proj+"/sync", nil, http.StatusOK, &before)
 
 	const missing = "00000000-0000-7000-8000-00000000dead"
 	nowhere := ids{missing, missing, missing, missing, missing, missing, missing, missing}
 	_, otherKey := h.NewOrganization(t, "Other", testenv.UniqueName("other"), apptest.DefaultScopes...)
-	workspace(t, h, h.OrgID, "brand-a")
+	h.Workspace(t, h.OrgID, "brand-a")
 	for _, caller := range []struct {
 		name, token, slug string
 	}{
@@ -117,7 +125,7 @@ func TestAnotherTenantsAndWorkspacesIDsAreMissingOnes(t *testing.T) {
 	apptest.ExpectProblem(t, h.Do(t, "studio", http.MethodGet, "/api/workspaces/brand-a/assets/"+i.asset+"/preview?"+link.RawQuery, "-", nil),
 		http.StatusForbidden, "permission_denied")
 	var after map[string]any
-	owner.json(http.MethodGet, proj+"/sync", nil, http.StatusOK, &after)
+	owner.JSON(http.MethodGet, proj+"/sync", nil, http.StatusOK, &after)
 	before["syncedAt"], after["syncedAt"] = nil, nil
 	if string(mustJSON(t, before)) != string(mustJSON(t, after)) {
 		t.Fatalf("the first organization's project changed:\n%v\n%v", before, after)

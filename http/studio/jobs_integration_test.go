@@ -35,7 +35,7 @@ func waitJob(t *testing.T, c *client, path, status string, timeout time.Duration
 	t.Helper()
 	var j map[string]any
 	apptest.Eventually(t, timeout, "render job "+status, func() bool {
-		c.json(http.MethodGet, path, nil, http.StatusOK, &j)
+		c.JSON(http.MethodGet, path, nil, http.StatusOK, &j)
 		s := j["renderStatus"].(string)
 		if s != status && (s == "completed" || s == "failed" || s == "cancelled") {
 			t.Fatalf("render job %s, want %s: %v", s, status, j)
@@ -55,7 +55,7 @@ func download(t *testing.T, c *client, assetID, ext string) (string, map[string]
 	apptest.Eventually(t, 20*time.Second, "the output asset "+assetID, func() bool {
 		return c.h.Do(t, "studio", http.MethodGet, base+"/assets/"+assetID, c.token, nil).Status == http.StatusOK
 	})
-	c.json(http.MethodGet, base+"/assets/"+assetID, nil, http.StatusOK, &view)
+	c.JSON(http.MethodGet, base+"/assets/"+assetID, nil, http.StatusOK, &view)
 	res := c.h.Do(t, "studio", http.MethodGet, view["previewUrl"].(string), "-", nil)
 	apptest.Must(t, res, http.StatusOK, "download "+assetID)
 	if got := res.Header.Get("Content-Type"); got != view["contentType"] {
@@ -106,14 +106,14 @@ func TestRenderJobsRenderFiles(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	c := newClient(t, h, "")
 	var p, cv map[string]any
-	c.json(http.MethodPost, base+"/projects", map[string]any{"title": "Renders"}, http.StatusCreated, &p)
+	c.JSON(http.MethodPost, base+"/projects", map[string]any{"title": "Renders"}, http.StatusCreated, &p)
 	proj := base + "/projects/" + p["projectId"].(string)
-	c.json(http.MethodPost, proj+"/compositions", map[string]any{"title": "Cut", "aspectRatio": "portrait_9_16", "snapshot": shortCut()},
+	c.JSON(http.MethodPost, proj+"/compositions", map[string]any{"title": "Cut", "aspectRatio": "portrait_9_16", "snapshot": shortCut()},
 		http.StatusCreated, &cv)
 	jobs := map[string]string{}
 	for _, f := range []string{"mp4", "mov", "gif", "png_sequence"} {
 		var j map[string]any
-		c.json(http.MethodPost, proj+"/render-jobs", map[string]any{"outputFormat": f, "priority": 3}, http.StatusCreated, &j)
+		c.JSON(http.MethodPost, proj+"/render-jobs", map[string]any{"outputFormat": f, "priority": 3}, http.StatusCreated, &j)
 		if j["renderStatus"] != "queued" || j["provider"] != "platform" || j["attempts"].(float64) != 0 {
 			t.Fatalf("%s: created %v", f, j)
 		}
@@ -188,9 +188,9 @@ func TestRenderJobsRenderFiles(t *testing.T) {
 	}
 	// One output asset per job, in the object store once each.
 	var assets map[string]any
-	c.json(http.MethodGet, base+"/assets?projectId="+p["projectId"].(string), nil, http.StatusOK, &assets)
-	if n := len(assets["assets"].([]any)); n != 4 || objects(t, h) != 4 {
-		t.Fatalf("%d assets, %d objects, want 4 each", n, objects(t, h))
+	c.JSON(http.MethodGet, base+"/assets?projectId="+p["projectId"].(string), nil, http.StatusOK, &assets)
+	if n := len(assets["assets"].([]any)); n != 4 || h.Objects(t, h.OrgID+"/studio/") != 4 {
+		t.Fatalf("%d assets, %d objects, want 4 each", n, h.Objects(t, h.OrgID+"/studio/"))
 	}
 }
 
@@ -204,15 +204,15 @@ func TestRenderJobsFollowTheKernel(t *testing.T) {
 	h := apptest.Start(t, apptest.Options{})
 	c := newClient(t, h, "")
 	var p, long, short map[string]any
-	c.json(http.MethodPost, base+"/projects", map[string]any{"title": "Queue"}, http.StatusCreated, &p)
+	c.JSON(http.MethodPost, base+"/projects", map[string]any{"title": "Queue"}, http.StatusCreated, &p)
 	proj := base + "/projects/" + p["projectId"].(string)
-	c.json(http.MethodPost, proj+"/compositions", map[string]any{"title": "Long", "aspectRatio": "portrait_9_16", "snapshot": longCut()},
+	c.JSON(http.MethodPost, proj+"/compositions", map[string]any{"title": "Long", "aspectRatio": "portrait_9_16", "snapshot": longCut()},
 		http.StatusCreated, &long)
-	c.json(http.MethodPost, proj+"/compositions", map[string]any{"title": "Short", "aspectRatio": "portrait_9_16", "snapshot": shortCut()},
+	c.JSON(http.MethodPost, proj+"/compositions", map[string]any{"title": "Short", "aspectRatio": "portrait_9_16", "snapshot": shortCut()},
 		http.StatusCreated, &short)
 	render := func(cv map[string]any, priority int) string {
 		var j map[string]any
-		c.json(http.MethodPost, proj+"/render-jobs", map[string]any{"compositionVersionId": cv["compositionVersionId"], "priority": priority},
+		c.JSON(http.MethodPost, proj+"/render-jobs", map[string]any{"compositionVersionId": cv["compositionVersionId"], "priority": priority},
 			http.StatusCreated, &j)
 		return proj + "/render-jobs/" + j["renderJobId"].(string)
 	}
@@ -220,43 +220,43 @@ func TestRenderJobsFollowTheKernel(t *testing.T) {
 	a := render(long, 0)
 	var j map[string]any
 	apptest.Eventually(t, 60*time.Second, "A rendering with progress", func() bool {
-		c.json(http.MethodGet, a, nil, http.StatusOK, &j)
+		c.JSON(http.MethodGet, a, nil, http.StatusOK, &j)
 		return j["renderStatus"] == "rendering" && j["progress"].(float64) > 0
 	})
 	if j["attempts"].(float64) != 1 || j["startedAt"] == nil {
 		t.Fatalf("A rendering %v", j)
 	}
-	c.problem(http.MethodPatch, a, map[string]any{"renderStatus": "rendering"}, http.StatusConflict, "invalid_transition")
-	c.problem(http.MethodPatch, a, map[string]any{"progress": 50}, http.StatusConflict, "invalid_transition")
-	c.problem(http.MethodPatch, a, map[string]any{"renderStatus": "completed"}, http.StatusUnprocessableEntity, "invalid_input")
-	c.problem(http.MethodPatch, a, map[string]any{"renderStatus": "completed", "outputAssetId": "nope"}, http.StatusUnprocessableEntity, "invalid_input")
+	c.Problem(http.MethodPatch, a, map[string]any{"renderStatus": "rendering"}, http.StatusConflict, "invalid_transition")
+	c.Problem(http.MethodPatch, a, map[string]any{"progress": 50}, http.StatusConflict, "invalid_transition")
+	c.Problem(http.MethodPatch, a, map[string]any{"renderStatus": "completed"}, http.StatusUnprocessableEntity, "invalid_input")
+	c.Problem(http.MethodPatch, a, map[string]any{"renderStatus": "completed", "outputAssetId": "nope"}, http.StatusUnprocessableEntity, "invalid_input")
 
 	q, low, high := render(short, 0), render(short, 1), render(long, 9)
-	c.json(http.MethodPost, q+"/cancel", nil, http.StatusOK, &j)
+	c.JSON(http.MethodPost, q+"/cancel", nil, http.StatusOK, &j)
 	if j["renderStatus"] != "cancelled" || j["attempts"].(float64) != 0 {
 		t.Fatalf("Q cancelled while queued %v", j)
 	}
-	c.problem(http.MethodPatch, low, map[string]any{"renderStatus": "failed"}, http.StatusConflict, "invalid_transition")
+	c.Problem(http.MethodPatch, low, map[string]any{"renderStatus": "failed"}, http.StatusConflict, "invalid_transition")
 
 	// A renderer reports A failed: recorded on its kernel job, and A stays
 	// failed (the worker's attempt is stopped; nothing it does counts).
-	c.json(http.MethodPatch, a, map[string]any{"renderStatus": "failed", "failureReason": "GPU lost"}, http.StatusOK, &j)
+	c.JSON(http.MethodPatch, a, map[string]any{"renderStatus": "failed", "failureReason": "GPU lost"}, http.StatusOK, &j)
 	if j["renderStatus"] != "failed" || j["failureReason"] != "GPU lost" || j["failureCode"] != "render_failed" || j["completedAt"] == nil {
 		t.Fatalf("A failed %v", j)
 	}
-	c.problem(http.MethodPost, a+"/cancel", nil, http.StatusConflict, "invalid_transition")
+	c.Problem(http.MethodPost, a+"/cancel", nil, http.StatusConflict, "invalid_transition")
 
 	// The worker takes the higher priority first: H (9), then L (1).
 	hj := map[string]any{}
 	apptest.Eventually(t, 60*time.Second, "H rendering", func() bool {
-		c.json(http.MethodGet, high, nil, http.StatusOK, &hj)
+		c.JSON(http.MethodGet, high, nil, http.StatusOK, &hj)
 		return hj["renderStatus"] == "rendering"
 	})
-	c.json(http.MethodGet, low, nil, http.StatusOK, &j)
+	c.JSON(http.MethodGet, low, nil, http.StatusOK, &j)
 	if j["renderStatus"] != "queued" {
 		t.Fatalf("L is %v while H renders", j["renderStatus"])
 	}
-	c.json(http.MethodPost, high+"/cancel", nil, http.StatusOK, &hj)
+	c.JSON(http.MethodPost, high+"/cancel", nil, http.StatusOK, &hj)
 	if hj["renderStatus"] != "cancelled" {
 		t.Fatalf("H cancelled %v", hj)
 	}
@@ -269,17 +269,17 @@ func TestRenderJobsFollowTheKernel(t *testing.T) {
 	// Cancelled and failed stay so; only L left an output.
 	time.Sleep(2 * time.Second) // an attempt that went on would have recorded by now
 	for path, want := range map[string]string{a: "failed", q: "cancelled", high: "cancelled"} {
-		c.json(http.MethodGet, path, nil, http.StatusOK, &j)
+		c.JSON(http.MethodGet, path, nil, http.StatusOK, &j)
 		if j["renderStatus"] != want || j["outputAssetId"] != nil {
 			t.Fatalf("%s: %v, want %s", path, j, want)
 		}
 	}
 	var assets map[string]any
-	c.json(http.MethodGet, base+"/assets?projectId="+p["projectId"].(string), nil, http.StatusOK, &assets)
-	if list := assets["assets"].([]any); len(list) != 1 || list[0].(map[string]any)["assetId"] != lj["outputAssetId"] || objects(t, h) != 1 {
-		t.Fatalf("assets %v, %d objects: only L's output", list, objects(t, h))
+	c.JSON(http.MethodGet, base+"/assets?projectId="+p["projectId"].(string), nil, http.StatusOK, &assets)
+	if list := assets["assets"].([]any); len(list) != 1 || list[0].(map[string]any)["assetId"] != lj["outputAssetId"] || h.Objects(t, h.OrgID+"/studio/") != 1 {
+		t.Fatalf("assets %v, %d objects: only L's output", list, h.Objects(t, h.OrgID+"/studio/"))
 	}
-	c.problem(http.MethodPatch, low, map[string]any{"renderStatus": "cancelled"}, http.StatusConflict, "invalid_transition")
+	c.Problem(http.MethodPatch, low, map[string]any{"renderStatus": "cancelled"}, http.StatusConflict, "invalid_transition")
 }
 
 // payloadOf is a notification's payload member (nil when there is none).
@@ -302,7 +302,7 @@ func waitGeneration(t *testing.T, c *client, proj, id, status string) map[string
 	var got map[string]any
 	apptest.Eventually(t, 120*time.Second, "generation "+status, func() bool {
 		var s map[string]any
-		c.json(http.MethodGet, proj+"/sync", nil, http.StatusOK, &s)
+		c.JSON(http.MethodGet, proj+"/sync", nil, http.StatusOK, &s)
 		for _, g := range s["generations"].([]any) {
 			if g := g.(map[string]any); g["generationId"] == id {
 				got = g
@@ -322,11 +322,11 @@ func waitGeneration(t *testing.T, c *client, proj, id, status string) map[string
 func newScenes(t *testing.T, c *client) (string, []string) {
 	t.Helper()
 	var p, s map[string]any
-	c.json(http.MethodPost, base+"/projects", map[string]any{"title": "Launch", "objective": "Sell shoes"}, http.StatusCreated, &p)
+	c.JSON(http.MethodPost, base+"/projects", map[string]any{"title": "Launch", "objective": "Sell shoes"}, http.StatusCreated, &p)
 	proj := base + "/projects/" + p["projectId"].(string)
-	c.do(http.MethodPatch, proj+"/structured-brief", map[string]any{"styleNotes": "Neon", "audience": "Runners"}, http.StatusOK)
-	c.json(http.MethodPost, proj+"/scenes", map[string]any{"title": "Hook", "prompt": "a red rocket"}, http.StatusCreated, &s)
-	c.json(http.MethodPost, proj+"/scenes", map[string]any{"title": "Call to action", "description": "Buy now"}, http.StatusCreated, &s)
+	c.Do(http.MethodPatch, proj+"/structured-brief", map[string]any{"styleNotes": "Neon", "audience": "Runners"}, http.StatusOK)
+	c.JSON(http.MethodPost, proj+"/scenes", map[string]any{"title": "Hook", "prompt": "a red rocket"}, http.StatusCreated, &s)
+	c.JSON(http.MethodPost, proj+"/scenes", map[string]any{"title": "Call to action", "description": "Buy now"}, http.StatusCreated, &s)
 	var ids []string
 	for _, sc := range s["scenes"].([]any) {
 		ids = append(ids, sc.(map[string]any)["sceneId"].(string))
@@ -350,7 +350,7 @@ func TestGenerationJobs(t *testing.T) {
 	proj := base + "/projects/" + pid
 
 	var g map[string]any
-	c.json(http.MethodPost, proj+"/scenes/"+scenes[0]+"/generation/regenerate", map[string]any{"sceneIds": scenes, "candidateCount": 2},
+	c.JSON(http.MethodPost, proj+"/scenes/"+scenes[0]+"/generation/regenerate", map[string]any{"sceneIds": scenes, "candidateCount": 2},
 		http.StatusAccepted, &g)
 	id := g["generationId"].(string)
 	done := waitGeneration(t, c, proj, id, "completed")
@@ -384,8 +384,8 @@ func TestGenerationJobs(t *testing.T) {
 		!strings.Contains(prompts[1], "Variation 2 of 2") || !strings.HasPrefix(prompts[2], "Call to action. Buy now") {
 		t.Fatalf("prompts %q", prompts)
 	}
-	ready := notificationsOf(t, h, h.OrgID, "studio.asset.ready", 4)
-	completed := notificationsOf(t, h, h.OrgID, "studio.generation.completed", 1)
+	ready := h.Notifications(t, h.OrgID, "studio.asset.ready", 4)
+	completed := h.Notifications(t, h.OrgID, "studio.generation.completed", 1)
 	for _, a := range assets {
 		if p := payloadOf(ready["studio:asset:"+a.(string)+":ready"]); p == nil || p["job_id"] != id {
 			t.Fatalf("asset.ready of %v: %v", a, ready)
@@ -397,10 +397,7 @@ func TestGenerationJobs(t *testing.T) {
 
 	// A rebuild of the read model re-runs nothing and notifies nothing again.
 	before := h.Count(t, `SELECT count(*) FROM notification_deliveries WHERE organization_id = $1`, h.OrgID)
-	apptest.Must(t, h.Do(t, "ops", http.MethodPost, "/api/projections/studio/replay", h.OperatorKey(t), nil), http.StatusAccepted, "replay studio")
-	apptest.Eventually(t, 90*time.Second, "generation 2 of studio", func() bool {
-		return h.Count(t, `SELECT count(*) FROM proj_generations WHERE projection = 'studio' AND generation = 2 AND state = 'active'`) == 1
-	})
+	h.Rebuild(t, "studio")
 	again := waitGeneration(t, c, proj, id, "completed")
 	if !slices.Equal(toStrings(again["assetIds"]), toStrings(done["assetIds"])) {
 		t.Fatalf("after the rebuild %v", again)
@@ -410,7 +407,7 @@ func TestGenerationJobs(t *testing.T) {
 	}
 
 	// A video candidate: a clip of the generated image.
-	c.json(http.MethodPost, proj+"/scenes/"+scenes[0]+"/generation/regenerate", map[string]any{"outputKind": "video", "videoDurationSeconds": 2},
+	c.JSON(http.MethodPost, proj+"/scenes/"+scenes[0]+"/generation/regenerate", map[string]any{"outputKind": "video", "videoDurationSeconds": 2},
 		http.StatusAccepted, &g)
 	clip := waitGeneration(t, c, proj, g["generationId"].(string), "completed")
 	path, view := download(t, c, clip["assetIds"].([]any)[0].(string), ".mp4")
@@ -435,17 +432,17 @@ func TestGenerationJobs(t *testing.T) {
 	}
 
 	// Planning: a plan of three scenes, ready for review.
-	c.json(http.MethodPost, proj+"/planning/generate", map[string]any{"sceneCount": 3}, http.StatusAccepted, &g)
+	c.JSON(http.MethodPost, proj+"/planning/generate", map[string]any{"sceneCount": 3}, http.StatusAccepted, &g)
 	var pl map[string]any
 	apptest.Eventually(t, 60*time.Second, "the plan", func() bool {
-		c.json(http.MethodGet, proj+"/planning", nil, http.StatusOK, &pl)
+		c.JSON(http.MethodGet, proj+"/planning", nil, http.StatusOK, &pl)
 		return pl["status"] == "ready"
 	})
 	plan := pl["planId"].(string)
 	if len(pl["scenes"].([]any)) != 3 || pl["latestGeneration"].(map[string]any)["planId"] != plan {
 		t.Fatalf("planning %v", pl)
 	}
-	ready = notificationsOf(t, h, h.OrgID, "studio.plan.ready", 1)
+	ready = h.Notifications(t, h.OrgID, "studio.plan.ready", 1)
 	if p := payloadOf(ready["studio:plan:"+pid+":ready:"+plan]); p == nil || p["scene_count"].(float64) != 3 {
 		t.Fatalf("plan.ready %v", ready)
 	}
@@ -466,7 +463,7 @@ func TestGenerationFallbackAndSpendCap(t *testing.T) {
 	proj := base + "/projects/" + pid
 	regenerate := func(c *client, proj string, body map[string]any) string {
 		var g map[string]any
-		c.json(http.MethodPost, proj+"/scenes/"+scenes[0]+"/generation/regenerate", body, http.StatusAccepted, &g)
+		c.JSON(http.MethodPost, proj+"/scenes/"+scenes[0]+"/generation/regenerate", body, http.StatusAccepted, &g)
 		return g["generationId"].(string)
 	}
 
@@ -487,7 +484,7 @@ func TestGenerationFallbackAndSpendCap(t *testing.T) {
 	if g["attempts"].(float64) != 3 || g["failedProvider"] != "media-provider-2" || g["failureCode"] != "provider_error" {
 		t.Fatalf("failed %v", g)
 	}
-	failed := notificationsOf(t, h, h.OrgID, "studio.generation.failed", 1)
+	failed := h.Notifications(t, h.OrgID, "studio.generation.failed", 1)
 	if p := payloadOf(failed["studio:generation:"+id+":failed"]); p == nil || p["provider"] != "media-provider-2" || p["error_code"] != "provider_error" ||
 		p["scene_id"] != scenes[0] {
 		t.Fatalf("generation.failed %v", failed)
@@ -503,7 +500,7 @@ func TestGenerationFallbackAndSpendCap(t *testing.T) {
 		"monthlyCapCents": 1, "capMode": "hard"}), http.StatusOK, "hard cap")
 	cpid, _ := newScenes(t, capped)
 	var s map[string]any
-	capped.json(http.MethodGet, base+"/projects/"+cpid+"/scenes", nil, http.StatusOK, &s)
+	capped.JSON(http.MethodGet, base+"/projects/"+cpid+"/scenes", nil, http.StatusOK, &s)
 	scenes = []string{s["scenes"].([]any)[0].(map[string]any)["sceneId"].(string)}
 	cproj := base + "/projects/" + cpid
 	id = regenerate(capped, cproj, map[string]any{"provider": "media-provider-1", "fallbackProvider": "media-provider-2"})
@@ -514,7 +511,7 @@ func TestGenerationFallbackAndSpendCap(t *testing.T) {
 	if n := len(openai.Requests()) + len(gemini.Requests()) - called; n != 0 || usage(t, h, org) != 0 {
 		t.Fatalf("a provider was called past the cap: %d requests, %d charged", n, usage(t, h, org))
 	}
-	failed = notificationsOf(t, h, org, "studio.generation.failed", 1)
+	failed = h.Notifications(t, org, "studio.generation.failed", 1)
 	if p := payloadOf(failed["studio:generation:"+id+":failed"]); p == nil || p["error_code"] != "spend_cap_exceeded" || p["provider"] != "media-provider-1" {
 		t.Fatalf("capped generation.failed %v", failed)
 	}

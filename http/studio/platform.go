@@ -120,7 +120,7 @@ func ActionItems(d Deps) *httpapi.ActionItems {
 		if err != nil {
 			return nil, err
 		}
-		me := studiocmd.Actor(p)
+		me := p.Author()
 		out := []httpapi.ActionItem{}
 		for _, a := range open {
 			if a.ReviewerUserID != me && !studiocmd.WorkspaceAdmin(p, a.WorkspaceID) || !p.AllowsIn(a.WorkspaceID, studiocmd.PermApprovalsWrite) {

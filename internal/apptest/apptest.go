@@ -42,6 +42,7 @@ type Harness struct {
 	Client     *http.Client
 	// operatorKey: see OperatorKey.
 	operatorKey string
+	pending     pending // see Client
 	cancel      context.CancelFunc
 	t           testing.TB // the test that started the harness
 	done        chan error

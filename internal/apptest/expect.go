@@ -87,3 +87,12 @@ func KeyID(token string) string {
 	id, _, _ := strings.Cut(strings.TrimPrefix(token, "pk_"), ".")
 	return id
 }
+
+// Pointers are the members a 422 names, in order.
+func (p Problem) Pointers() []string {
+	var out []string
+	for _, e := range p.Errors {
+		out = append(out, e.Pointer)
+	}
+	return out
+}

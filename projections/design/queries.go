@@ -3,6 +3,7 @@ package design
 import (
 	"context"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	domain "github.com/platform/backend/domain/design"
@@ -21,22 +22,11 @@ func NewQueries(pool *pgxpool.Pool, reader *projections.Reader) *Queries {
 	return &Queries{pool: pool, reader: reader}
 }
 
-// Scope is where a query reads: an organization's workspace.
-type Scope struct{ Organization, Workspace string }
-
-// Page bounds a list: Limit rows (1..200, default 50) after the Cursor (the
-// last id of the previous page; lists are newest first by id).
-type Page struct {
-	Limit  int
-	Cursor string
-}
-
-func (p Page) limit() int {
-	if p.Limit < 1 || p.Limit > 200 {
-		return 50
-	}
-	return p.Limit
-}
+// Scope and Page are the workspace read models' (projections.Scope, Page).
+type (
+	Scope = projections.Scope
+	Page  = projections.Page
+)
 
 const what = "the design read model"
 
@@ -48,17 +38,6 @@ func one[T any](ctx context.Context, q *Queries, missing, sql string, args ...an
 	return projections.One[T](ctx, q.pool, q.reader, Projection{}, what, missing, sql, args...)
 }
 
-// page cuts a list fetched one row long: the rows of the page and the
-// cursor of the next (nil on the last).
-func page[T any](list []T, p Page, id func(T) string) ([]T, *string) {
-	if len(list) <= p.limit() {
-		return list, nil
-	}
-	list = list[:p.limit()]
-	next := id(list[len(list)-1])
-	return list, &next
-}
-
 // ProjectPage is a page of projects, newest first.
 type ProjectPage struct {
 	Projects   []domain.Project `json:"projects"`
@@ -67,9 +46,9 @@ type ProjectPage struct {
 
 func (q *Queries) Projects(ctx context.Context, s Scope, p Page) (ProjectPage, error) {
 	list, err := docs[domain.Project](ctx, q, `SELECT doc FROM {{design_projects}} WHERE organization_id = $1 AND workspace_id = $2
-		AND NOT deleted AND ($3 = '' OR project_id < $3) ORDER BY project_id DESC LIMIT $4`, s.Organization, s.Workspace, p.Cursor, p.limit()+1)
+		AND NOT deleted AND ($3 = '' OR project_id < $3) ORDER BY project_id DESC LIMIT $4`, s.Organization, s.Workspace, p.Cursor, p.Size()+1)
 	out := ProjectPage{}
-	out.Projects, out.NextCursor = page(list, p, func(x domain.Project) string { return x.ProjectID })
+	out.Projects, out.NextCursor = projections.Cut(list, p, func(x domain.Project) string { return x.ProjectID })
 	return out, err
 }
 
@@ -88,9 +67,9 @@ type DesignPage struct {
 func (q *Queries) Designs(ctx context.Context, s Scope, project string, p Page) (DesignPage, error) {
 	list, err := docs[Summary](ctx, q, `SELECT summary FROM {{design_designs}} WHERE organization_id = $1 AND workspace_id = $2
 		AND NOT deleted AND ($3 = '' OR project_id = $3) AND ($4 = '' OR design_id < $4) ORDER BY design_id DESC LIMIT $5`,
-		s.Organization, s.Workspace, project, p.Cursor, p.limit()+1)
+		s.Organization, s.Workspace, project, p.Cursor, p.Size()+1)
 	out := DesignPage{}
-	out.Designs, out.NextCursor = page(list, p, func(x Summary) string { return x.DesignID })
+	out.Designs, out.NextCursor = projections.Cut(list, p, func(x Summary) string { return x.DesignID })
 	return out, err
 }
 
@@ -108,9 +87,9 @@ type AssetPage struct {
 
 func (q *Queries) Assets(ctx context.Context, s Scope, p Page) (AssetPage, error) {
 	list, err := docs[domain.Asset](ctx, q, `SELECT doc FROM {{design_assets}} WHERE organization_id = $1 AND workspace_id = $2
-		AND NOT deleted AND ($3 = '' OR asset_id < $3) ORDER BY asset_id DESC LIMIT $4`, s.Organization, s.Workspace, p.Cursor, p.limit()+1)
+		AND NOT deleted AND ($3 = '' OR asset_id < $3) ORDER BY asset_id DESC LIMIT $4`, s.Organization, s.Workspace, p.Cursor, p.Size()+1)
 	out := AssetPage{}
-	out.Assets, out.NextCursor = page(list, p, func(x domain.Asset) string { return x.AssetID })
+	out.Assets, out.NextCursor = projections.Cut(list, p, func(x domain.Asset) string { return x.AssetID })
 	return out, err
 }
 
@@ -141,18 +120,16 @@ type Counts struct {
 }
 
 func (q *Queries) Counts(ctx context.Context, org string, workspaces []string) (Counts, error) {
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT
+	return projections.Row(ctx, q.pool, q.reader, Projection{}, what, "counts", `SELECT
 		(SELECT count(*) FROM {{design_projects}} WHERE organization_id = $1 AND NOT deleted AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
 		(SELECT count(*) FROM {{design_designs}} WHERE organization_id = $1 AND NOT deleted AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
 		(SELECT count(*) FROM {{design_exports}} WHERE organization_id = $1 AND status IN ('queued', 'rendering')
 			AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
-		(SELECT count(*) FROM {{design_exports}} WHERE organization_id = $1 AND status = 'ready' AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`)
-	if err != nil {
-		return Counts{}, err
-	}
-	var c Counts
-	err = q.pool.QueryRow(ctx, sql, org, workspaces).Scan(&c.Projects, &c.Designs, &c.Rendering, &c.Ready)
-	return c, projections.ReadErr(what, err)
+		(SELECT count(*) FROM {{design_exports}} WHERE organization_id = $1 AND status = 'ready' AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`,
+		func(r pgx.Row) (Counts, error) {
+			var c Counts
+			return c, r.Scan(&c.Projects, &c.Designs, &c.Rendering, &c.Ready)
+		}, org, workspaces)
 }
 
 // Export is the organization's data export: every project, design, image

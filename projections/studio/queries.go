@@ -8,9 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/studio"
-	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/projections"
 )
 
@@ -26,39 +24,23 @@ func NewQueries(pool *pgxpool.Pool, reader *projections.Reader) *Queries {
 	return &Queries{pool: pool, reader: reader}
 }
 
-// Scope is where a query reads: an organization's workspace.
-type Scope struct{ Organization, Workspace string }
+// Scope and Page are the workspace read models' (projections.Scope, Page).
+type (
+	Scope = projections.Scope
+	Page  = projections.Page
+)
 
-// Page bounds a list: Limit rows (1..200, default 50) after the Cursor (the
-// last id of the previous page; lists are newest first by id).
-type Page struct {
-	Limit  int
-	Cursor string
-}
-
-func (p Page) limit() int {
-	if p.Limit < 1 || p.Limit > 200 {
-		return 50
-	}
-	return p.Limit
-}
-
-// readErr: an outage is 503, anything else as it is.
-func readErr(err error) error {
-	if err != nil && eventstore.IsTransient(err) {
-		return errs.Unavailable("the studio's read model is unavailable", err)
-	}
-	return err
-}
+// what names the read model in an outage's answer.
+const what = "the studio's read model"
 
 // docs runs a query of doc columns and decodes each into T.
 func docs[T any](ctx context.Context, q *Queries, sql string, args ...any) ([]T, error) {
-	return projections.Docs[T](ctx, q.pool, q.reader, Projection{}, "the studio's read model", sql, args...)
+	return projections.Docs[T](ctx, q.pool, q.reader, Projection{}, what, sql, args...)
 }
 
-// one is docs for a single row: 404 (what) when there is none.
-func one[T any](ctx context.Context, q *Queries, what, sql string, args ...any) (T, error) {
-	return projections.One[T](ctx, q.pool, q.reader, Projection{}, "the studio's read model", what, sql, args...)
+// one is docs for a single row: 404 (missing) when there is none.
+func one[T any](ctx context.Context, q *Queries, missing, sql string, args ...any) (T, error) {
+	return projections.One[T](ctx, q.pool, q.reader, Projection{}, what, missing, sql, args...)
 }
 
 // ProjectPage is a page of projects, newest first.
@@ -70,16 +52,12 @@ type ProjectPage struct {
 // Projects lists the workspace's projects, newest first.
 func (q *Queries) Projects(ctx context.Context, s Scope, p Page) (ProjectPage, error) {
 	list, err := docs[domain.Project](ctx, q, `SELECT doc FROM {{studio_projects}} WHERE organization_id = $1 AND workspace_id = $2
-		AND NOT deleted AND ($3 = '' OR project_id < $3) ORDER BY project_id DESC LIMIT $4`, s.Organization, s.Workspace, p.Cursor, p.limit()+1)
+		AND NOT deleted AND ($3 = '' OR project_id < $3) ORDER BY project_id DESC LIMIT $4`, s.Organization, s.Workspace, p.Cursor, p.Size()+1)
 	if err != nil {
 		return ProjectPage{}, err
 	}
-	out := ProjectPage{Projects: list}
-	if len(list) > p.limit() {
-		out.Projects = list[:p.limit()]
-		next := out.Projects[len(out.Projects)-1].ProjectID
-		out.NextCursor = &next
-	}
+	out := ProjectPage{}
+	out.Projects, out.NextCursor = projections.Cut(list, p, func(x domain.Project) string { return x.ProjectID })
 	return out, nil
 }
 
@@ -166,16 +144,12 @@ type AssetPage struct {
 func (q *Queries) Assets(ctx context.Context, s Scope, f AssetFilter) (AssetPage, error) {
 	list, err := docs[domain.Asset](ctx, q, `SELECT doc FROM {{studio_assets}} WHERE organization_id = $1 AND workspace_id = $2 AND NOT deleted
 		AND ($3 = '' OR project_id = $3) AND ($4 = '' OR kind = $4) AND ($5 = '' OR asset_id < $5) ORDER BY asset_id DESC LIMIT $6`,
-		s.Organization, s.Workspace, f.ProjectID, f.Kind, f.Cursor, f.limit()+1)
+		s.Organization, s.Workspace, f.ProjectID, f.Kind, f.Cursor, f.Size()+1)
 	if err != nil {
 		return AssetPage{}, err
 	}
-	out := AssetPage{Assets: list}
-	if len(list) > f.limit() {
-		out.Assets = list[:f.limit()]
-		next := out.Assets[len(out.Assets)-1].AssetID
-		out.NextCursor = &next
-	}
+	out := AssetPage{}
+	out.Assets, out.NextCursor = projections.Cut(list, f.Page, func(x domain.Asset) string { return x.AssetID })
 	return out, nil
 }
 
@@ -210,23 +184,12 @@ type QuotaUse struct {
 
 // Quota is the workspace's counts of a month.
 func (q *Queries) Quota(ctx context.Context, s Scope, period string) ([]QuotaUse, error) {
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT action, period, used, quota_limit, warning_id, warning, warned_at FROM {{studio_quota}}
-		WHERE organization_id = $1 AND workspace_id = $2 AND period = $3 ORDER BY action`)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.pool.Query(ctx, sql, s.Organization, s.Workspace, period)
-	if err != nil {
-		return nil, readErr(err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (QuotaUse, error) {
-		var u QuotaUse
-		return u, r.Scan(&u.Action, &u.PeriodKey, &u.Used, &u.Limit, &u.WarningID, &u.Warning, &u.WarnedAt)
-	})
-	if out == nil {
-		out = []QuotaUse{}
-	}
-	return out, readErr(err)
+	return projections.Rows(ctx, q.pool, q.reader, Projection{}, what, `SELECT action, period, used, quota_limit, warning_id, warning,
+		warned_at FROM {{studio_quota}} WHERE organization_id = $1 AND workspace_id = $2 AND period = $3 ORDER BY action`,
+		func(r pgx.Row) (QuotaUse, error) {
+			var u QuotaUse
+			return u, r.Scan(&u.Action, &u.PeriodKey, &u.Used, &u.Limit, &u.WarningID, &u.Warning, &u.WarnedAt)
+		}, s.Organization, s.Workspace, period)
 }
 
 // Counts are a workspace's (or a project's) numbers at a glance.
@@ -241,46 +204,39 @@ type Counts struct {
 
 // Counts counts a workspace's objects (of one project when project is set).
 func (q *Queries) Counts(ctx context.Context, s Scope, project string) (Counts, error) {
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT
+	return projections.Row(ctx, q.pool, q.reader, Projection{}, what, "counts", `SELECT
 		(SELECT count(*) FROM {{studio_projects}} WHERE organization_id = $1 AND workspace_id = $2 AND NOT deleted AND ($3 = '' OR project_id = $3)),
 		(SELECT count(*) FROM {{studio_assets}} WHERE organization_id = $1 AND workspace_id = $2 AND NOT deleted AND ($3 = '' OR project_id = $3)),
 		(SELECT count(*) FROM {{studio_compositions}} WHERE organization_id = $1 AND workspace_id = $2 AND ($3 = '' OR project_id = $3)),
 		(SELECT count(*) FROM {{studio_approvals}} WHERE organization_id = $1 AND workspace_id = $2 AND status = 'requested' AND ($3 = '' OR project_id = $3)),
 		coalesce((SELECT jsonb_object_agg(status, n) FROM (SELECT status, count(*) AS n FROM {{studio_render_jobs}} WHERE organization_id = $1
 			AND workspace_id = $2 AND ($3 = '' OR project_id = $3) GROUP BY status) j), '{}'),
-		(SELECT max(updated_at) FROM {{studio_projects}} WHERE organization_id = $1 AND workspace_id = $2 AND ($3 = '' OR project_id = $3))`)
-	if err != nil {
-		return Counts{}, err
-	}
-	var c Counts
-	var jobs []byte
-	if err := q.pool.QueryRow(ctx, sql, s.Organization, s.Workspace, project).Scan(&c.Projects, &c.Assets, &c.Compositions,
-		&c.PendingApprovals, &jobs, &c.LastUpdatedAt); err != nil {
-		return Counts{}, readErr(err)
-	}
-	c.RenderJobs = map[string]int{}
-	for _, st := range domain.RenderStatuses {
-		c.RenderJobs[st] = 0
-	}
-	if err := json.Unmarshal(jobs, &c.RenderJobs); err != nil {
-		return Counts{}, err
-	}
-	return c, nil
+		(SELECT max(updated_at) FROM {{studio_projects}} WHERE organization_id = $1 AND workspace_id = $2 AND ($3 = '' OR project_id = $3))`,
+		func(r pgx.Row) (Counts, error) {
+			var c Counts
+			var jobs []byte
+			if err := r.Scan(&c.Projects, &c.Assets, &c.Compositions, &c.PendingApprovals, &jobs, &c.LastUpdatedAt); err != nil {
+				return c, err
+			}
+			c.RenderJobs = map[string]int{}
+			for _, st := range domain.RenderStatuses {
+				c.RenderJobs[st] = 0
+			}
+			return c, json.Unmarshal(jobs, &c.RenderJobs)
+		}, s.Organization, s.Workspace, project)
 }
 
 // OrganizationCounts are the organization's numbers across its workspaces
 // (of the given ones only, unless nil): the dashboard's widget.
 func (q *Queries) OrganizationCounts(ctx context.Context, org string, workspaces []string) (projects, pending, rendering int, err error) {
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT
+	n, err := projections.Row(ctx, q.pool, q.reader, Projection{}, what, "counts", `SELECT
 		(SELECT count(*) FROM {{studio_projects}} WHERE organization_id = $1 AND NOT deleted AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
 		(SELECT count(*) FROM {{studio_approvals}} WHERE organization_id = $1 AND status = 'requested' AND ($2::text[] IS NULL OR workspace_id = ANY($2))),
 		(SELECT count(*) FROM {{studio_render_jobs}} WHERE organization_id = $1 AND status IN ('queued', 'rendering')
-			AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	err = q.pool.QueryRow(ctx, sql, org, workspaces).Scan(&projects, &pending, &rendering)
-	return projects, pending, rendering, readErr(err)
+			AND ($2::text[] IS NULL OR workspace_id = ANY($2)))`, func(r pgx.Row) (n [3]int, err error) {
+		return n, r.Scan(&n[0], &n[1], &n[2])
+	}, org, workspaces)
+	return n[0], n[1], n[2], err
 }
 
 // ProjectOf is a live project of the organization in any workspace (the
@@ -347,21 +303,11 @@ func (q *Queries) Export(ctx context.Context, org string, now time.Time) (Export
 	if err != nil {
 		return Export{}, err
 	}
-	sql, err := q.reader.SQL(ctx, Projection{}, `SELECT workspace_id, action, period, used, quota_limit, warning_id, warning, warned_at
-		FROM {{studio_quota}} WHERE organization_id = $1 ORDER BY workspace_id, period, action`)
-	if err != nil {
-		return Export{}, err
-	}
-	rows, err := q.pool.Query(ctx, sql, org)
-	if err != nil {
-		return Export{}, readErr(err)
-	}
-	out.Quotas, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (ExportedQuota, error) {
-		var e ExportedQuota
-		return e, r.Scan(&e.WorkspaceID, &e.Action, &e.PeriodKey, &e.Used, &e.Limit, &e.WarningID, &e.Warning, &e.WarnedAt)
-	})
-	if out.Quotas == nil {
-		out.Quotas = []ExportedQuota{}
-	}
-	return out, readErr(err)
+	out.Quotas, err = projections.Rows(ctx, q.pool, q.reader, Projection{}, what, `SELECT workspace_id, action, period, used, quota_limit,
+		warning_id, warning, warned_at FROM {{studio_quota}} WHERE organization_id = $1 ORDER BY workspace_id, period, action`,
+		func(r pgx.Row) (ExportedQuota, error) {
+			var e ExportedQuota
+			return e, r.Scan(&e.WorkspaceID, &e.Action, &e.PeriodKey, &e.Used, &e.Limit, &e.WarningID, &e.Warning, &e.WarnedAt)
+		}, org)
+	return out, err
 }
