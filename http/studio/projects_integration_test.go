@@ -218,8 +218,10 @@ func TestProjectsRoutes(t *testing.T) {
 		}
 		c.Problem(http.MethodPatch, job, map[string]any{"renderStatus": "rendering"}, http.StatusConflict, "invalid_transition")
 		c.Problem(http.MethodPost, job+"/cancel", nil, http.StatusConflict, "invalid_transition")
+		// The job to cancel is an external renderer's too: a platform job
+		// may finish before the cancel reaches it (409, a race of the test).
 		var second map[string]any
-		c.JSON(http.MethodPost, proj+"/render-jobs", map[string]any{"priority": 9}, http.StatusCreated, &second)
+		c.JSON(http.MethodPost, proj+"/render-jobs", map[string]any{"priority": 9, "provider": "acme-render"}, http.StatusCreated, &second)
 		c.JSON(http.MethodPost, proj+"/render-jobs/"+second["renderJobId"].(string)+"/cancel", nil, http.StatusOK, &second)
 		if second["renderStatus"] != "cancelled" {
 			t.Fatalf("cancelled %v", second)
