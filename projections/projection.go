@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/uuid"
+
 	"github.com/platform/backend/eventstore"
 )
 
@@ -19,6 +21,19 @@ type Statement struct {
 	row  *row // set by Insert: a row the runner may merge with others
 	// counter is set by Add: a sum the runner may merge with others.
 	counter *counter
+	// indexed: the statement finds its rows through the projection's
+	// deferred indexes (NeedsIndexes).
+	indexed bool
+}
+
+// NeedsIndexes marks a statement that finds its rows through the
+// projection's deferred indexes (DeferredIndexes: an UPDATE by a secondary
+// key): in a generation being rebuilt, the runner builds them in the
+// transaction of the first batch that holds such a statement, so the
+// statement never scans the table it is filling.
+func (s Statement) NeedsIndexes() Statement {
+	s.indexed = true
+	return s
 }
 
 // Exec builds a Statement.
@@ -69,6 +84,15 @@ func statementSQL(key string, build func() string) string {
 // json.RawMessage for jsonb). SQL and Args hold the same row as a
 // single-row INSERT.
 func Append(table string, columns []string, values ...any) Statement {
+	for i, v := range values {
+		if id, ok := v.(uuid.UUID); ok {
+			// pgx encodes a uuid.UUID through its driver.Valuer: as text,
+			// which fails for a binary uuid (building an error with
+			// fmt), is scanned back and encoded again; a [16]byte is
+			// written as it is (measured: a third of the COPY's encoding).
+			values[i] = [16]byte(id)
+		}
+	}
 	st := Insert(table, columns, "", values...)
 	st.row.appended = true
 	return st
@@ -118,6 +142,21 @@ type StreamSkipper interface {
 type OneEventStreams interface {
 	// OneEventStreams maps each such stream type to that table ({{base}}).
 	OneEventStreams() map[string]string
+}
+
+// A DeferredIndexes projection declares secondary indexes apart from its
+// Schema, for bulk loading: a generation being rebuilt fills its tables
+// without them and builds each once, in the transaction that makes the
+// generation active (or earlier, for a batch with a statement that
+// NeedsIndexes), instead of updating every index for every row as it
+// lands. The active generation has them from the start (the live path
+// keeps its indexes), and so the queries, which read only the active
+// generation, always find them. Only for indexes the queries and the
+// runner's reads do not need while a rebuild fills the tables (never a
+// primary key or a unique constraint: those keep each event once).
+type DeferredIndexes interface {
+	// DeferredIndexes are CREATE INDEX IF NOT EXISTS statements ({{base}} names).
+	DeferredIndexes() []string
 }
 
 // TableName is the physical name of a base table in a generation.
