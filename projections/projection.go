@@ -5,8 +5,10 @@ package projections
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 
@@ -48,14 +50,59 @@ func Exec(sql string, args ...any) Statement { return Statement{SQL: sql, Args: 
 // typed by the table's columns: pass json.RawMessage for jsonb columns.
 // SQL and Args hold the same row as a single-row INSERT.
 func Insert(table string, columns []string, conflict string, values ...any) Statement {
-	sql := statementSQL(table+"\x00"+strings.Join(columns, ",")+"\x00"+conflict, func() string {
+	target := insertTarget(table, columns, conflict)
+	return Statement{SQL: target.sql, Args: values, row: &row{table: table, columns: columns, conflict: conflict, target: target.key, values: values}}
+}
+
+// target is an Insert's table, columns and conflict clause: its single-row
+// SQL, and the key its rows are grouped by.
+type target struct{ key, sql string }
+
+// targetRef finds the target of a reducer's usual call without building
+// its key: the same table and clause with the same columns slice (a
+// package variable), checked against the columns it was stored with.
+type targetRef struct {
+	table, conflict string
+	first           *string
+	n               int
+}
+
+type targetHit struct {
+	target
+	columns []string
+}
+
+// targets caches targets by targetRef, up to maxTargets (a reducer that
+// builds its columns slice anew for each event gets no reference hits:
+// its targets are found by key).
+var (
+	targets    sync.Map // targetRef -> targetHit
+	targetRefs atomic.Int32
+)
+
+const maxTargets = 1024
+
+func insertTarget(table string, columns []string, conflict string) target {
+	var ref targetRef
+	if len(columns) > 0 {
+		ref = targetRef{table: table, conflict: conflict, first: &columns[0], n: len(columns)}
+		if hit, ok := targets.Load(ref); ok && slices.Equal(hit.(targetHit).columns, columns) {
+			return hit.(targetHit).target
+		}
+	}
+	key := table + "\x00" + strings.Join(columns, ",") + "\x00" + conflict
+	t := target{key: key, sql: statementSQL(key, func() string {
 		params := make([]string, len(columns))
 		for i := range columns {
 			params[i] = fmt.Sprintf("$%d", i+1)
 		}
 		return strings.TrimSuffix("INSERT INTO "+table+" ("+strings.Join(columns, ", ")+") VALUES ("+strings.Join(params, ",")+") "+conflict, " ")
-	})
-	return Statement{SQL: sql, Args: values, row: &row{table: table, columns: columns, conflict: conflict, values: values}}
+	})}
+	if len(columns) > 0 && targetRefs.Load() < maxTargets {
+		targetRefs.Add(1)
+		targets.Store(ref, targetHit{target: t, columns: slices.Clone(columns)})
+	}
+	return t
 }
 
 // statements caches the single-row SQL of Insert, Append and Add by their
