@@ -195,7 +195,7 @@ func (r *replayRig) replay(b *testing.B, p projections.Projection) replayResult 
 	// BENCH_PROJECTION_BATCH tries another batch size than the runner's default.
 	batchSize, _ := strconv.Atoi(os.Getenv("BENCH_PROJECTION_BATCH"))
 	engine, err := projections.NewEngine(r.pool, projections.EngineConfig{Kafka: r.cfg, PollInterval: 100 * time.Millisecond,
-		Runner: projections.RunnerConfig{BatchSize: batchSize}}, dead, quietLog(), p)
+		Runner: projections.RunnerConfig{BatchSize: batchSize, RebuildBatchSize: batchSize}}, dead, quietLog(), p)
 	must(b, err)
 	must(b, engine.Init(ctx))
 	batches0 := counter("platform_projection_batches_total", "projection", p.Name())
@@ -255,7 +255,7 @@ func (r *replayRig) rebuild(b *testing.B, p projections.Projection) replayResult
 	dead := &countingDeadLetters{}
 	batchSize, _ := strconv.Atoi(os.Getenv("BENCH_PROJECTION_BATCH"))
 	engine, err := projections.NewEngine(r.pool, projections.EngineConfig{Kafka: r.cfg, PollInterval: 25 * time.Millisecond,
-		Runner: projections.RunnerConfig{BatchSize: batchSize}}, dead, quietLog(), p)
+		Runner: projections.RunnerConfig{BatchSize: batchSize, RebuildBatchSize: batchSize}}, dead, quietLog(), p)
 	must(b, err)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

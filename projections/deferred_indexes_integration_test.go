@@ -77,7 +77,7 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 func (r *historyRig) run(p projections.Projection, batch int) (stop func()) {
 	r.t.Helper()
 	engine, err := projections.NewEngine(r.pool, projections.EngineConfig{Kafka: r.kc, PollInterval: 100 * time.Millisecond,
-		Runner: projections.RunnerConfig{BatchSize: batch, RetryBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}},
+		Runner: projections.RunnerConfig{BatchSize: batch, RebuildBatchSize: batch, RetryBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}},
 		r.dead, slog.New(slog.NewTextHandler(r.log, &slog.HandlerOptions{Level: slog.LevelInfo})), p)
 	if err != nil {
 		r.t.Fatal(err)

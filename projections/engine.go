@@ -359,14 +359,18 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey, active bool) {
 	// each few events: fewer broker round trips, larger batches.
 	cfg.Consumer.Fetch.Min = 64 << 10
 	cfg.Consumer.MaxWaitTime = 50 * time.Millisecond
-	cfg.ChannelBufferSize = e.cfg.Runner.BatchSize * 2
+	runnerCfg := e.cfg.Runner
+	if !active {
+		runnerCfg.BatchSize = runnerCfg.RebuildBatchSize
+	}
+	cfg.ChannelBufferSize = runnerCfg.BatchSize * 2
 	group, err := sarama.NewConsumerGroup(e.cfg.Kafka.Brokers, e.GroupID(k.name, k.generation), cfg)
 	if err != nil {
 		log.Error("projection: consumer group", "err", err)
 		return
 	}
 	defer group.Close()
-	h := &runner{p: p, generation: k.generation, pool: e.pool, cfg: e.cfg.Runner, dead: e.dead, log: log,
+	h := &runner{p: p, generation: k.generation, pool: e.pool, cfg: runnerCfg, dead: e.dead, log: log,
 		names: Resolver(p, k.generation), applied: e.broadcast}
 	if !active {
 		h.deferred = deferredIndexes(p, k.generation)
