@@ -21,15 +21,9 @@ import (
 
 // RunnerConfig tunes one projection runner.
 type RunnerConfig struct {
-	BatchSize int // events per transaction; default 2000
-	// RebuildBatchSize is BatchSize for a generation being rebuilt (a
-	// backlog from offset zero; queries do not wait on it): the stream
-	// versions read and written and the checkpoint are shared by more
-	// events (history rebuild: PostgreSQL's backends ~9.5 against 11-14 µs
-	// an event with 8,000; bench/README.md). Default 8000.
-	RebuildBatchSize int
-	Attempts         int           // tries of a failing batch before isolating the bad event; default 3
-	RetryBackoff     time.Duration // between tries; default 200ms
+	BatchSize    int           // events per transaction; default 2000
+	Attempts     int           // tries of a failing batch before isolating the bad event; default 3
+	RetryBackoff time.Duration // between tries; default 200ms
 	// MaxBackoff bounds the wait between tries of a batch held up by an
 	// outage or a stream hole (tried again without end); default 5s.
 	MaxBackoff time.Duration
@@ -37,6 +31,12 @@ type RunnerConfig struct {
 	// fetched) waits to fill up: fewer, larger transactions under live
 	// load; a lone event is still applied at once. Default 20ms.
 	Linger time.Duration
+	// RebuildBatchSize is BatchSize for a generation being rebuilt (a
+	// backlog from offset zero; queries do not wait on it): the stream
+	// versions read and written and the checkpoint are shared by more
+	// events (history rebuild: PostgreSQL's backends ~9.5 against 11-14 µs
+	// an event with 8,000; bench/README.md). Default 8000.
+	RebuildBatchSize int
 }
 
 func (c RunnerConfig) WithDefaults() RunnerConfig {
