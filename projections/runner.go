@@ -34,7 +34,7 @@ type RunnerConfig struct {
 	// RebuildBatchSize is BatchSize for a generation being rebuilt (a
 	// backlog from offset zero; queries do not wait on it): the stream
 	// versions read and written and the checkpoint are shared by more
-	// events (history rebuild: PostgreSQL's backends ~9.5 against 11-14 µs
+	// events (history rebuild: PostgreSQL's backends 9-10.5 against 11-14 µs
 	// an event with 8,000; bench/README.md). Default 8000.
 	RebuildBatchSize int
 }
