@@ -42,14 +42,25 @@ func TestAddSumsCountersOncePerEvent(t *testing.T) {
 		stream := grp + ":" + uuid.NewString()
 		events = append(events, rig.record(stream, 1), rig.record(stream, 2))
 	}
-	rig.publish(events...)
-	last := rig.publish(events[3], events[10]) // redelivered: counted once
+	// The events spread over partitions: wait until each partition's
+	// checkpoint is past the last record published to it (the duplicates'
+	// included), not only the last record's partition.
+	lastOffsets := map[int32]int64{}
+	for _, e := range append(events, events[3], events[10]) { // redelivered: counted once
+		m := rig.publish(e)
+		lastOffsets[m.Partition] = max(lastOffsets[m.Partition], m.Offset)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	passed := func() bool {
-		var next int64
-		err := rig.pool.QueryRow(context.Background(), `SELECT next_offset FROM proj_checkpoints WHERE projection='tally' AND generation=1
-			AND topic=$1 AND partition=$2`, last.Topic, last.Partition).Scan(&next)
-		return err == nil && next > last.Offset
+		for partition, offset := range lastOffsets {
+			var next int64
+			err := rig.pool.QueryRow(context.Background(), `SELECT next_offset FROM proj_checkpoints WHERE projection='tally' AND generation=1
+				AND topic=$1 AND partition=$2`, rig.topic, partition).Scan(&next)
+			if err != nil || next <= offset {
+				return false
+			}
+		}
+		return true
 	}
 	for !passed() {
 		if time.Now().After(deadline) {

@@ -112,7 +112,7 @@ func (e *Engine) Init(ctx context.Context) error {
 			if n > 0 {
 				return nil
 			}
-			if err := createTables(ctx, tx, p, 1); err != nil {
+			if err := createTables(ctx, tx, p, 1, true); err != nil {
 				return err
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO proj_generations (projection, generation, state, activated_at) VALUES ($1, 1, 'active', now())`, name)
@@ -125,11 +125,51 @@ func (e *Engine) Init(ctx context.Context) error {
 	return nil
 }
 
-func createTables(ctx context.Context, tx pgx.Tx, p Projection, generation int) error {
+// createTables creates a generation's tables, with their deferred indexes
+// (DeferredIndexes) when indexed: the active generation's, never those of
+// a generation being rebuilt.
+func createTables(ctx context.Context, tx pgx.Tx, p Projection, generation int, indexed bool) error {
 	names := Resolver(p, generation)
 	for _, ddl := range p.Schema() {
 		if _, err := tx.Exec(ctx, names.Replace(ddl)); err != nil {
 			return fmt.Errorf("create tables of %s g%d: %w", p.Name(), generation, err)
+		}
+	}
+	if !indexed {
+		return nil
+	}
+	return buildIndexes(ctx, tx, p.Name(), generation, deferredIndexes(p, generation))
+}
+
+// deferredIndexes are the projection's DeferredIndexes for a generation
+// (resolved), nil for a projection without any.
+func deferredIndexes(p Projection, generation int) []string {
+	d, ok := p.(DeferredIndexes)
+	if !ok {
+		return nil
+	}
+	names := Resolver(p, generation)
+	var out []string
+	for _, ddl := range d.DeferredIndexes() {
+		out = append(out, names.Replace(ddl))
+	}
+	return out
+}
+
+// buildIndexes builds a generation's deferred indexes in tx (each IF NOT
+// EXISTS). Its partitions' runners and the activation may get there at
+// once: a lock per generation lets one build them and the others find them
+// built (two CREATE INDEX IF NOT EXISTS of one name at once: one fails).
+func buildIndexes(ctx context.Context, tx eventstore.Tx, name string, generation int, ddl []string) error {
+	if len(ddl) == 0 {
+		return nil
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 4))`, TableName(name, generation)); err != nil {
+		return err
+	}
+	for _, d := range ddl {
+		if _, err := tx.Exec(ctx, d); err != nil {
+			return fmt.Errorf("build the indexes of %s g%d: %w", name, generation, err)
 		}
 	}
 	return nil
@@ -252,7 +292,7 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 			delete(e.running, k)
 		}
 	}
-	for k := range want {
+	for k, state := range want {
 		if _, ok := e.running[k]; ok {
 			continue
 		}
@@ -261,7 +301,7 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.runGeneration(runCtx, k)
+			e.runGeneration(runCtx, k, state == "active")
 			// A generation that stopped by itself (its tables could not be
 			// created while the database was down, say) is started again by
 			// the next reconciliation; one stopped by reconcile stays stopped.
@@ -304,10 +344,12 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 	return nil
 }
 
-func (e *Engine) runGeneration(ctx context.Context, k genKey) {
+// runGeneration consumes one generation until ctx ends. A generation being
+// rebuilt (not active) is filled without its deferred indexes.
+func (e *Engine) runGeneration(ctx context.Context, k genKey, active bool) {
 	p := e.projections[k.name]
 	log := e.log.With("projection", k.name, "generation", k.generation)
-	if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation) }); err != nil {
+	if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation, active) }); err != nil {
 		log.Error("projection: create tables (tried again by the next reconciliation)", "err", err)
 		return
 	}
@@ -317,15 +359,22 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey) {
 	// each few events: fewer broker round trips, larger batches.
 	cfg.Consumer.Fetch.Min = 64 << 10
 	cfg.Consumer.MaxWaitTime = 50 * time.Millisecond
-	cfg.ChannelBufferSize = e.cfg.Runner.BatchSize * 2
+	runnerCfg := e.cfg.Runner
+	if !active {
+		runnerCfg.BatchSize = runnerCfg.RebuildBatchSize
+	}
+	cfg.ChannelBufferSize = runnerCfg.BatchSize * 2
 	group, err := sarama.NewConsumerGroup(e.cfg.Kafka.Brokers, e.GroupID(k.name, k.generation), cfg)
 	if err != nil {
 		log.Error("projection: consumer group", "err", err)
 		return
 	}
 	defer group.Close()
-	h := &runner{p: p, generation: k.generation, pool: e.pool, cfg: e.cfg.Runner, dead: e.dead, log: log,
+	h := &runner{p: p, generation: k.generation, pool: e.pool, cfg: runnerCfg, dead: e.dead, log: log,
 		names: Resolver(p, k.generation), applied: e.broadcast}
+	if !active {
+		h.deferred = deferredIndexes(p, k.generation)
+	}
 	if s, ok := p.(StreamSkipper); ok {
 		h.skips = s.SkipsStreams()
 	}
@@ -395,12 +444,18 @@ func (e *Engine) missingFromActive(ctx context.Context, k genKey) (int, error) {
 	return n, err
 }
 
-// activate switches queries to the generation and retires the old one. The
-// tables of generations older than the retired one are dropped.
+// activate builds the generation's deferred indexes, switches queries to
+// it and retires the old one, in one transaction: a generation goes live
+// with its indexes or not at all (a crash before the commit leaves it
+// building, and the next reconciliation builds them again). The tables of
+// generations older than the retired one are dropped.
 func (e *Engine) activate(ctx context.Context, k genKey) error {
 	p := e.projections[k.name]
 	return pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 3))`, k.name); err != nil {
+			return err
+		}
+		if err := buildIndexes(ctx, tx, k.name, k.generation, deferredIndexes(p, k.generation)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE proj_generations SET state='retired' WHERE projection=$1 AND state='active'`, k.name); err != nil {

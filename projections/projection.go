@@ -5,8 +5,12 @@ package projections
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+
+	"github.com/google/uuid"
 
 	"github.com/platform/backend/eventstore"
 )
@@ -19,6 +23,19 @@ type Statement struct {
 	row  *row // set by Insert: a row the runner may merge with others
 	// counter is set by Add: a sum the runner may merge with others.
 	counter *counter
+	// indexed: the statement finds its rows through the projection's
+	// deferred indexes (NeedsIndexes).
+	indexed bool
+}
+
+// NeedsIndexes marks a statement that finds its rows through the
+// projection's deferred indexes (DeferredIndexes: an UPDATE by a secondary
+// key): in a generation being rebuilt, the runner builds them in the
+// transaction of the first batch that holds such a statement, so the
+// statement never scans the table it is filling.
+func (s Statement) NeedsIndexes() Statement {
+	s.indexed = true
+	return s
 }
 
 // Exec builds a Statement.
@@ -33,14 +50,59 @@ func Exec(sql string, args ...any) Statement { return Statement{SQL: sql, Args: 
 // typed by the table's columns: pass json.RawMessage for jsonb columns.
 // SQL and Args hold the same row as a single-row INSERT.
 func Insert(table string, columns []string, conflict string, values ...any) Statement {
-	sql := statementSQL(table+"\x00"+strings.Join(columns, ",")+"\x00"+conflict, func() string {
+	target := insertTarget(table, columns, conflict)
+	return Statement{SQL: target.sql, Args: values, row: &row{table: table, columns: columns, conflict: conflict, target: target.key, values: values}}
+}
+
+// target is an Insert's table, columns and conflict clause: its single-row
+// SQL, and the key its rows are grouped by.
+type target struct{ key, sql string }
+
+// targetRef finds the target of a reducer's usual call without building
+// its key: the same table and clause with the same columns slice (a
+// package variable), checked against the columns it was stored with.
+type targetRef struct {
+	table, conflict string
+	first           *string
+	n               int
+}
+
+type targetHit struct {
+	target
+	columns []string
+}
+
+// targets caches targets by targetRef, up to maxTargets (a reducer that
+// builds its columns slice anew for each event gets no reference hits:
+// its targets are found by key).
+var (
+	targets    sync.Map // targetRef -> targetHit
+	targetRefs atomic.Int32
+)
+
+const maxTargets = 1024
+
+func insertTarget(table string, columns []string, conflict string) target {
+	var ref targetRef
+	if len(columns) > 0 {
+		ref = targetRef{table: table, conflict: conflict, first: &columns[0], n: len(columns)}
+		if hit, ok := targets.Load(ref); ok && slices.Equal(hit.(targetHit).columns, columns) {
+			return hit.(targetHit).target
+		}
+	}
+	key := table + "\x00" + strings.Join(columns, ",") + "\x00" + conflict
+	t := target{key: key, sql: statementSQL(key, func() string {
 		params := make([]string, len(columns))
 		for i := range columns {
 			params[i] = fmt.Sprintf("$%d", i+1)
 		}
 		return strings.TrimSuffix("INSERT INTO "+table+" ("+strings.Join(columns, ", ")+") VALUES ("+strings.Join(params, ",")+") "+conflict, " ")
-	})
-	return Statement{SQL: sql, Args: values, row: &row{table: table, columns: columns, conflict: conflict, values: values}}
+	})}
+	if len(columns) > 0 && targetRefs.Load() < maxTargets {
+		targetRefs.Add(1)
+		targets.Store(ref, targetHit{target: t, columns: slices.Clone(columns)})
+	}
+	return t
 }
 
 // statements caches the single-row SQL of Insert, Append and Add by their
@@ -69,6 +131,15 @@ func statementSQL(key string, build func() string) string {
 // json.RawMessage for jsonb). SQL and Args hold the same row as a
 // single-row INSERT.
 func Append(table string, columns []string, values ...any) Statement {
+	for i, v := range values {
+		if id, ok := v.(uuid.UUID); ok {
+			// pgx encodes a uuid.UUID through its driver.Valuer: as text,
+			// which fails for a binary uuid (building an error with
+			// fmt), is scanned back and encoded again; a [16]byte is
+			// written as it is (measured: a third of the COPY's encoding).
+			values[i] = [16]byte(id)
+		}
+	}
 	st := Insert(table, columns, "", values...)
 	st.row.appended = true
 	return st
@@ -118,6 +189,21 @@ type StreamSkipper interface {
 type OneEventStreams interface {
 	// OneEventStreams maps each such stream type to that table ({{base}}).
 	OneEventStreams() map[string]string
+}
+
+// A DeferredIndexes projection declares secondary indexes apart from its
+// Schema, for bulk loading: a generation being rebuilt fills its tables
+// without them and builds each once, in the transaction that makes the
+// generation active (or earlier, for a batch with a statement that
+// NeedsIndexes), instead of updating every index for every row as it
+// lands. The active generation has them from the start (the live path
+// keeps its indexes), and so the queries, which read only the active
+// generation, always find them. Only for indexes the queries and the
+// runner's reads do not need while a rebuild fills the tables (never a
+// primary key or a unique constraint: those keep each event once).
+type DeferredIndexes interface {
+	// DeferredIndexes are CREATE INDEX IF NOT EXISTS statements ({{base}} names).
+	DeferredIndexes() []string
 }
 
 // TableName is the physical name of a base table in a generation.

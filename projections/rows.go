@@ -15,13 +15,18 @@ type row struct {
 	table    string
 	columns  []string
 	conflict string
+	target   string // table, columns and conflict clause (Insert's target key)
 	values   []any
 	appended bool // Append: no conflict clause, written by COPY
 }
 
-func (r *row) key() string {
-	return fmt.Sprint(r.table, "\x00", strings.Join(r.columns, ","), "\x00", r.conflict, "\x00", r.appended)
+// rowKey groups a batch's rows: the same target, both Append or both Insert.
+type rowKey struct {
+	target   string
+	appended bool
 }
+
+func (r *row) key() rowKey { return rowKey{r.target, r.appended} }
 
 // copyRows is how many Append rows of a table a batch has at least for the
 // runner to COPY them; fewer go in one multi-row INSERT in the batch's
@@ -37,8 +42,8 @@ type copyGroup struct {
 
 // rowGroups collects a batch's Insert rows by target, in first-seen order.
 type rowGroups struct {
-	order  []string
-	groups map[string][]*row
+	order  []rowKey
+	groups map[rowKey][]*row
 }
 
 func (g *rowGroups) add(r *row) error {
@@ -46,7 +51,7 @@ func (g *rowGroups) add(r *row) error {
 		return fmt.Errorf("insert into %s: %d values for %d columns", r.table, len(r.values), len(r.columns))
 	}
 	if g.groups == nil {
-		g.groups = map[string][]*row{}
+		g.groups = map[rowKey][]*row{}
 	}
 	k := r.key()
 	if _, ok := g.groups[k]; !ok {

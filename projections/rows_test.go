@@ -50,3 +50,18 @@ func TestAppendRowsCopiedWhenMany(t *testing.T) {
 		t.Fatalf("Append's single-row SQL %q", s.SQL)
 	}
 }
+
+// A generation being rebuilt applies larger batches than the live one,
+// never smaller ones.
+func TestRunnerConfigRebuildBatchSize(t *testing.T) {
+	for _, tc := range []struct{ batch, rebuild, wantBatch, wantRebuild int }{
+		{0, 0, 2000, 8000},
+		{20000, 0, 20000, 20000},
+		{500, 1, 500, 1},
+	} {
+		c := RunnerConfig{BatchSize: tc.batch, RebuildBatchSize: tc.rebuild}.WithDefaults()
+		if c.BatchSize != tc.wantBatch || c.RebuildBatchSize != tc.wantRebuild || c.Validate() != nil {
+			t.Errorf("%+v: batches %d and %d (%v), want %d and %d", tc, c.BatchSize, c.RebuildBatchSize, c.Validate(), tc.wantBatch, tc.wantRebuild)
+		}
+	}
+}
