@@ -390,10 +390,15 @@ func runDirectUpdates(b *testing.B, h *apptest.Harness, incidents int) httpRun {
 type workerSample struct {
 	relayed          float64
 	batches, applied map[string]float64
+	// the group commit of the commands: flushes, commands, seconds in
+	// flushes, seconds commands spent in Store.Execute
+	flushes, flushed, flushSeconds, executeSeconds float64
 }
 
 func workerCounters() workerSample {
-	s := workerSample{relayed: counter("platform_relay_published_events_total"), batches: map[string]float64{}, applied: map[string]float64{}}
+	s := workerSample{relayed: counter("platform_relay_published_events_total"), batches: map[string]float64{}, applied: map[string]float64{},
+		flushes: counter("platform_command_flushes_total"), flushed: counter("platform_command_flushed_commands_total"),
+		flushSeconds: counter("platform_command_flush_seconds_total"), executeSeconds: counter("platform_command_execute_seconds_total")}
 	for _, name := range []string{"status", "history", "notifications"} {
 		s.batches[name] = counter("platform_projection_batches_total", "projection", name)
 		s.applied[name] = counter("platform_projection_events_applied_total", "projection", name)
@@ -402,7 +407,12 @@ func workerCounters() workerSample {
 }
 
 func (a workerSample) to(b workerSample) string {
-	out := fmt.Sprintf("relay published %.0f events", b.relayed-a.relayed)
+	out := ""
+	if n, c := b.flushes-a.flushes, b.flushed-a.flushed; n > 0 && c > 0 {
+		out = fmt.Sprintf("group commit: %.0f flushes for %.0f commands (%.1f each), a flush %.2f ms, a command %.2f ms in Store.Execute; ",
+			n, c, c/n, 1000*(b.flushSeconds-a.flushSeconds)/n, 1000*(b.executeSeconds-a.executeSeconds)/c)
+	}
+	out += fmt.Sprintf("relay published %.0f events", b.relayed-a.relayed)
 	for _, name := range []string{"status", "history", "notifications"} {
 		n, e := b.batches[name]-a.batches[name], b.applied[name]-a.applied[name]
 		if n > 0 {

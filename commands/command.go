@@ -80,11 +80,13 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 	for _, opt := range opts {
 		opt(&o)
 	}
+	var decided T // the answer of the decider's last run: the one recorded
 	out, err := store.Execute(ctx, o.cmd, func(history []eventstore.Event) (eventstore.Decision, error) {
 		oc, err := decide(Recorded(history))
 		if err != nil {
 			return eventstore.Decision{}, err
 		}
+		decided = oc.Value
 		d := eventstore.Decision{Events: oc.Events, Result: oc.Value, Writes: oc.Writes}
 		if o.cmd.Snapshot != nil {
 			d.Snapshot = oc.Value
@@ -106,9 +108,14 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 	if err != nil {
 		return Result[T]{}, err
 	}
-	var value T
-	if err := json.Unmarshal(out.Result, &value); err != nil {
-		return Result[T]{}, fmt.Errorf("decode command result: %w", err)
+	// The decided answer is the record's value when its type decodes as it
+	// encodes (answer.go); a replay's is only in the record.
+	value := decided
+	if out.Replayed || !decodesAsEncoded[T]() {
+		value = *new(T)
+		if err := json.Unmarshal(out.Result, &value); err != nil {
+			return Result[T]{}, fmt.Errorf("decode command result: %w", err)
+		}
 	}
 	record(ctx, out.Position)
 	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed}, nil

@@ -74,3 +74,47 @@ func TestExecute(t *testing.T) {
 		})
 	}
 }
+
+// revealed is an answer with a member JSON leaves out: the decided value
+// holds it, the recorded one does not.
+type revealed struct {
+	Total  int    `json:"total"`
+	Secret string `json:"-"`
+}
+
+// A first answer is the answer its replays give: an answer type whose
+// decoding may differ from the decided value (a member tagged "-") is
+// decoded from the record the first time too; a plain one is the decided
+// value, equal to its replay.
+func TestRunAnswersAsTheRecordReplays(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New(func() time.Time { return time.Unix(0, 0) })
+	m := commands.Meta{OrganizationID: "org", IdempotencyKey: "k1", RequestHash: "h1"}
+	decide := func(history []event.Recorded) ([]event.Change, revealed, error) {
+		return []event.Change{event.New("test.tally.added", addedV1{By: 1})}, revealed{Total: len(history) + 1, Secret: "kept"}, nil
+	}
+	first, err := commands.Run(ctx, store, m, "test.tally", "t1", decide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay, err := commands.Run(ctx, store, m, "test.tally", "t1", decide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Replayed || !replay.Replayed || first.Value != replay.Value || first.Value != (revealed{Total: 1}) {
+		t.Fatalf("first %+v, replay %+v: want both {Total:1} without the member JSON leaves out", first, replay)
+	}
+
+	m.IdempotencyKey = "k2"
+	fresh, err := commands.Execute(ctx, store, m, "test.tally", "t2", loadTally, add(4), total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := commands.Execute(ctx, store, m, "test.tally", "t2", loadTally, add(9), total)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Replayed || !again.Replayed || fresh.Value != 4 || again.Value != 4 {
+		t.Fatalf("fresh %+v, replay %+v: want 4 both", fresh, again)
+	}
+}

@@ -16,6 +16,31 @@ var relayPublished = promauto.NewCounter(prometheus.CounterOpts{
 	Help: "Outbox events published to Kafka by the relay (re-sends after a crash included).",
 })
 
+// The group commit of Store.Execute: its flushes (one transaction each, or
+// one per round when a batch holds a stream twice), the commands in them,
+// the time the flushes took, and the time commands spent in Execute
+// (queued behind the flush before theirs, then in theirs). Their ratios
+// tell where a command waits: a batch's size and a flush's duration
+// against how long a command is kept.
+var (
+	commandFlushes = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "platform_command_flushes_total",
+		Help: "Group-commit flushes of Store.Execute (a batch of commands, one transaction unless a stream appears twice).",
+	})
+	commandsFlushed = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "platform_command_flushed_commands_total",
+		Help: "Commands in the group-commit flushes of Store.Execute.",
+	})
+	commandFlushSeconds = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "platform_command_flush_seconds_total",
+		Help: "Time the group-commit flushes of Store.Execute took, from BEGIN to COMMIT's answer.",
+	})
+	commandWaitSeconds = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "platform_command_execute_seconds_total",
+		Help: "Time group-committed commands spent in Store.Execute: queued behind a transaction, then in their own.",
+	})
+)
+
 var relaySendFailures = promauto.NewCounter(prometheus.CounterOpts{
 	Name: "platform_relay_send_failures_total",
 	Help: "Relay sends that the broker did not fully acknowledge; the rows after the first failed one are sent again.",

@@ -44,6 +44,12 @@ type Store struct {
 func NewStore(pool *pgxpool.Pool, topics Topics) *Store {
 	s := &Store{pool: pool, topics: topics, now: time.Now}
 	s.group = groupcommit.New(func(ctx context.Context, items []BatchItem) []BatchResult {
+		start := time.Now()
+		defer func() {
+			commandFlushes.Inc()
+			commandsFlushed.Add(float64(len(items)))
+			commandFlushSeconds.Add(time.Since(start).Seconds())
+		}()
 		return s.ExecuteBatch(ctx, items, nil)
 	}, maxBatch)
 	return s
@@ -148,7 +154,10 @@ func (s *Store) Execute(ctx context.Context, cmd Command, decide Decider) (Outco
 		r = s.executeAlone(ctx, BatchItem{Command: cmd, Decide: decide})
 	} else {
 		var err error
-		if r, err = s.group.Do(ctx, BatchItem{Command: cmd, Decide: decide}); err != nil {
+		start := time.Now()
+		r, err = s.group.Do(ctx, BatchItem{Command: cmd, Decide: decide})
+		commandWaitSeconds.Add(time.Since(start).Seconds())
+		if err != nil {
 			return Outcome{}, err
 		}
 	}

@@ -271,9 +271,15 @@ func (a *Action) checkOutput(body any) error {
 // EmptyObject is the input schema of actions that take nothing.
 var EmptyObject = json.RawMessage(`{"type":"object","additionalProperties":false}`)
 
-// validateInput checks the assembled input against the action's schema.
-func (a *Action) validateInput(doc []byte) error {
-	problems := schema.Validate(a.input, doc)
+// validateInput checks the assembled input against the action's schema:
+// value, when assembleInput gives it, is doc already decoded.
+func (a *Action) validateInput(doc []byte, value any) error {
+	var problems []schema.Problem
+	if value != nil {
+		problems = schema.ValidateValue(a.input, value)
+	} else {
+		problems = schema.Validate(a.input, doc)
+	}
 	if len(problems) == 0 {
 		return nil
 	}

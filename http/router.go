@@ -265,12 +265,12 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 				return
 			}
 		}
-		input, err := a.assembleInput(r)
+		input, value, err := a.assembleInput(r)
 		if err != nil {
 			fail(err)
 			return
 		}
-		if err := a.validateInput(input); err != nil {
+		if err := a.validateInput(input, value); err != nil {
 			fail(err)
 			return
 		}
@@ -421,9 +421,13 @@ func limitKey(p principal.Principal, r *http.Request) string {
 // assembleInput merges the JSON body, the path parameters and the query
 // parameters into the one input object the action's schema describes.
 // Query values are strings on the wire; they become numbers or booleans
-// where the schema's property says so.
-func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
+// where the schema's property says so. Beside its encoding it returns the
+// object itself when that is exactly what the encoding decodes to (every
+// text UTF-8, no float from the query), so validateInput checks it without
+// parsing the encoding again; nil otherwise.
+func (a *Action) assembleInput(r *http.Request) ([]byte, any, error) {
 	input := map[string]any{}
+	exact := true // the body is UTF-8 (checked below) and decoded with json.Number
 	var body []byte
 	var err error
 	if a.Body == nil { // a raw body is the handler's to read
@@ -431,15 +435,15 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 		body, err = io.ReadAll(r.Body)
 	}
 	if err != nil {
-		return nil, bodyReadError(err)
+		return nil, nil, bodyReadError(err)
 	}
 	if len(body) > maxBody {
-		return nil, errTooLarge(maxBody)
+		return nil, nil, errTooLarge(maxBody)
 	}
 	if !utf8.Valid(body) {
 		// encoding/json would replace each invalid byte with U+FFFD and the
 		// call would go on with text the client never sent.
-		return nil, errs.Invalid(invalidUTF8Fields(body)...)
+		return nil, nil, errs.Invalid(invalidUTF8Fields(body)...)
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(body))
@@ -449,14 +453,14 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 		// a scalar deserves the same answer as null.
 		var doc any
 		if err := dec.Decode(&doc); err != nil {
-			return nil, errs.InvalidField("", "the body must be a JSON object: "+err.Error())
+			return nil, nil, errs.InvalidField("", "the body must be a JSON object: "+err.Error())
 		}
 		if dec.More() {
-			return nil, errs.InvalidField("", "the body must hold one JSON object")
+			return nil, nil, errs.InvalidField("", "the body must hold one JSON object")
 		}
 		obj, ok := doc.(map[string]any)
 		if !ok {
-			return nil, errs.InvalidField("", "the body must be a JSON object, not "+jsonKind(doc))
+			return nil, nil, errs.InvalidField("", "the body must be a JSON object, not "+jsonKind(doc))
 		}
 		input = obj
 	}
@@ -467,17 +471,27 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, error) {
 		types := a.propertyTypes()
 		for k, vs := range r.URL.Query() {
 			if len(vs) > 0 {
-				input[k] = coerce(vs[len(vs)-1], types[k])
+				v := coerce(vs[len(vs)-1], types[k])
+				input[k] = v
+				if _, float := v.(float64); float || !utf8.ValidString(k) || !utf8.ValidString(vs[len(vs)-1]) {
+					exact = false
+				}
 			}
 		}
 	}
 	for k, v := range mux.Vars(r) {
 		input[k] = v
+		exact = exact && utf8.ValidString(v)
 	}
 	if fields := nulFields("", input, nil); len(fields) > 0 {
-		return nil, errs.Invalid(fields...)
+		return nil, nil, errs.Invalid(fields...)
 	}
-	return json.Marshal(integralNumbers(input))
+	doc := integralNumbers(input)
+	raw, err := json.Marshal(doc)
+	if err != nil || !exact {
+		return raw, nil, err
+	}
+	return raw, doc, nil
 }
 
 // invalidUTF8Fields names the members of a body that is not UTF-8: those

@@ -42,14 +42,13 @@ type Recipients struct {
 // Mapper maps one domain event to the notifications it causes (often none).
 type Mapper func(e eventstore.Event) ([]Notification, error)
 
-// envelope validates n against its contract and wraps it.
-func envelope(reg *contracts.Registry, e eventstore.Event, n Notification) (Envelope, error) {
-	payload, err := json.Marshal(n.Payload)
-	if err != nil {
-		return Envelope{}, err
-	}
+// envelope wraps n in its contract's descriptor and encodes it, the
+// payload encoded once, inside it, then checks the payload against the
+// contract (verr): a notification that fails it is recorded invalid, never
+// sent. A payload that does not encode fails too, with an empty envelope.
+func envelope(reg *contracts.Registry, e eventstore.Event, n Notification) (raw []byte, version int, verr, err error) {
 	env := Envelope{Type: n.Type, IdempotencyKey: n.IdempotencyKey, OrganizationID: e.OrganizationID,
-		SourceEventID: e.ID.String(), EmittedAt: e.RecordedAt, Payload: payload}
+		SourceEventID: e.ID.String(), EmittedAt: e.RecordedAt}
 	if c, ok := reg.Get(n.Type); ok {
 		env.Version, env.DataClassification, env.SensitiveFields = c.Version, c.DataClassification, c.SensitiveFields
 		env.Recipients = Recipients{Mode: c.RecipientsMode, ExternalAddresses: c.ExternalAddresses}
@@ -57,5 +56,18 @@ func envelope(reg *contracts.Registry, e eventstore.Event, n Notification) (Enve
 	if env.SensitiveFields == nil {
 		env.SensitiveFields = []string{}
 	}
-	return env, reg.Validate(n.Type, n.IdempotencyKey, payload)
+	raw, verr = json.Marshal(outgoing{Envelope: env, Payload: n.Payload})
+	if verr != nil {
+		raw, err = json.Marshal(Envelope{})
+		return raw, 0, verr, err
+	}
+	return raw, env.Version, reg.ValidateValue(n.Type, n.IdempotencyKey, n.Payload), nil
+}
+
+// outgoing encodes as an Envelope whose payload is n.Payload: its Payload
+// member, shallower than the embedded one, takes the name "payload", and
+// comes last, as the Envelope's does.
+type outgoing struct {
+	Envelope
+	Payload map[string]any `json:"payload"`
 }

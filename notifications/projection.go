@@ -67,17 +67,16 @@ func (p *Projection) Reduce(e eventstore.Event) ([]projections.Statement, error)
 	}
 	var out []projections.Statement
 	for _, n := range ns {
-		env, verr := envelope(p.Registry, e, n)
+		raw, version, verr, err := envelope(p.Registry, e, n)
+		if err != nil {
+			return nil, err
+		}
 		state, reason := "pending", ""
 		if verr != nil {
 			state, reason = "invalid", verr.Error()
 		}
-		raw, err := json.Marshal(env)
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, projections.Insert("notification_deliveries", deliveryColumns, "ON CONFLICT (idempotency_key) DO NOTHING",
-			n.IdempotencyKey, n.Type, max(env.Version, 1), e.OrganizationID, e.ID.String(), json.RawMessage(raw), state, reason))
+			n.IdempotencyKey, n.Type, max(version, 1), e.OrganizationID, e.ID.String(), json.RawMessage(raw), state, reason))
 	}
 	return out, nil
 }

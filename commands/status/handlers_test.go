@@ -187,3 +187,31 @@ func TestMaintenanceTransitionsAndTimers(t *testing.T) {
 		t.Fatalf("each command saves the window's snapshot: %+v", snap)
 	}
 }
+
+// BenchmarkUpdateIncident is one incident update's decision path on the
+// in-memory store: load from the snapshot, decide, encode the event, the
+// answer and the snapshot, decode the answer (the store's own work aside;
+// it scans a stream's history, so each incident takes 16 updates).
+func BenchmarkUpdateIncident(b *testing.B) {
+	h, _ := handlers()
+	statuses := []string{domain.Identified, domain.Monitoring}
+	b.ReportAllocs()
+	id := ""
+	i := 0
+	for b.Loop() {
+		if i%16 == 0 {
+			b.StopTimer()
+			created, err := h.CreateIncident(ctx, meta("org"), newIncident())
+			if err != nil {
+				b.Fatal(err)
+			}
+			id = created.Value.IncidentID
+			b.StartTimer()
+		}
+		i++
+		in := statuscmd.UpdateIncident{IncidentID: id, Status: statuses[i%2], Message: "Still on it."}
+		if _, err := h.UpdateIncident(ctx, meta("org"), in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

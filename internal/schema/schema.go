@@ -5,9 +5,12 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -36,7 +39,14 @@ func Validate(s *jsonschema.Schema, doc []byte) []Problem {
 	if err != nil {
 		return []Problem{{Message: "not valid JSON: " + err.Error()}}
 	}
-	err = s.Validate(v)
+	return ValidateValue(s, v)
+}
+
+// ValidateValue checks a document already decoded into JSON values
+// (JSONValue's), with the same problems as Validate on its encoding: a
+// caller holding the value skips the encode and the parse.
+func ValidateValue(s *jsonschema.Schema, v any) []Problem {
+	err := s.Validate(v)
 	if err == nil {
 		return nil
 	}
@@ -45,6 +55,78 @@ func Validate(s *jsonschema.Schema, doc []byte) []Problem {
 		return []Problem{{Message: err.Error()}}
 	}
 	return problems(ve)
+}
+
+// JSONValue returns v as the JSON values its encoding decodes to (objects
+// as map[string]any, arrays as []any, numbers as Go numbers, pointers
+// followed), for ValidateValue, and false for anything whose encoding it
+// does not know for certain (a type with its own MarshalJSON, a struct, a
+// string that is not UTF-8, which encoding/json would alter, a non-finite
+// number, which it refuses): encode and Validate those.
+func JSONValue(v any) (any, bool) {
+	switch v := v.(type) {
+	case nil, bool, json.Number, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return v, true
+	case string:
+		return v, utf8.ValidString(v)
+	case float64:
+		return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+	case *string:
+		if v == nil {
+			return nil, true
+		}
+		return JSONValue(*v)
+	case *int:
+		if v == nil {
+			return nil, true
+		}
+		return *v, true
+	case *bool:
+		if v == nil {
+			return nil, true
+		}
+		return *v, true
+	case []string:
+		if v == nil {
+			return nil, true
+		}
+		out := make([]any, len(v))
+		for i, m := range v {
+			if !utf8.ValidString(m) {
+				return nil, false
+			}
+			out[i] = m
+		}
+		return out, true
+	case []any:
+		if v == nil {
+			return nil, true
+		}
+		out := make([]any, len(v))
+		for i, m := range v {
+			var ok bool
+			if out[i], ok = JSONValue(m); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case map[string]any:
+		if v == nil {
+			return nil, true
+		}
+		out := make(map[string]any, len(v))
+		for k, m := range v {
+			if !utf8.ValidString(k) {
+				return nil, false
+			}
+			var ok bool
+			if out[k], ok = JSONValue(m); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 var printer = message.NewPrinter(language.English)

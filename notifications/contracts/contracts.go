@@ -170,6 +170,26 @@ func (r *Registry) RawSchema(typ string) ([]byte, bool) {
 // It returns nil or a *ValidationError listing every problem found, so that a dead-lettered
 // notification carries the whole reason at once.
 func (r *Registry) Validate(typ, idempotencyKey string, payload []byte) error {
+	return r.check(typ, idempotencyKey, func(s *jsonschema.Schema) []Problem { return schema.Validate(s, payload) })
+}
+
+// ValidateValue is Validate for a payload not yet encoded, with the same
+// verdict as Validate on its encoding: the payload is checked as the JSON
+// values it encodes to (schema.JSONValue) without encoding and parsing it
+// again, or encoded first when it holds a value whose encoding that does
+// not know.
+func (r *Registry) ValidateValue(typ, idempotencyKey string, payload any) error {
+	if v, ok := schema.JSONValue(payload); ok {
+		return r.check(typ, idempotencyKey, func(s *jsonschema.Schema) []Problem { return schema.ValidateValue(s, v) })
+	}
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return &ValidationError{Type: typ, Problems: []Problem{{Message: "the payload does not encode: " + err.Error()}}}
+	}
+	return r.Validate(typ, idempotencyKey, raw)
+}
+
+func (r *Registry) check(typ, idempotencyKey string, validate func(*jsonschema.Schema) []Problem) error {
 	c, ok := r.contracts[typ]
 	if !ok {
 		return &ValidationError{Type: typ, Problems: []Problem{{Message: "unknown notification type"}}}
@@ -180,7 +200,7 @@ func (r *Registry) Validate(typ, idempotencyKey string, payload []byte) error {
 			Message: fmt.Sprintf("idempotency key %q does not match %s", idempotencyKey, c.IdempotencyKeyPattern),
 		})
 	}
-	problems = append(problems, schema.Validate(c.schema, payload)...)
+	problems = append(problems, validate(c.schema)...)
 	if len(problems) == 0 {
 		return nil
 	}

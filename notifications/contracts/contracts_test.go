@@ -3,6 +3,7 @@ package contracts
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -311,6 +312,11 @@ func TestMutations(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = r.Validate(tc.typ, key, payload)
+			// The payload as a value (how the projection checks it) gets
+			// exactly the verdict of its encoding.
+			if verr := r.ValidateValue(tc.typ, key, ex.Payload); fmt.Sprint(verr) != fmt.Sprint(err) {
+				t.Errorf("ValidateValue: %v\nValidate: %v", verr, err)
+			}
 			if tc.ok {
 				if err != nil {
 					t.Fatalf("want valid, got %v", err)
@@ -448,5 +454,68 @@ func TestProblemPointerEscapesMemberNames(t *testing.T) {
 	var ve *ValidationError
 	if !errors.As(err, &ve) || !hasProblem(ve, "/a~1b~0c", "") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A mapper's payload holds Go values (ints, string pointers, slices): the
+// projection checks it as a value (ValidateValue), without encoding and
+// parsing it again. Each verdict, valid or not, is the one its encoding
+// gets, so an invalid payload is still caught; values whose encoding
+// schema.JSONValue does not know (a struct, a string that is not UTF-8,
+// a channel) take the encoding path.
+func TestValidateValueAgreesWithTheEncoding(t *testing.T) {
+	r := load(t)
+	const typ, key = "status.incident.updated", "status:incident:inc_1:rev:2"
+	host, empty := "api.example.com", ""
+	base := func() map[string]any {
+		return map[string]any{
+			"title": "Elevated API errors", "body": "The cause has been identified.", "object_id": "inc_1",
+			"occurred_at": "2026-05-02T10:15:00Z", "severity": "major", "object_type": "status_incident",
+			"incident_id": "inc_1", "incident_status": "identified", "revision": 2, "component_host": (*string)(nil),
+		}
+	}
+	cases := []struct {
+		name  string
+		set   map[string]any
+		del   string
+		valid bool
+	}{
+		{name: "valid, Go types", valid: true},
+		{name: "host pointer", set: map[string]any{"component_host": &host}, valid: true},
+		{name: "revision int64", set: map[string]any{"revision": int64(3)}, valid: true},
+		{name: "revision zero", set: map[string]any{"revision": 0}},
+		{name: "revision as float", set: map[string]any{"revision": 2.5}},
+		{name: "revision as text", set: map[string]any{"revision": "2"}},
+		{name: "empty title pointer", set: map[string]any{"title": &empty}},
+		{name: "title missing", del: "title"},
+		{name: "extra member", set: map[string]any{"extra": []string{"a"}}},
+		{name: "bad date-time", set: map[string]any{"occurred_at": "yesterday"}},
+		{name: "severity outside enum", set: map[string]any{"severity": "catastrophic"}},
+		{name: "title not UTF-8", set: map[string]any{"title": "bad \xff byte"}, valid: true},
+		{name: "struct member", set: map[string]any{"extra": struct{ A int }{1}}},
+		{name: "unencodable", set: map[string]any{"extra": make(chan int)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := base()
+			for k, v := range tc.set {
+				p[k] = v
+			}
+			delete(p, tc.del)
+			got := r.ValidateValue(typ, key, p)
+			if (got == nil) != tc.valid {
+				t.Fatalf("ValidateValue = %v, want valid %v", got, tc.valid)
+			}
+			raw, err := json.Marshal(p)
+			if err != nil {
+				if !strings.Contains(fmt.Sprint(got), "does not encode") {
+					t.Fatalf("an unencodable payload: %v", got)
+				}
+				return
+			}
+			if want := r.Validate(typ, key, raw); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("ValidateValue: %v\nValidate of the encoding: %v", got, want)
+			}
+		})
 	}
 }

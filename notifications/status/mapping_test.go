@@ -128,3 +128,75 @@ func TestProjectionParksInvalidNotifications(t *testing.T) {
 		t.Fatalf("state %v reason %q, want invalid with a reason", args[6], args[7])
 	}
 }
+
+// The delivery log's envelope carries the contract's descriptor and the
+// payload encoded once, inside it; a payload that does not encode is
+// recorded invalid, never pending.
+func TestProjectionEnvelope(t *testing.T) {
+	reg, err := contracts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &notifications.Projection{Registry: reg, Mappers: map[string]notifications.Mapper{"status": statusmap.Mapping.Map}}
+	e := ev(t, domain.IncidentUpdated, "inc1", 2, domain.IncidentUpdatedV1{IncidentID: "inc1", Title: "Errors", Message: "Fixing",
+		Severity: "major", Status: "identified", Revision: 2, OccurredAt: time.Date(2026, 5, 2, 10, 0, 0, 0, time.UTC)})
+	stmts, err := p.Reduce(e)
+	if err != nil || len(stmts) != 1 {
+		t.Fatalf("Reduce: %d statements, %v", len(stmts), err)
+	}
+	args := stmts[0].Args
+	if args[6] != "pending" || args[7] != "" {
+		t.Fatalf("state %v reason %q, want pending", args[6], args[7])
+	}
+	var env notifications.Envelope
+	if err := json.Unmarshal(args[5].(json.RawMessage), &env); err != nil {
+		t.Fatal(err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(env.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := reg.Get(domain.IncidentUpdated)
+	if env.Type != domain.IncidentUpdated || env.Version != c.Version || env.Version != args[2] || env.IdempotencyKey != "status:incident:inc1:rev:2" ||
+		env.OrganizationID != "org-1" || env.SourceEventID != e.ID.String() || !env.EmittedAt.Equal(e.RecordedAt) ||
+		env.DataClassification != c.DataClassification || env.Recipients.Mode != c.RecipientsMode || env.SensitiveFields == nil ||
+		payload["title"] != "Incident update: Errors" || payload["revision"] != 2.0 || payload["component_host"] != nil {
+		t.Fatalf("envelope %+v, payload %v", env, payload)
+	}
+	if err := reg.Validate(env.Type, env.IdempotencyKey, env.Payload); err != nil {
+		t.Fatalf("the envelope's payload fails its contract: %v", err)
+	}
+
+	unencodable := func(eventstore.Event) ([]notifications.Notification, error) {
+		return []notifications.Notification{{Type: domain.IncidentUpdated, IdempotencyKey: "status:incident:inc1:rev:2",
+			Payload: map[string]any{"title": make(chan int)}}}, nil
+	}
+	p.Mappers["status"] = unencodable
+	if stmts, err = p.Reduce(e); err != nil || len(stmts) != 1 {
+		t.Fatalf("Reduce: %d statements, %v", len(stmts), err)
+	}
+	if args := stmts[0].Args; args[6] != "invalid" || args[7] == "" {
+		t.Fatalf("unencodable payload: state %v reason %q, want invalid with a reason", args[6], args[7])
+	}
+}
+
+// BenchmarkProjectionReduce is the notification projection's work for one
+// incident update (map, check against the contract, encode the envelope).
+func BenchmarkProjectionReduce(b *testing.B) {
+	reg, err := contracts.Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &notifications.Projection{Registry: reg, Mappers: map[string]notifications.Mapper{"status": statusmap.Mapping.Map}}
+	host := "api.example.com"
+	raw, _ := json.Marshal(domain.IncidentUpdatedV1{IncidentID: "inc1", Title: "Errors", Message: "Fixing", Severity: "major",
+		Status: "identified", Revision: 2, ComponentHost: &host, OccurredAt: time.Now().UTC()})
+	e := eventstore.Event{ID: uuid.Must(uuid.NewV7()), Type: domain.IncidentUpdated, SchemaVersion: 1, StreamType: "status.incident",
+		StreamID: "inc1", StreamVersion: 2, OrganizationID: "org-1", RecordedAt: time.Now(), Payload: raw}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Reduce(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
