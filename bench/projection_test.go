@@ -220,24 +220,8 @@ func (r *replayRig) replay(b *testing.B, p projections.Projection) replayResult 
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	elapsed := time.Since(start)
-	cpu := cpu0.to(sampleCPU(r.pool.Config().ConnConfig.Database))
-	b.StopTimer()
-
-	cancel()
-	if err := <-done; err != nil {
-		b.Fatalf("engine: %v", err)
-	}
-	if dead.n.Load() != 0 {
-		b.Fatalf("%d events parked", dead.n.Load())
-	}
-	batches := counter("platform_projection_batches_total", "projection", p.Name()) - batches0
-	res := replayResult{rate: float64(r.events) / elapsed.Seconds(), startup: first.Sub(start)}
-	res.applyRate = res.rate
-	if d := elapsed - res.startup; d > 0 {
-		// Events of the first batch were applied before `first`; this slightly overstates.
-		res.applyRate = float64(r.events) / d.Seconds()
-	}
+	res, batches, elapsed, cpu := r.stop(b, p.Name(), run{start: start, first: first, cpu0: cpu0, batches0: batches0,
+		cancel: cancel, done: done, dead: dead})
 	b.Logf("replay (%s): %d events, %.0f batches (avg %.0f events/batch), %.2fs from engine start (first checkpoint after %.0f ms): %.0f events/s; %.0f events/s after the first batch",
 		p.Name(), r.events, batches, float64(r.events)/batches, elapsed.Seconds(), ms(res.startup), res.rate, res.applyRate)
 	b.Logf("replay (%s): %s; the database's own backends %.1f µs an event", p.Name(), cpu.perOp(r.events, "event"), cpu.backendsPerOp(r.events))
@@ -284,27 +268,48 @@ func (r *replayRig) rebuild(b *testing.B, p projections.Projection) replayResult
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	elapsed := time.Since(start)
-	cpu := cpu0.to(sampleCPU(r.pool.Config().ConnConfig.Database))
-	b.StopTimer()
-
-	cancel()
-	if err := <-done; err != nil {
-		b.Fatalf("engine: %v", err)
-	}
-	if dead.n.Load() != 0 {
-		b.Fatalf("%d events parked", dead.n.Load())
-	}
-	batches := counter("platform_projection_batches_total", "projection", p.Name()) - batches0
-	res := replayResult{rate: float64(r.events) / elapsed.Seconds(), startup: first.Sub(start)}
-	res.applyRate = res.rate
-	if d := elapsed - res.startup; d > 0 && !first.IsZero() {
-		res.applyRate = float64(r.events) / d.Seconds()
-	}
+	res, batches, elapsed, cpu := r.stop(b, p.Name(), run{start: start, first: first, cpu0: cpu0, batches0: batches0,
+		cancel: cancel, done: done, dead: dead})
 	b.Logf("rebuild (%s g%d): %d events, %.0f batches (avg %.0f events/batch), %.2fs from the request to active (first checkpoint after %.0f ms): %.0f events/s; %.0f events/s after the first batch",
 		p.Name(), gen, r.events, batches, float64(r.events)/batches, elapsed.Seconds(), ms(res.startup), res.rate, res.applyRate)
 	b.Logf("rebuild (%s g%d): %s; the database's own backends %.1f µs an event", p.Name(), gen, cpu.perOp(r.events, "event"), cpu.backendsPerOp(r.events))
 	return res
+}
+
+// run is a timed engine run: when it started, when its first batch
+// committed, and what stops it.
+type run struct {
+	start, first time.Time
+	cpu0         cpuSample
+	batches0     float64
+	cancel       context.CancelFunc
+	done         <-chan error
+	dead         *countingDeadLetters
+}
+
+// stop ends a timed run (the timer stops), stops its engine, checks nothing
+// was parked, and gives its rates: from the start, and from the first
+// committed batch (events of the first batch were applied before it, so
+// that rate slightly overstates).
+func (r *replayRig) stop(b *testing.B, projection string, x run) (replayResult, float64, time.Duration, cpuUse) {
+	b.Helper()
+	elapsed := time.Since(x.start)
+	cpu := x.cpu0.to(sampleCPU(r.pool.Config().ConnConfig.Database))
+	b.StopTimer()
+	x.cancel()
+	if err := <-x.done; err != nil {
+		b.Fatalf("engine: %v", err)
+	}
+	if x.dead.n.Load() != 0 {
+		b.Fatalf("%d events parked", x.dead.n.Load())
+	}
+	batches := counter("platform_projection_batches_total", "projection", projection) - x.batches0
+	res := replayResult{rate: float64(r.events) / elapsed.Seconds(), startup: x.first.Sub(x.start)}
+	res.applyRate = res.rate
+	if d := elapsed - res.startup; d > 0 && !x.first.IsZero() {
+		res.applyRate = float64(r.events) / d.Seconds()
+	}
+	return res, batches, elapsed, cpu
 }
 
 // rawReducerRate runs the exact statements statusview.Projection.Reduce
