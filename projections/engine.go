@@ -355,10 +355,15 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey, active bool) {
 	}
 	cfg := e.cfg.Kafka.ConsumerGroupConfig()
 	cfg.Consumer.Fetch.Default = 4 << 20
-	// Under load a fetch waits for 64 KiB (or 50 ms) instead of returning
-	// each few events: fewer broker round trips, larger batches.
-	cfg.Consumer.Fetch.Min = 64 << 10
-	cfg.Consumer.MaxWaitTime = 50 * time.Millisecond
+	// A fetch returns as soon as one event is there and otherwise waits
+	// 500 ms at the broker (sarama's defaults). A runner's transactions are
+	// as large under load either way (it gathers its own batch from the
+	// claim), while a fetch that waited for 64 KiB or 50 ms held a lone
+	// event up to 50 ms (read-your-writes waited for it) and made every idle
+	// projection poll the broker 20 times a second: 13 projections cost the
+	// broker ~0.05 cores doing nothing (BenchmarkIdlePlatform).
+	cfg.Consumer.Fetch.Min = 1
+	cfg.Consumer.MaxWaitTime = 500 * time.Millisecond
 	runnerCfg := e.cfg.Runner
 	if !active {
 		runnerCfg.BatchSize = runnerCfg.RebuildBatchSize
