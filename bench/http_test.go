@@ -294,12 +294,11 @@ type httpRun struct {
 // and the projections to finish the setup's events.
 func runHTTPUpdates(b *testing.B, h *apptest.Harness, incidents, clients int, idle, dispatcher bool) httpRun {
 	b.Helper()
-	client := &httpClient{
-		c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-			MaxIdleConns: 4 * clients, MaxIdleConnsPerHost: 4 * clients, IdleConnTimeout: time.Minute}},
-		base: h.URLs["status"], token: h.APIKey,
+	client, err := newWireClient(h.URLs["status"], h.APIKey, 4*clients)
+	if err != nil {
+		b.Fatal(err)
 	}
-	defer client.c.CloseIdleConnections()
+	defer client.close()
 	ids := make([]string, incidents)
 	closedLoop(b, 8, incidents, func(i int) error {
 		out, err := client.do(http.MethodPost, "/api/incidents", map[string]any{

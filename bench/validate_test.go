@@ -25,7 +25,9 @@ const (
 // session access token, with the whole platform running. Each call reads
 // the current heads of the credential's streams (so a revocation, a logout
 // or a role change applies to the next call) and decodes only streams that
-// moved.
+// moved. The load comes from wireClient (a lean HTTP/1.1 client, as the
+// ceiling's pgx is a lean PostgreSQL one), then again from net/http's
+// client for comparison.
 //
 // The ceiling, measured in the same benchmark, is PostgreSQL answering the
 // same number of single-row primary-key lookups (on es_streams) from the
@@ -46,18 +48,31 @@ func BenchmarkValidate(b *testing.B) {
 		b.Fatal(err)
 	}
 	db := h.App.Pool.Config().ConnConfig.Database
-	var raw, apiKey, session loadResult
-	var rawCPU, keyCPU, sessionCPU cpuUse
+	var raw, apiKey, session, netKey, netSession loadResult
+	var rawCPU, keyCPU, sessionCPU, netKeyCPU, netSessionCPU cpuUse
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
 		for _, run := range []struct {
 			token string
+			wire  bool // the load generator: wireClient (the bar's) or net/http's client (for comparison)
 			out   *loadResult
 			cpu   *cpuUse
-		}{{key.Value.Token, &apiKey, &keyCPU}, {reg.Session.AccessToken, &session, &sessionCPU}} {
-			client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-				MaxIdleConns: 2 * validateClients, MaxIdleConnsPerHost: 2 * validateClients}}, base: h.URLs["identity"], token: run.token}
+		}{{key.Value.Token, true, &apiKey, &keyCPU}, {reg.Session.AccessToken, true, &session, &sessionCPU},
+			{key.Value.Token, false, &netKey, &netKeyCPU}, {reg.Session.AccessToken, false, &netSession, &netSessionCPU}} {
+			var client loadClient
+			var closeClient func()
+			if run.wire {
+				wc, err := newWireClient(h.URLs["identity"], run.token, 2*validateClients)
+				if err != nil {
+					b.Fatal(err)
+				}
+				client, closeClient = wc, wc.close
+			} else {
+				hc := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+					MaxIdleConns: 2 * validateClients, MaxIdleConnsPerHost: 2 * validateClients}}, base: h.URLs["identity"], token: run.token}
+				client, closeClient = hc, hc.c.CloseIdleConnections
+			}
 			closedLoop(b, validateClients, 2*validateClients, func(int) error { // warm-up: connections, caches
 				_, err := client.do(http.MethodGet, "/validate", nil, http.StatusOK)
 				return err
@@ -68,7 +83,7 @@ func BenchmarkValidate(b *testing.B) {
 				return err
 			})
 			*run.cpu = cpu0.to(sampleCPU(db))
-			client.c.CloseIdleConnections()
+			closeClient()
 		}
 		// The ceiling last, once the platform's start-up work (consumer
 		// groups joining, JIT) is over.
@@ -89,13 +104,16 @@ func BenchmarkValidate(b *testing.B) {
 	b.ReportMetric(raw.rate, "raw-lookups/s")
 	b.ReportMetric(apiKey.rate/raw.rate, "key-ratio")
 	b.ReportMetric(session.rate/raw.rate, "session-ratio")
+	b.ReportMetric(netKey.rate/raw.rate, "key-ratio-nethttp")
+	b.ReportMetric(netSession.rate/raw.rate, "session-ratio-nethttp")
 	b.Logf("raw PostgreSQL point lookups, %d by %d clients: %.0f/s (p50 %.2f ms, p99 %.2f ms); %s",
 		validateRequests, validateClients, raw.rate, ms(raw.p50), ms(raw.p99), rawCPU.perOp(validateRequests, "lookup"))
 	for _, r := range []struct {
 		name string
 		res  loadResult
 		cpu  cpuUse
-	}{{"an API key", apiKey, keyCPU}, {"a session access token", session, sessionCPU}} {
+	}{{"an API key", apiKey, keyCPU}, {"a session access token", session, sessionCPU},
+		{"an API key, net/http's client", netKey, netKeyCPU}, {"a session access token, net/http's client", netSession, netSessionCPU}} {
 		b.Logf("GET /validate with %s, %d by %d clients: %.0f/s (p50 %.2f ms, p99 %.2f ms), ratio to raw lookups %.2f; %s",
 			r.name, validateRequests, validateClients, r.res.rate, ms(r.res.p50), ms(r.res.p99), r.res.rate/raw.rate,
 			r.cpu.perOp(validateRequests, "validation"))
