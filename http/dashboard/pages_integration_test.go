@@ -110,6 +110,17 @@ func TestPagesInABrowser(t *testing.T) {
 		t.Errorf("after signing in the browser is at %s:\n%s", where, p.Text)
 	}
 	b.Screenshot("dashboard-signed-in")
+
+	// A link from another site (an email's, a chat's: here a page with no
+	// origin of its own) opens the dashboard signed in: the session cookie
+	// goes with a top-level navigation from elsewhere (SameSite=Lax). A
+	// form posted from elsewhere still fails its CSRF and same-site checks.
+	b.Navigate(`data:text/html,<a id="link" href="` + h.URLs["dashboard"] + `/actions">Open the action queue</a>`)
+	b.Submit(`document.getElementById("link").click()`)
+	b.Eval("location.pathname", &where)
+	if p := b.Page(); where != "/actions" || !strings.Contains(p.Text, "Sign out") {
+		t.Errorf("a link from another site lands at %s, not signed in:\n%s", where, p.Text)
+	}
 	b.CheckPolicy()
 }
 

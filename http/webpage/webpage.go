@@ -155,9 +155,14 @@ func (a Auth) Authenticate(w http.ResponseWriter, r *http.Request) (Signed, erro
 }
 
 // setSession sets the page session's cookie (and identity's refresh cookie
-// for a password sign-in).
+// for a password sign-in). It is SameSite=Lax, not Strict: a link to a page
+// from another site (an emailed "export ready", a chat) is a top-level GET
+// that must arrive signed in (Strict sent it to /login). What Strict added
+// is kept by the forms' own checks: a POST needs the Strict CSRF cookie and
+// its field, and a same-site Sec-Fetch-Site or Origin; pages change nothing
+// on GET.
 func (a Auth) setSession(w http.ResponseWriter, r *http.Request, credential string, s *Session) {
-	ck := &http.Cookie{Name: a.SessionCookie, Value: credential, Path: "/", HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteStrictMode}
+	ck := &http.Cookie{Name: a.SessionCookie, Value: credential, Path: "/", HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode}
 	if s != nil {
 		ck.Expires, ck.MaxAge = s.ExpiresAt, int(time.Until(s.ExpiresAt).Seconds())
 		http.SetCookie(w, &http.Cookie{Name: RefreshCookie, Value: s.RefreshToken, Path: "/", HttpOnly: true, Secure: secure(r),
