@@ -233,40 +233,45 @@ func BenchmarkIncidentUpdatesHTTP(b *testing.B) {
 }
 
 // BenchmarkDiagCommandPath is a diagnostic, skipped unless BENCH_DIAG=1: the
-// HTTP update load of BenchmarkIncidentUpdatesHTTP with the platform's
-// background workers switched on one by one, over long streams (64
-// incidents, ~96 events each by the end) and short ones (3,000 incidents,
-// 2-4 events each). It tells the cost of the stream history from the cost of
-// the relay and of the projection engine.
+// HTTP update load of BenchmarkIncidentUpdatesHTTP at the bars' 16 and 64
+// clients with the platform's background workers switched on one by one
+// (none: the command path alone; then the relay, the projection engine, and
+// everything), each against raw one-row commits measured just before. It
+// tells what the command path costs from what its consumers, sharing the
+// same two cores, take from it.
 func BenchmarkDiagCommandPath(b *testing.B) {
 	if os.Getenv("BENCH_DIAG") != "1" {
 		b.Skip("diagnostic: set BENCH_DIAG=1")
 	}
-	for _, incidents := range []int{64, 3000} {
-		for _, workers := range []string{"none", "relay", "relay+projections", "all"} {
-			b.Run(fmt.Sprintf("incidents=%d/workers=%s", incidents, workers), func(b *testing.B) {
-				h := startPlatform(b, true)
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				switch workers {
-				case "relay":
-					go h.App.Relay.Run(ctx) //nolint:errcheck
-				case "relay+projections":
-					go h.App.Relay.Run(ctx)  //nolint:errcheck
-					go h.App.Engine.Run(ctx) //nolint:errcheck
-				case "all":
-					go h.App.Run(ctx, false) //nolint:errcheck
+	rawPool := newPool(b, int32(slices.Max(httpRawSweep))+8)
+	raws := map[int]commitStats{}
+	for _, clients := range httpRawSweep {
+		raws[clients] = rawCommitRate(b, rawPool, clients, httpUpdates)
+	}
+	rawPool.Close()
+	for _, workers := range []string{"none", "relay", "relay+projections", "all"} {
+		b.Run("workers="+workers, func(b *testing.B) {
+			h := startPlatform(b, true)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			switch workers {
+			case "relay":
+				go h.App.Relay.Run(ctx) //nolint:errcheck
+			case "relay+projections":
+				go h.App.Relay.Run(ctx)  //nolint:errcheck
+				go h.App.Engine.Run(ctx) //nolint:errcheck
+			case "all":
+				go h.App.Run(ctx, false) //nolint:errcheck
+			}
+			for range b.N {
+				for _, clients := range httpRawSweep {
+					res := runHTTPUpdates(b, h, httpIncidents, clients, workers == "all" || workers == "relay+projections", workers == "all")
+					b.ReportMetric(res.rate/raws[clients].rate, fmt.Sprintf("ratio-%dc", clients))
+					b.Logf("%d clients: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms, %.2f of raw commits (%.0f/s); %s", clients,
+						res.rate, ms(res.p50), ms(res.p99), res.rate/raws[clients].rate, raws[clients].rate, res.cpu.perOp(httpUpdates, "command"))
 				}
-				var res httpRun
-				for range b.N {
-					res = runHTTPUpdates(b, h, incidents, httpClients, workers == "all" || workers == "relay+projections", workers == "all")
-				}
-				b.ReportMetric(res.rate, "cmds/s")
-				b.ReportMetric(ms(res.p50), "p50-ms")
-				b.ReportMetric(ms(res.p99), "p99-ms")
-				b.Logf("%.0f cmds/s, p50 %.1f ms, p99 %.1f ms; %s", res.rate, ms(res.p50), ms(res.p99), res.cpu.perOp(httpUpdates, "command"))
-			})
-		}
+			}
+		})
 	}
 }
 
