@@ -78,6 +78,13 @@ func (l *landings) land(ctx context.Context, name string, write, keep func(conte
 	l.wg.Add(1)
 	l.mu.Unlock()
 	kept := keep == nil || l.kept(ctx, name, keep)
+	if keep != nil {
+		where := "memory"
+		if kept {
+			where = "log"
+		}
+		heldSettles.WithLabelValues(where).Inc()
+	}
 	l.log.Warn("gateway: the database is out; holding a write until it lands", "write", name, "logged", keep != nil && kept, "err", err)
 	go func() {
 		defer l.wg.Done()
