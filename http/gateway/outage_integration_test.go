@@ -13,6 +13,7 @@ import (
 	"time"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
+	"github.com/platform/backend/domain/gateway/prices"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/module"
@@ -199,7 +200,8 @@ func TestAnsweredCallSettlesAtItsRealCostAfterAnOutage(t *testing.T) {
 // cost, not abandoned at its reservation: the settle was written to the
 // gateway's settle log before the answer went out, and the next process's
 // reactor lands it from there, while its sweeper, with the reservation long
-// expired, waits for the log to be landed before it abandons anything.
+// expired, waits for the log to be landed before it abandons anything (and
+// abandons again once it is).
 func TestAHeldSettleOutlivesItsProcess(t *testing.T) {
 	metering := func(c *app.Config) {
 		g := module.SectionOf[*gatewaymod.Config](c.Modules)
@@ -269,4 +271,25 @@ func TestAHeldSettleOutlivesItsProcess(t *testing.T) {
 	if n := second.Count(t, `SELECT count(*) FROM es_events WHERE organization_id = $1 AND event_type = 'gateway.usage.recorded'`, first.OrgID); n != 1 {
 		t.Fatalf("%d usage events for one call", n)
 	}
+	// The log landed, the sweeper abandons again: a call whose settle has
+	// not come when the sweep runs is settled by it.
+	handlers := apptest.Provided[*gatewaycmd.Handlers](second)
+	call := gatewaycmd.Call{Caller: gatewaycmd.Caller{OrganizationID: second.OrgID, PrincipalID: "user-1", PrincipalType: "user", AppID: "studio", UseCase: "chat"},
+		Action: "ai.completions", Provider: "ai_provider_1", Model: "gpt-4o-mini", Operation: prices.OpChat, ConnectionID: "test",
+		Estimate: prices.Units{InputTokens: 1000, OutputTokens: 1000}}
+	apptest.Eventually(t, 30*time.Second, "a sweep that abandons", func() bool {
+		swept := 0
+		_, _, err := handlers.Metered(context.Background(), call, func(ctx context.Context) gatewaycmd.Attempt {
+			n, err := handlers.Sweep(ctx, time.Now().Add(time.Hour))
+			if err != nil {
+				t.Error(err)
+			}
+			swept = n
+			return gatewaycmd.Attempt{Units: prices.Units{InputTokens: 10, OutputTokens: 10}}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return swept == 1
+	})
 }
