@@ -77,7 +77,9 @@ func NewSettleLog(kc eventstore.KafkaConfig) (*SettleLog, error) {
 	return &SettleLog{client: client, producer: producer, topic: topic}, nil
 }
 
-// Close stops the producer once the sends under way have returned.
+// Close stops the producer once the sends under way have returned (a send
+// to a broker that is out returns when sarama's retries end: a stop during
+// a double outage waits for them, rather than lose what they carry).
 func (l *SettleLog) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
