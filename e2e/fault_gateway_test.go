@@ -297,3 +297,112 @@ func gatewayRetriesUnderDatabaseStop(t *testing.T) {
 		len(l.receipts), l.replayed.Load(), l.requests.Load(), strings.Join(codes, " "), l.transport.Load(), total, dark, unanswered,
 		receiptSum, float64(settled)/1e6)
 }
+
+// gatewaySettlesOutliveKill9: streamed completions are in flight when
+// PostgreSQL stops, so they are answered while it is out (their settles
+// held); platformd is then killed (-9) before the database is back, and
+// started again after the reservations expired. Every answered call is
+// still recorded once at what its answer said (outcome ok, the receipt's
+// cost), never abandoned at its reservation: its settle was in the
+// gateway's settle log (Kafka) before the answer went out, and the new
+// process lands it from there before its sweeper abandons anything.
+func gatewaySettlesOutliveKill9(t *testing.T) {
+	const clients = 6
+	infra := faultStack(t)
+	s := infra.NewStack(t)
+	srv := s.StartServer(ServerOptions{Env: []string{
+		"GATEWAY_SANDBOX_DELAY=100ms", // a stream of a dozen words runs about a second
+		"GATEWAY_CALL_TIMEOUT=2s", "GATEWAY_STREAM_TIMEOUT=3s",
+		"GATEWAY_RESERVATION_TTL=4s", "GATEWAY_SWEEP_INTERVAL=500ms", "GATEWAY_SWEEP_GRACE=6s",
+	}})
+	client := &http.Client{Timeout: 15 * time.Second}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	receipts := map[string]gatewayReceipt{} // request id -> the answer's receipt
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			for n := 0; ctx.Err() == nil; n++ {
+				words := strings.Repeat(fmt.Sprintf("c%dw%d ", c, n), 10)
+				res, err := send(ctx, client, Req{Method: http.MethodPost, URL: srv.URL("gateway") + "/api/ai/completions", Key: s.APIKey,
+					Body: map[string]any{"prompt": words, "max_tokens": 64, "stream": true}})
+				if err != nil || res.Status != http.StatusOK {
+					sleepCtx(ctx, 100*time.Millisecond)
+					continue
+				}
+				r, err := receiptOf(res)
+				if err != nil {
+					continue // cut by the test's end
+				}
+				mu.Lock()
+				receipts[r.RequestID] = r
+				mu.Unlock()
+			}
+		})
+	}
+	time.Sleep(2 * time.Second)
+	infra.StopPostgres(t)
+	time.Sleep(3 * time.Second) // the streams in flight answer in the dark
+	cancel()
+	wg.Wait()
+	srv.Kill9()                 // with the settles of those calls held in its memory
+	time.Sleep(5 * time.Second) // past the reservations' 4 s
+	infra.StartPostgres(t)
+	srv.Start()
+
+	pool := s.Pool()
+	eventually(t, 90*time.Second, "every reservation settled", func() error {
+		if n := queryInt(t, pool, `SELECT count(*) FROM gateway_reservations`); n != 0 {
+			return fmt.Errorf("%d reservations open", n)
+		}
+		return nil
+	})
+	type usage struct {
+		outcome string
+		cost    int64
+	}
+	events := map[string]usage{}
+	rows, err := pool.Query(context.Background(), `SELECT payload->>'request_id', payload->>'outcome', (payload->>'cost_microcents')::bigint
+		FROM es_events WHERE event_type = 'gateway.usage.recorded'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cost int64
+	for rows.Next() {
+		var id string
+		var u usage
+		if err := rows.Scan(&id, &u.outcome, &u.cost); err != nil {
+			t.Fatal(err)
+		}
+		if _, twice := events[id]; twice {
+			t.Errorf("call %s has two usage events", id)
+		}
+		events[id] = u
+		cost += u.cost
+	}
+	rows.Close()
+	for id, r := range receipts {
+		u, ok := events[id]
+		switch {
+		case !ok:
+			t.Errorf("the answered call %s has no usage event", id)
+		case u.outcome != "ok" || r.Outcome != "ok" || math.Abs(float64(u.cost)/1e6-r.CostCents) > 1e-9:
+			t.Errorf("call %s: answered %+v, recorded outcome %s at %d micro-cents", id, r, u.outcome, u.cost)
+		}
+	}
+	// The calls answered while the database was out: recorded after the
+	// restart, well after their own clock stamped their usage.
+	dark := queryInt(t, pool, `SELECT count(*) FROM es_events WHERE event_type = 'gateway.usage.recorded'
+		AND payload->>'outcome' = 'ok' AND recorded_at - (payload->>'occurred_at')::timestamptz > interval '5 seconds'`)
+	if dark == 0 {
+		t.Errorf("no call was answered while the database was out: the scenario proved nothing")
+	}
+	settled := queryInt(t, pool, `SELECT COALESCE(sum(settled), 0) FROM gateway_budgets WHERE scope = 'organization'`)
+	reserved := queryInt(t, pool, `SELECT COALESCE(sum(reserved), 0) FROM gateway_budgets`)
+	if settled != cost || reserved != 0 {
+		t.Errorf("ledger: settled %d, reserved %d; the usage events cost %d", settled, reserved, cost)
+	}
+	t.Logf("gateway settles through a database stop and a kill -9: %d calls answered, %d usage events, %d of calls answered in the dark "+
+		"landed from the settle log after the restart", len(receipts), len(events), dark)
+}

@@ -70,6 +70,10 @@ func TestFaults(t *testing.T) {
 		gatewayRetriesUnderDatabaseStop(t)
 	})
 
+	t.Run("gateway settles held through a database stop outlive kill -9", func(t *testing.T) {
+		gatewaySettlesOutliveKill9(t)
+	})
+
 	t.Run("clients that give up at once and retry with the same key", func(t *testing.T) {
 		record(scenario(t, "first attempt times out after 5 ms, retried with its key", 5*time.Millisecond, func(t *testing.T, s *Stack, srv *Server) {
 			time.Sleep(4 * time.Second)

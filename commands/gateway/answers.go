@@ -169,7 +169,7 @@ func (c *Claim) Keep(ctx context.Context, answer Answer) {
 					expires_at = $7 WHERE organization_id = $1 AND key = $2 AND claim = $3`,
 					c.org, c.key, c.token, sealed.KeyID, sealed.Nonce, sealed.Ciphertext, expires)
 				return dbError(err)
-			})
+			}, nil)
 		}
 	}
 	if err != nil {
@@ -185,7 +185,7 @@ func (c *Claim) Release(ctx context.Context) {
 		_, err := c.a.h.pool.Exec(ctx, `DELETE FROM gateway_idempotency WHERE organization_id = $1 AND key = $2 AND claim = $3`,
 			c.org, c.key, c.token)
 		return dbError(err)
-	})
+	}, nil)
 	if err != nil {
 		c.a.h.log.Error("gateway: an Idempotency-Key was not released; it frees itself when its lease ends", "organization_id", c.org, "err", err)
 	}

@@ -52,6 +52,9 @@ type Handlers struct {
 	// landings hold the settles and stored answers of answered calls
 	// while the database is out, until they land (landings.go).
 	landings *landings
+	// settleLog keeps held settles past the process's death (nil: in
+	// memory only; settle_log.go).
+	settleLog *SettleLog
 
 	// health is the last provider-health state this process saw per stream,
 	// so only an attempt that disagrees issues a command (health.go).

@@ -138,11 +138,13 @@ func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.C
 		CorrelationID: call.Caller.CorrelationID}
 	// The call was answered: it settles at its real cost. With the database
 	// out, the settle is held in this process and tried again until it
-	// lands (landings.go); the sweeper leaves its reservation alone.
+	// lands (landings.go), and written to the settle log so that it
+	// outlives the process (settle_log.go); the sweeper leaves its
+	// reservation alone.
 	if err := h.landings.land(bg, heldSettle+r.RequestID, func(ctx context.Context) error {
 		_, err := h.settle(ctx, m, rec, r.Scopes)
 		return err
-	}); err != nil {
+	}, h.keepSettle(m, rec, r.Scopes)); err != nil {
 		// Refused for good (a bug): the reservation stays, and the sweeper
 		// settles it at its full amount (over-counted, never leaked).
 		h.log.Error("gateway: settle refused; the sweeper will settle the reservation", "request_id", r.RequestID, "err", err)

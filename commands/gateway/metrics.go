@@ -30,6 +30,10 @@ var (
 		Name: "platform_gateway_provider_transitions_total",
 		Help: "Provider health transitions of an organization's provider, by provider and the state reached (degraded, healthy).",
 	}, []string{"provider", "state"})
+	heldSettles = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "platform_gateway_held_settles_total",
+		Help: "Settles of answered calls the database could not take, by where they were kept when the answer went out: log (the settle log, durable), memory (the broker out too: lost if the process dies).",
+	}, []string{"kept"})
 	credentialWarnings = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "platform_gateway_credential_warnings_total",
 		Help: "Credentials that need a person: a connection's token expiring within 7 days (expiring), a credential the key ring cannot open (undecryptable).",
@@ -39,6 +43,9 @@ var (
 // At 0 from the start, for alerts over a window: the warnings, and the
 // health transitions of every AI provider.
 func init() {
+	for _, kept := range []string{"log", "memory"} {
+		heldSettles.WithLabelValues(kept)
+	}
 	for _, kind := range []string{"expiring", "undecryptable"} {
 		credentialWarnings.WithLabelValues(kind)
 	}

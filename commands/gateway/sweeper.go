@@ -41,7 +41,10 @@ var (
 // has reached the database without a failure for Config.SweepGrace, counted
 // from the start of its term (a database restart ends the term: the lock's
 // connection dies with it) and from its last failed sweep: long enough for
-// every live process to land what it held.
+// every live process to land what it held. A process that died holding
+// settles wrote them to the settle log first (settle_log.go): the sweeper
+// abandons nothing either while the log's reactor has not handled every
+// record the log holds (Sweep).
 func (h *Handlers) RunSweeper(ctx context.Context, pool *pgxpool.Pool, every time.Duration) error {
 	return leader.Run(ctx, pool, SweeperLock, leader.Config{}, h.log, func(ctx context.Context) error {
 		reached := time.Now()
@@ -68,8 +71,22 @@ func (h *Handlers) RunSweeper(ctx context.Context, pool *pgxpool.Pool, every tim
 // Sweep settles every reservation that expired before now (now is passed
 // in, so tests move the clock), except those whose settle this process
 // holds (an answered call: its real cost lands when the database takes it);
-// it returns how many it settled.
+// it returns how many it settled. It settles none while the settle log
+// holds records its reactor has not landed yet: a settle is written to the
+// log when its call answers, before its reservation expires, so every
+// expired reservation's record is below the log's end read here, and lands
+// (appending first) before this sweep abandons anything.
 func (h *Handlers) Sweep(ctx context.Context, now time.Time) (int, error) {
+	if h.settleLog != nil {
+		landed, err := h.settleLog.landed(ctx, h.pool)
+		if err != nil {
+			return 0, err
+		}
+		if !landed {
+			h.log.Info("gateway: the sweep waits for the settle log's records to land")
+			return 0, nil
+		}
+	}
 	settled := 0
 	for {
 		rows, err := h.pool.Query(ctx, `SELECT request_id, organization_id, amount, scopes, month, call FROM gateway_reservations

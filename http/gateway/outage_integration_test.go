@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	gatewaycmd "github.com/platform/backend/commands/gateway"
+	"github.com/platform/backend/domain/gateway/prices"
 	"github.com/platform/backend/internal/app"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/module"
@@ -189,5 +191,105 @@ func TestAnsweredCallSettlesAtItsRealCostAfterAnOutage(t *testing.T) {
 			t.Fatalf("daily snapshot %+v; the receipt %+v", d, receipt)
 		}
 		return d.Calls == 1
+	})
+}
+
+// TestAHeldSettleOutlivesItsProcess: a call answered while the database
+// was out, whose process then stopped before the database came back (its
+// memory, where the settle was held, gone), is recorded once at its real
+// cost, not abandoned at its reservation: the settle was written to the
+// gateway's settle log before the answer went out, and the next process's
+// reactor lands it from there, while its sweeper, with the reservation long
+// expired, waits for the log to be landed before it abandons anything (and
+// abandons again once it is).
+func TestAHeldSettleOutlivesItsProcess(t *testing.T) {
+	metering := func(c *app.Config) {
+		g := module.SectionOf[*gatewaymod.Config](c.Modules)
+		g.Metering.CallTimeout, g.Metering.StreamTimeout = 3*time.Second, 3*time.Second
+		g.Metering.ReservationTTL, g.Metering.SweepInterval = 4*time.Second, 200*time.Millisecond
+		g.Metering.SweepGrace = 5 * time.Second
+	}
+	var proxy *dbProxy
+	first := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { proxy = proxied(t, c); metering(c) }})
+	kit := fake(t, first, ai.Provider1)
+	gate := fakekit.NewGate()
+	kit.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
+	answered := make(chan apptest.Response, 1)
+	go func() {
+		answered <- post(t, first, "/api/ai/completions", "", map[string]any{"prompt": "answered, then the process died", "max_tokens": 500})
+	}()
+	<-gate.Entered()
+	proxy.Cut()
+	gate.Open()
+	res := <-answered
+	apptest.Must(t, res, http.StatusOK, "the call answered while the database is out")
+	var receipt struct {
+		RequestID string  `json:"request_id"`
+		CostCents float64 `json:"cost_cents"`
+	}
+	res.JSON(t, &receipt)
+	// The process stops with the database still out: what it held in
+	// memory is gone. The reservation expires meanwhile.
+	first.Stop()
+	time.Sleep(4 * time.Second)
+	proxy.Restore()
+
+	again := func(c *app.Config) {
+		metering(c)
+		c.DatabaseURL, c.Kafka.Topics = first.Config.DatabaseURL, first.Config.Kafka.Topics
+	}
+	// A sweep before the log's reactor ran (here: a process without
+	// workers) abandons nothing, the reservation long expired.
+	idle := apptest.Start(t, apptest.Options{Configure: again, NoWorkers: true})
+	if n, err := apptest.Provided[*gatewaycmd.Handlers](idle).Sweep(context.Background(), time.Now().Add(time.Hour)); err != nil || n != 0 ||
+		idle.Count(t, `SELECT count(*) FROM gateway_reservations`) != 1 {
+		t.Fatalf("a sweep before the settle log landed settled %d reservations (%v)", n, err)
+	}
+	idle.Stop()
+	second := apptest.Start(t, apptest.Options{Configure: again})
+	apptest.Eventually(t, 60*time.Second, "the reservation settled", func() bool {
+		var n int64
+		err := second.App.Pool.QueryRow(context.Background(), `SELECT count(*) FROM gateway_reservations`).Scan(&n)
+		return err == nil && n == 0
+	})
+	var events int64
+	var outcome string
+	var cost int64
+	var estimated bool
+	if err := second.App.Pool.QueryRow(context.Background(), `SELECT count(*), min(payload->>'outcome'), min((payload->>'cost_microcents')::bigint),
+		bool_or((payload->>'estimated')::boolean) FROM es_events WHERE stream_id = $1`, "usage:"+receipt.RequestID).
+		Scan(&events, &outcome, &cost, &estimated); err != nil {
+		t.Fatal(err)
+	}
+	if events != 1 || outcome != "ok" || estimated || math.Abs(float64(cost)/1e6-receipt.CostCents) > 1e-9 {
+		t.Fatalf("the answered call (receipt %+v) was recorded as %d events, outcome %s, cost %d micro-cents, estimated %v",
+			receipt, events, outcome, cost, estimated)
+	}
+	if settled, reserved := budget(t, second, first.OrgID, "organization"); settled != cost || reserved != 0 {
+		t.Fatalf("budget settled %d reserved %d; the call cost %d", settled, reserved, cost)
+	}
+	if n := second.Count(t, `SELECT count(*) FROM es_events WHERE organization_id = $1 AND event_type = 'gateway.usage.recorded'`, first.OrgID); n != 1 {
+		t.Fatalf("%d usage events for one call", n)
+	}
+	// The log landed, the sweeper abandons again: a call whose settle has
+	// not come when the sweep runs is settled by it.
+	handlers := apptest.Provided[*gatewaycmd.Handlers](second)
+	call := gatewaycmd.Call{Caller: gatewaycmd.Caller{OrganizationID: second.OrgID, PrincipalID: "user-1", PrincipalType: "user", AppID: "studio", UseCase: "chat"},
+		Action: "ai.completions", Provider: "ai_provider_1", Model: "gpt-4o-mini", Operation: prices.OpChat, ConnectionID: "test",
+		Estimate: prices.Units{InputTokens: 1000, OutputTokens: 1000}}
+	apptest.Eventually(t, 30*time.Second, "a sweep that abandons", func() bool {
+		swept := 0
+		_, _, err := handlers.Metered(context.Background(), call, func(ctx context.Context) gatewaycmd.Attempt {
+			n, err := handlers.Sweep(ctx, time.Now().Add(time.Hour))
+			if err != nil {
+				t.Error(err)
+			}
+			swept = n
+			return gatewaycmd.Attempt{Units: prices.Units{InputTokens: 10, OutputTokens: 10}}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return swept == 1
 	})
 }

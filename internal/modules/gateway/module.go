@@ -52,13 +52,22 @@ var Module = module.Module{
 func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 	cfg := module.SectionOf[*Config](p.Sections)
 	handlers := gatewaycmd.NewHandlers(p.Store, p.Pool, p.Now, cfg.Metering, p.Log)
+	// Settles held while the database is out outlive the process in the log
+	// (closed by the landings worker when the process stops).
+	settleLog, err := gatewaycmd.NewSettleLog(p.Kafka)
+	if err != nil {
+		return module.Parts{}, err
+	}
+	handlers.UseSettleLog(settleLog)
 	conns, sandbox, err := connections(cfg)
 	if err != nil {
+		settleLog.Close()
 		return module.Parts{}, err
 	}
 	edge, edgeSandbox, err := buildEdge(p, cfg, handlers, conns, sandbox)
 	if err != nil {
 		sandbox.Close()
+		settleLog.Close()
 		return module.Parts{}, err
 	}
 	client := gatewaycmd.NewClient(handlers, edge).WithEdge(edge)
@@ -82,7 +91,7 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		Projections:   []projections.Projection{gatewayview.Projection{}},
 		Notifications: gatewaymap.Mapping(dashboard),
 		SilentStreams: gatewaymap.SilentStreams,
-		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner(), edge.Relay()},
+		Reactors:      []reactor.Reactor{handlers.MetersReactor(), handlers.Provisioner(), edge.Relay(), handlers.SettleLanding()},
 		Timers:        edge.RegisterTimers,
 		Service: func(httpapi.Deps) (httpapi.Service, error) {
 			return gatewayhttp.Service(deps, gatewayhttp.EdgeArea(edge, queries)), nil
