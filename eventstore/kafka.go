@@ -141,10 +141,11 @@ const topicReadyTimeout = 30 * time.Second
 
 // awaitLeaders returns once each partition of topics answers a ListOffsets
 // request from its leader. A new partition's leader is in the metadata
-// before that broker has opened the partition's log (KRaft publishes the
-// metadata image to the cache first): a Produce in that window answers "not
-// the leader for some partition". ListOffsets goes through the same check of
-// the broker's replica manager as Produce, and writes nothing.
+// before that broker takes requests for it (seen on Kafka 3.9 KRaft: a
+// Produce right after CreateTopics answered "not the leader for some
+// partition" on up to all 48 partitions of TestEnsureTopicsReturnsWritableTopics).
+// ListOffsets needs the broker to lead the partition as Produce does, and
+// writes nothing.
 func awaitLeaders(client sarama.Client, topics []string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for _, t := range topics {

@@ -11,11 +11,11 @@ import (
 )
 
 // TestEnsureTopicsReturnsWritableTopics: a topic EnsureTopics has just
-// created takes a record batch on every partition at once. KRaft publishes a
-// new partition's leader in the metadata before the leader's replica manager
-// has opened its log, and a Produce in that window answers "not the leader
-// for some partition": a relay started on a fresh cluster lost its first term
-// to it, and tests that wrote at once failed under load.
+// created takes a record batch on every partition at once. The broker names
+// a new partition's leader in its metadata before it takes writes for it, and
+// a Produce in that window answers "not the leader for some partition": a
+// relay started on a fresh cluster lost its first term to it, and tests that
+// wrote at once failed under load (TestRelayPublishesLateCommits).
 func TestEnsureTopicsReturnsWritableTopics(t *testing.T) {
 	brokers := testenv.KafkaBrokers(t)
 	kc := eventstore.KafkaConfig{Brokers: brokers, Partitions: 16,
