@@ -99,18 +99,25 @@ func (c KafkaConfig) ProducerConfig() *sarama.Config {
 	return cfg
 }
 
-// EnsureTopics creates the topics that do not exist yet, kept forever.
+// EnsureTopics creates the topics that do not exist yet, kept forever, and
+// returns once every partition of those it created takes writes.
 func EnsureTopics(c KafkaConfig, topics ...string) error {
-	admin, err := sarama.NewClusterAdmin(c.Brokers, c.SaramaConfig())
+	client, err := sarama.NewClient(c.Brokers, c.SaramaConfig())
 	if err != nil {
 		return fmt.Errorf("kafka admin: %w", err)
 	}
-	defer admin.Close()
+	admin, err := sarama.NewClusterAdminFromClient(client)
+	if err != nil {
+		_ = client.Close()
+		return fmt.Errorf("kafka admin: %w", err)
+	}
+	defer admin.Close() // closes the client too
 	existing, err := admin.ListTopics()
 	if err != nil {
 		return fmt.Errorf("kafka list topics: %w", err)
 	}
 	forever := "-1"
+	var created []string
 	for _, t := range topics {
 		if _, ok := existing[t]; ok {
 			continue
@@ -122,6 +129,53 @@ func EnsureTopics(c KafkaConfig, topics ...string) error {
 		}, false)
 		if err != nil && !errors.Is(err, sarama.ErrTopicAlreadyExists) {
 			return fmt.Errorf("kafka create topic %s: %w", t, err)
+		}
+		created = append(created, t) // one another process just created may be as young
+	}
+	return awaitLeaders(client, created, topicReadyTimeout)
+}
+
+// topicReadyTimeout bounds how long EnsureTopics waits for the leaders of
+// the partitions it created.
+const topicReadyTimeout = 30 * time.Second
+
+// awaitLeaders returns once each partition of topics answers a ListOffsets
+// request from its leader. A new partition's leader is in the metadata
+// before that broker takes requests for it (seen on Kafka 3.9 KRaft: a
+// Produce right after CreateTopics answered "not the leader for some
+// partition" on up to all 48 partitions of TestEnsureTopicsReturnsWritableTopics).
+// ListOffsets needs the broker to lead the partition as Produce does, and
+// writes nothing.
+func awaitLeaders(client sarama.Client, topics []string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for _, t := range topics {
+		for {
+			err := leadersAnswer(client, t)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("kafka topic %s: partitions without a leader after %s: %w", t, timeout, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+			_ = client.RefreshMetadata(t) // a failure shows in the next try
+		}
+	}
+	return nil
+}
+
+// leadersAnswer asks each partition of topic's leader for its newest offset.
+func leadersAnswer(client sarama.Client, topic string) error {
+	parts, err := client.Partitions(topic)
+	if err != nil {
+		return err
+	}
+	if len(parts) == 0 {
+		return errors.New("no partitions in the metadata")
+	}
+	for _, p := range parts {
+		if _, err := client.GetOffset(topic, p, sarama.OffsetNewest); err != nil {
+			return fmt.Errorf("partition %d: %w", p, err)
 		}
 	}
 	return nil

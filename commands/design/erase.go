@@ -50,7 +50,7 @@ func (h *Handlers) EraseData(ctx context.Context, m commands.Meta, p principal.P
 	}
 	org := p.OrganizationID
 	res, err := workspace.Erase(ctx, h.store, meta(m, p), registry, domain.StreamOrganization, domain.OrganizationStreamID(org),
-		domain.LoadOrganization, in.Confirmation, h.now(), func(n workspace.Erasure) Erasure {
+		domain.Erasures, in.Confirmation, h.now(), func(n workspace.Erasure) Erasure {
 			return Erasure{OrganizationID: org, Objects: n.Objects, Files: n.Files, Erasures: n.Erasures}
 		})
 	if err == nil {

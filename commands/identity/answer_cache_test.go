@@ -2,6 +2,8 @@ package identity_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -155,4 +157,118 @@ func TestValidationAnswerOfASession(t *testing.T) {
 	if _, err := actValidate(t, h, token); errs.KindOf(err) != errs.KindAuthenticationRequired {
 		t.Fatalf("after logout everywhere: %v", err)
 	}
+}
+
+// mutatePrincipal changes every list of p in place, as a careless caller
+// might: an element overwritten, an append into spare capacity. Each call
+// writes values of its own (mark), so a second change shows too.
+func mutatePrincipal(p *domain.Principal, mark string) {
+	for _, list := range [][]string{p.Scopes, p.Permissions} {
+		if len(list) > 0 {
+			_ = append(list[:len(list)-1], mark) // writes over the last element
+			list[0] = mark
+			_ = append(list, mark)
+		}
+	}
+	for i := range p.Workspaces {
+		p.Workspaces[i].WorkspaceID = mark
+		if len(p.Workspaces[i].AllowedScopes) > 0 {
+			p.Workspaces[i].AllowedScopes[0] = mark
+		}
+	}
+}
+
+// TestValidationAnswerIsTheCallersOwn: a caller that changes the lists of
+// the principal it was given (scopes, permissions, workspace bindings)
+// changes nobody else's answer: not the next validation of the same
+// credential (served from the answer cache), nor another session of the
+// same user and role (whose permissions come from the same memo).
+func TestValidationAnswerIsTheCallersOwn(t *testing.T) {
+	ctx := context.Background()
+	h, store, _ := actHandlers(t)
+	key, err := h.CreateAPIKey(ctx, keyMeta("org-a"), identitycmd.CreateAPIKey{Name: "ci", Service: "status",
+		Scopes: []string{"status:read", "status:write"},
+		ResourceBindings: []domain.ResourceBinding{{ResourceType: domain.CanonicalResourceType, ResourceID: uuid.NewString(),
+			AccessLevel: "write", AllowedScopes: []string{"status:read", "status:write"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firstID string
+	session := func(secret string) string {
+		sid := uuid.NewString()
+		if firstID == "" {
+			firstID = sid
+		}
+		actAppend(t, store, domain.StreamSession, sid, event.New(domain.SessionStarted, domain.SessionStartedV1{
+			SessionID: sid, UserID: "user-1", OrganizationID: "org-a", AccessHash: identitycmd.HashSecret(secret),
+			RefreshHash: identitycmd.HashSecret("refresh-" + secret), AccessExpiresAt: t0.Add(15 * time.Minute),
+			ExpiresAt: t0.Add(24 * time.Hour), StartedAt: t0}))
+		return identitycmd.AccessTokenPrefix + sid + "." + secret
+	}
+	first, second := session("first-secret"), session("second-secret")
+	// The platform's catalog, so that the sessions' permissions are a list.
+	catalog, err := domain.LoadCatalog(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeded, err := catalog.Seed(domain.DefaultCatalog("http://apps.test"), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actAppend(t, store, domain.StreamCatalog, domain.CatalogStream, seeded...)
+
+	encode := func(p domain.Principal) string {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, tc := range []struct{ name, token, next string }{
+		{"api key", key.Value.Token, key.Value.Token},
+		{"session", first, first},
+		{"another session of the user", first, second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := actValidate(t, h, tc.token)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.name == "api key" && (len(p.Scopes) == 0 || len(p.Workspaces) == 0) || tc.name != "api key" && len(p.Permissions) == 0 {
+				t.Fatalf("the principal has lists too short to test: %+v", p)
+			}
+			for i := range 2 { // the first answer computed, then the kept one
+				want, err := actValidate(t, h, tc.next)
+				if err != nil {
+					t.Fatal(err)
+				}
+				before := encode(want)
+				mutatePrincipal(&p, fmt.Sprintf("mutated-%d", i))
+				got, err := actValidate(t, h, tc.next)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if after := encode(got); after != before {
+					t.Fatalf("a caller's change to its principal reached the next answer:\nbefore %s\nafter  %s", before, after)
+				}
+				p = got
+			}
+		})
+	}
+	// A browser's sign-in check answers the same principal.
+	t.Run("signed in", func(t *testing.T) {
+		p, err := h.SignedIn(ctx, identitycmd.RefreshTokenPrefix+firstID+".refresh-first-secret")
+		if err != nil || len(p.Permissions) == 0 {
+			t.Fatalf("%+v, %v", p, err)
+		}
+		want, err := actValidate(t, h, second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := encode(want)
+		mutatePrincipal(&p, "mutated-signed-in")
+		if got, err := actValidate(t, h, second); err != nil || encode(got) != before {
+			t.Fatalf("a change to the signed-in principal reached another session's answer: %v\nbefore %s\nafter  %s", err, before, encode(got))
+		}
+	})
 }

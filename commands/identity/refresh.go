@@ -87,5 +87,6 @@ func (h *Handlers) SignedIn(ctx context.Context, refreshToken string) (domain.Pr
 	if err := s.CheckRefresh(HashSecret(secret), h.now()); err != nil {
 		return domain.Principal{}, err
 	}
-	return h.sessionPrincipal(ctx, s)
+	p, err := h.sessionPrincipal(ctx, s)
+	return p.Clone(), err // its permissions are the memo's (Validate)
 }

@@ -23,11 +23,19 @@ var (
 // user or organization, a changed role — each applies at once. Nothing is
 // trusted from the token itself beyond which key or session it names. A
 // store that cannot answer fails closed (503).
+//
+// Each caller gets a principal of its own: the answer cache keeps the one
+// it computed, whose lists are also the key's state in the stream cache and
+// the permission memo's (shared by every session of a role), so a caller
+// that changed a list in place would change other callers' answers. A clone
+// is two allocations (principal.Clone).
 func (h *Handlers) Validate(ctx context.Context, token string) (domain.Principal, error) {
+	validate := h.validateAPIKey
 	if strings.HasPrefix(token, AccessTokenPrefix) {
-		return h.validateSession(ctx, token)
+		validate = h.validateSession
 	}
-	return h.validateAPIKey(ctx, token)
+	p, err := validate(ctx, token)
+	return p.Clone(), err
 }
 
 func (h *Handlers) validateAPIKey(ctx context.Context, token string) (domain.Principal, error) {

@@ -35,7 +35,7 @@ func (h *Handlers) EraseData(ctx context.Context, m commands.Meta, p principal.P
 	}
 	org := p.OrganizationID
 	res, err := workspace.Erase(ctx, h.store, meta(m, p), registry, domain.StreamOrganization, domain.OrganizationStreamID(org),
-		domain.LoadOrganization, in.Confirmation, h.now(), func(n workspace.Erasure) Erasure {
+		domain.Erasures, in.Confirmation, h.now(), func(n workspace.Erasure) Erasure {
 			return Erasure{OrganizationID: org, Objects: n.Objects, AssetObjects: n.Files, Erasures: n.Erasures}
 		}, eventstore.Write{SQL: `DELETE FROM studio_quota_usage WHERE organization_id = $1`, Args: []any{org}})
 	if err == nil {

@@ -5,16 +5,10 @@ import (
 	"time"
 
 	"github.com/platform/backend/commands"
+	"github.com/platform/backend/domain/erasure"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/eventstore"
 )
-
-// Eraser is a context's organization write model: it records an erasure
-// (the confirmation checked, the counts in its event) and counts them.
-type Eraser interface {
-	Erase(organizationID, confirmation string, objects, files int, now time.Time) ([]event.Change, error)
-	Erasures() int
-}
 
 // Erasure is what an erasure forgot: the registry's objects, those of
 // them with stored bytes (Files), and the organization's erasures so far.
@@ -29,11 +23,12 @@ type Erasure struct {
 // deletion, more (the context's own rows: the studio's quota counts) goes,
 // and the erasure is recorded on the organization's stream (read models
 // drop the organization's rows and write only objects the registry knows:
-// a rebuild from the log brings nothing back). answer is the context's own
+// a rebuild from the log brings nothing back; kind is the context's
+// erasure write model). answer is the context's own
 // (it is what an idempotent retry answers again). The caller drains the
 // deletions after.
-func Erase[M Eraser, T any](ctx context.Context, store commands.Store, m commands.Meta, r *Registry, streamType, streamID string,
-	load func([]event.Recorded) (M, error), confirmation string, now time.Time, answer func(Erasure) T,
+func Erase[T any](ctx context.Context, store commands.Store, m commands.Meta, r *Registry, streamType, streamID string,
+	kind *erasure.Kind, confirmation string, now time.Time, answer func(Erasure) T,
 	more ...eventstore.Write) (commands.Result[T], error) {
 	org := m.OrganizationID
 	var n Erasure
@@ -43,10 +38,10 @@ func Erase[M Eraser, T any](ctx context.Context, store commands.Store, m command
 		}
 		return tx.QueryRow(ctx, `SELECT count(*), count(object_key) FROM `+r.objects()+` WHERE organization_id = $1`, org).Scan(&n.Objects, &n.Files)
 	}
-	return commands.Execute(ctx, store, m, streamType, streamID, load,
-		func(om M) ([]event.Change, error) {
+	return commands.Execute(ctx, store, m, streamType, streamID, kind.Load,
+		func(om *erasure.Model) ([]event.Change, error) {
 			return om.Erase(org, confirmation, n.Objects, n.Files, now)
-		}, func(om M) T {
+		}, func(om *erasure.Model) T {
 			return answer(Erasure{Objects: n.Objects, Files: n.Files, Erasures: om.Erasures()})
 		}, commands.Prepared(prepare), commands.Also(func(T) []eventstore.Write {
 			return append([]eventstore.Write{

@@ -65,3 +65,26 @@ func TestEqualSeesEveryMember(t *testing.T) {
 		t.Error("nil and empty scopes are equal")
 	}
 }
+
+// TestCloneListsStayApart: a clone's lists share one backing array, so each
+// is cut to its own length: an append to one reallocates rather than
+// writing over the next, and a clone costs two allocations however many
+// lists it has (validation clones every answer it hands out).
+func TestCloneListsStayApart(t *testing.T) {
+	base := Principal{ID: "k", Scopes: []string{"a:read", "b:read"}, Permissions: []string{"x.a:read", "x.b:read"},
+		Workspaces: []WorkspaceBinding{
+			{WorkspaceID: "w1", AllowedScopes: []string{"a:read"}},
+			{WorkspaceID: "w2", AllowedScopes: []string{"b:read"}},
+		}}
+	c := base.Clone()
+	_ = append(c.Scopes, "appended")
+	_ = append(c.Permissions, "appended")
+	_ = append(c.Workspaces[0].AllowedScopes, "appended")
+	_ = append(c.Workspaces, WorkspaceBinding{WorkspaceID: "appended"})
+	if !c.Equal(base) {
+		t.Fatalf("an append to one list of a clone changed another: %+v", c)
+	}
+	if n := testing.AllocsPerRun(100, func() { c = base.Clone() }); n > 2 {
+		t.Errorf("Clone: %v allocations, want at most 2", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platform/backend/domain/erasure"
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/event/eventtest"
@@ -474,8 +475,10 @@ func TestQuota(t *testing.T) {
 	}
 }
 
+// TestErase: the studio records an erasure's stored files as asset_objects
+// (the rule is domain/erasure's).
 func TestErase(t *testing.T) {
-	eventtest.Given(t, studio.LoadOrganization).When(func(m *studio.OrganizationModel) ([]event.Change, error) {
-		return m.Erase("o1", "erase", 0, 0, t0)
-	}).Then(eventtest.Invalid("/confirmation"))
+	eventtest.Given(t, studio.Erasures.Load).When(func(m *erasure.Model) ([]event.Change, error) {
+		return m.Erase("o1", erasure.Confirmation, 3, 2, t0)
+	}).Then(eventtest.Events(event.New(studio.OrganizationDataErased, studio.DataErasedV1{OrganizationID: "o1", Objects: 3, AssetObjects: 2, At: t0})))
 }
