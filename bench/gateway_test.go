@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"os"
+	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 
 	"net/http"
@@ -88,7 +91,10 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 		openD = openLoop(b, g.rate/2, gatewayCalls, direct)
 		waitGatewayIdle(b, h)
 		s3 := sampleCPU(dbName(h))
+		stopTrace := traceTo(b, os.Getenv("BENCH_GATEWAY_TRACE"))
 		openG = openLoop(b, g.rate/2, gatewayCalls, viaGateway)
+		stopTrace()
+		heapProfile(b, os.Getenv("BENCH_GATEWAY_HEAP"))
 		cpuOpen = s3.to(sampleCPU(dbName(h)))
 		waitGatewayIdle(b, h)
 		// A hard cap far above the load: every call takes the cap check.
@@ -138,6 +144,36 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 		capped.rate, ms(capped.p50), ms(capped.p99), ms(capped.p50-g.p50), float64(reserveFree.Microseconds()), float64(reserveCapped.Microseconds()))
 	b.Logf("bar (issue 22): completions/s >= 0.5 of the two-commit floor: %.2f (%s); open-loop added p99 < 10 ms at half the maximum: %.2f ms (%s)",
 		floorRatio, met(floorRatio >= 0.5), ms(openP99), met(openP99 < 10*time.Millisecond))
+}
+
+// traceTo runs Go's execution tracer into the file path until the returned
+// function is called ("" traces nothing). The gateway's open loop is traced
+// with BENCH_GATEWAY_TRACE=file: each request is a task ("http.request")
+// with its stages as regions (authenticate, connection, reserve, call,
+// settle, and the group commits' flushes), for go tool trace.
+func traceTo(b *testing.B, path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	must(b, err)
+	must(b, trace.Start(f))
+	return func() {
+		trace.Stop()
+		must(b, f.Close())
+	}
+}
+
+// heapProfile writes the live heap to path ("" writes nothing).
+func heapProfile(b *testing.B, path string) {
+	if path == "" {
+		return
+	}
+	f, err := os.Create(path)
+	must(b, err)
+	runtime.GC()
+	must(b, pprof.WriteHeapProfile(f))
+	must(b, f.Close())
 }
 
 func met(ok bool) string {

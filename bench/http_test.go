@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/trace"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,13 @@ func openLoop(b *testing.B, rate float64, n int, op func(k int) error) loadResul
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if trace.IsEnabled() {
+				// Traced (BENCH_GATEWAY_TRACE): a call is a task that
+				// begins at its send, and logs how late that send was.
+				ctx, task := trace.NewTask(context.Background(), "bench.call")
+				trace.Logf(ctx, "late", "%d", time.Since(at).Microseconds())
+				defer task.End()
+			}
 			if err := op(k); err != nil {
 				failed.Store(err)
 				return

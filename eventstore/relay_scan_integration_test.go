@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -68,5 +70,59 @@ func TestRelayReadsOnlyPastItsCursor(t *testing.T) {
 	if read > batch {
 		t.Fatalf("the read of %d rows past the cursor (%d rows behind it) went through %.0f rows of es_events:\n%s",
 			batch, published, read, plan)
+	}
+}
+
+// TestRelayReadOfATrickleAllocatesForItsRows: under a trickle the relay
+// reads a row or two at a time; each read allocated a slice for a whole
+// batch (2,000 rows, 128 KiB zeroed), the largest allocation of the gateway
+// benchmark, so more garbage collections and the pauses of its tail. A
+// one-row read now allocates for its row.
+func TestRelayReadOfATrickleAllocatesForItsRows(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	pool, kc := apptest.Infra(t, "relaytrickle", []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate},
+		func(eventstore.KafkaConfig) []string { return nil })
+	topic := kc.Topics.ForContext("status")
+	relay, err := eventstore.NewRelay(pool, &flakyBroker{fail: func(int32, int) bool { return false }},
+		eventstore.RelayConfig{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	least := uint64(math.MaxUint64)
+	for try := range 5 {
+		_, err := pool.Exec(ctx, `INSERT INTO es_events (event_id, stream_type, stream_id, stream_version, event_type, schema_version,
+			organization_id, actor_id, actor_type, occurred_at, recorded_at, payload, topic)
+			VALUES (gen_random_uuid(), 'status.incident', 's-trickle', $1, 'status.incident.updated', 1,
+				'org-relay', 'tester', 'system', now(), now(), '{}', $2)`, try+1, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The row is read once every transaction older than it has ended
+		// (the cluster-wide horizon: another test's transaction may hold it).
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n, err := relay.PublishBatch(ctx)
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 1 {
+				least = min(least, after.TotalAlloc-before.TotalAlloc)
+			}
+			if n > 0 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if least == math.MaxUint64 {
+		t.Fatal("no read published its one row")
+	}
+	// The read, the send and the cursor's save of one row take a few KiB;
+	// a batch-sized slice alone is 128 KiB.
+	if least > 48<<10 {
+		t.Fatalf("publishing one row allocated %d bytes at least (of 5 tries)", least)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"runtime/trace"
 
 	"github.com/google/uuid"
 )
@@ -28,7 +29,16 @@ func withRequestID(next http.Handler) http.Handler {
 			id = uuid.Must(uuid.NewV7()).String()
 		}
 		w.Header().Set(HeaderRequestID, id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		ctx := context.WithValue(r.Context(), requestIDKey{}, id)
+		if trace.IsEnabled() {
+			// Under the execution tracer (go tool trace), a request is a
+			// task, so a slow one's regions and waits show together.
+			var task *trace.Task
+			ctx, task = trace.NewTask(ctx, "http.request")
+			trace.Log(ctx, "route", r.Method+" "+r.URL.Path)
+			defer task.End()
+		}
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 

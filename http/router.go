@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	pathpkg "path"
+	"runtime/trace"
 	"slices"
 	"sort"
 	"strconv"
@@ -220,7 +221,10 @@ func (d Deps) serveAction(a *Action, appID string) http.Handler {
 				return
 			}
 			var err error
-			if p, err = d.Validator.Validate(ctx, token); err != nil {
+			authenticating := trace.StartRegion(ctx, "http.authenticate")
+			p, err = d.Validator.Validate(ctx, token)
+			authenticating.End()
+			if err != nil {
 				// Failed credentials spend the client address's bucket, so
 				// guessing keys is rate limited too.
 				if errs.KindOf(err) == errs.KindAuthenticationRequired {

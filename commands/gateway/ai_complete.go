@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"runtime/trace"
 	"strings"
 
 	"github.com/platform/backend/domain/errs"
@@ -194,7 +195,9 @@ func (c *Client) prepareCompletion(ctx context.Context, caller Caller, in Comple
 	if err != nil {
 		return AIConnection{}, req, Call{}, err
 	}
+	resolving := trace.StartRegion(ctx, "gateway.connection")
 	conn, err := c.connection(ctx, caller, in.Provider)
+	resolving.End()
 	if err != nil {
 		return conn, req, Call{}, err
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"cmp"
 	"context"
+	"runtime/trace"
 	"time"
 
 	"github.com/google/uuid"
@@ -106,11 +107,19 @@ func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.C
 	now := h.now()
 	r := &reservation{RequestID: uuid.Must(uuid.NewV7()).String(), Org: call.Caller.OrganizationID,
 		Amount: domain.Rate(price, call.Estimate, call.BYOK, fee).Cost, Month: domain.Month(now), Call: call}
-	if err := h.reserve(ctx, r, now.Add(h.cfg.ReservationTTL)); err != nil {
+	// The three stages are regions of the request's task under the
+	// execution tracer (no cost otherwise), so a slow call shows which
+	// one it waited in.
+	reserving := trace.StartRegion(ctx, "gateway.reserve")
+	err = h.reserve(ctx, r, now.Add(h.cfg.ReservationTTL))
+	reserving.End()
+	if err != nil {
 		return Receipt{}, Attempt{}, err
 	}
 	start := time.Now()
+	calling := trace.StartRegion(ctx, "gateway.call")
 	a := do(ctx)
+	calling.End()
 	latency := time.Since(start).Milliseconds()
 	if a.Outcome == "" {
 		a.Outcome = domain.OutcomeOK
@@ -141,10 +150,13 @@ func (h *Handlers) Metered(ctx context.Context, call Call, do func(ctx context.C
 	// lands (landings.go), and written to the settle log so that it
 	// outlives the process (settle_log.go); the sweeper leaves its
 	// reservation alone.
-	if err := h.landings.land(bg, heldSettle+r.RequestID, func(ctx context.Context) error {
+	settling := trace.StartRegion(ctx, "gateway.settle")
+	err = h.landings.land(bg, heldSettle+r.RequestID, func(ctx context.Context) error {
 		_, err := h.settle(ctx, m, rec, r.Scopes)
 		return err
-	}, h.keepSettle(m, rec, r.Scopes)); err != nil {
+	}, h.keepSettle(m, rec, r.Scopes))
+	settling.End()
+	if err != nil {
 		// Refused for good (a bug): the reservation stays, and the sweeper
 		// settles it at its full amount (over-counted, never leaked).
 		h.log.Error("gateway: settle refused; the sweeper will settle the reservation", "request_id", r.RequestID, "err", err)

@@ -67,6 +67,20 @@ type Preparer interface {
 	Prepare(ctx context.Context, events []eventstore.Event) context.Context
 }
 
+// A Selector is a Reactor whose types it reacts to only when something it
+// reads names them (the agent's event triggers take every platform event
+// type, and the flows name a few). It is told each batch's event types of
+// its own, from the records' type headers before any record is decoded, and
+// answers those it reacts to in this batch: the events of the others pass
+// as other types' do (not decoded, not handed to React, and a batch of
+// them alone writes no checkpoint: Config.PassOverFor). It reads after every
+// event of the batch was committed, as Prepare does, so its answer is what
+// React would have found. A failed read answers an error: every type is
+// taken, as without a Selector.
+type Selector interface {
+	Select(ctx context.Context, types []string) (map[string]bool, error)
+}
+
 // Key is the idempotency key of one step of a reactor for one event:
 // "reactor:<reactor>:<event id>:<step>". Deterministic, so every delivery
 // of the event issues the same commands under the same keys.
@@ -209,7 +223,11 @@ func (r *Runner) run(ctx context.Context, re Reactor) {
 	for _, c := range re.Contexts() {
 		topics = append(topics, r.cfg.Kafka.Topics.ForContext(c))
 	}
-	h := &handler{re: re, types: re.Types(), pool: r.pool, cfg: r.cfg, dead: r.dead, log: log}
+	types := map[string]bool{}
+	for _, t := range re.Types() {
+		types[t] = true
+	}
+	h := &handler{re: re, types: types, pool: r.pool, cfg: r.cfg, dead: r.dead, log: log}
 	log.Info("reactor: running", "topics", topics)
 	for ctx.Err() == nil {
 		if err := group.Consume(ctx, topics, h); err != nil && ctx.Err() == nil {
@@ -225,7 +243,7 @@ func (r *Runner) run(ctx context.Context, re Reactor) {
 // batch of other types' events only: see Config.PassOverFor).
 type handler struct {
 	re    Reactor
-	types []string
+	types map[string]bool
 	pool  *pgxpool.Pool
 	cfg   Config
 	dead  DeadLetters
@@ -278,8 +296,9 @@ func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Co
 		var failed []failure
 		events := make([]decoded, len(batch))
 		mine := make([]eventstore.Event, 0, len(batch))
+		selected := h.selected(ctx, batch)
 		for i, msg := range batch {
-			events[i] = h.decode(msg)
+			events[i] = h.decode(msg, selected)
 			if events[i].mine {
 				mine = append(mine, events[i].ev)
 			}
@@ -323,19 +342,48 @@ type decoded struct {
 	err  error
 }
 
-// decode reads a record's envelope when its type is one of the reactor's;
-// an event of another type passes without decoding (the relay writes the
-// type in a header, and an upcast never changes it); a record without the
-// header is decoded to tell.
-func (h *handler) decode(msg *sarama.ConsumerMessage) decoded {
-	if t := header(msg, eventstore.HeaderEventType); t != "" && !slices.Contains(h.types, t) {
+// selected is what a Selector reactor reacts to in the batch, of the
+// types its records' headers name; nil (every one of its types) for other
+// reactors, a batch none of whose records has a type header, or a failed
+// read.
+func (h *handler) selected(ctx context.Context, batch []*sarama.ConsumerMessage) map[string]bool {
+	s, ok := h.re.(Selector)
+	if !ok {
+		return nil
+	}
+	var types []string
+	for _, msg := range batch {
+		if t := header(msg, eventstore.HeaderEventType); h.types[t] && !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
+	if len(types) == 0 {
+		return nil
+	}
+	sel, err := s.Select(ctx, types)
+	if err != nil {
+		return nil
+	}
+	if sel == nil {
+		sel = map[string]bool{} // none of them
+	}
+	return sel
+}
+
+// decode reads a record's envelope when its type is one of the reactor's
+// (and, for a Selector, one it selected for the batch); an event of another
+// type passes without decoding (the relay writes the type in a header, and
+// an upcast never changes it); a record without the header is decoded to
+// tell, and taken when it is of the reactor's types.
+func (h *handler) decode(msg *sarama.ConsumerMessage, selected map[string]bool) decoded {
+	if t := header(msg, eventstore.HeaderEventType); t != "" && (!h.types[t] || selected != nil && !selected[t]) {
 		return decoded{msg: msg}
 	}
 	ev, err := eventstore.DecodeEvent(msg.Value)
 	if err != nil {
 		return decoded{msg: msg, err: err}
 	}
-	return decoded{msg: msg, ev: ev, mine: slices.Contains(h.types, ev.Type)}
+	return decoded{msg: msg, ev: ev, mine: h.types[ev.Type]}
 }
 
 // handle reacts to one event: outages are waited out without end, other

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -332,6 +333,92 @@ func TestReactorPassesOverOtherTypesWithoutACheckpointEach(t *testing.T) {
 	// An event of the reactor's types is still handled and checkpointed.
 	part, end = r.publish(tick("clock-4", 2))
 	apptest.Eventually(t, 60*time.Second, "the handled event's checkpoint", func() bool { return r.checkpoint(part) >= end })
+	if r.effects() != 2 {
+		t.Fatalf("%d effects, want 2", r.effects())
+	}
+}
+
+// choosy is the echo reactor taking a second type, which it selects for
+// no batch (as the agent's triggers do the types no flow names), and
+// counting its reactions by type.
+type choosy struct {
+	*echo
+	reacted sync.Map // type -> *atomic.Int32
+}
+
+const typeOther = "rtest.other.happened"
+
+func (*choosy) Types() []string { return []string{typeTicked, typeOther} }
+
+func (c *choosy) Select(_ context.Context, types []string) (map[string]bool, error) {
+	return map[string]bool{typeTicked: slices.Contains(types, typeTicked)}, nil
+}
+
+func (c *choosy) React(ctx context.Context, e eventstore.Event) error {
+	n, _ := c.reacted.LoadOrStore(e.Type, &atomic.Int32{})
+	n.(*atomic.Int32).Add(1)
+	if e.Type != typeTicked {
+		return nil
+	}
+	return c.echo.React(ctx, e)
+}
+
+// A Selector's events of types it does not select for a batch pass as
+// other types' do: not handed to React, not decoded (a record of such a
+// type that does not decode is not parked), and a trickle of them writes
+// no checkpoint a batch; the types it selects are handled as before.
+func TestReactorSelectorPassesOverTypesItDoesNotSelect(t *testing.T) {
+	r := newRig(t)
+	ctx := context.Background()
+	for _, sql := range []string{`CREATE TABLE checkpoint_writes (at timestamptz NOT NULL DEFAULT now())`,
+		`CREATE FUNCTION count_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN INSERT INTO checkpoint_writes DEFAULT VALUES; RETURN NEW; END $$`,
+		`CREATE TRIGGER checkpoint_written AFTER INSERT OR UPDATE ON reactor_checkpoints FOR EACH ROW EXECUTE FUNCTION count_checkpoint_write()`,
+	} {
+		if _, err := r.pool.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	re := &choosy{echo: &echo{store: r.store, seen: map[uuid.UUID]int{}}}
+	stop := r.run(re)
+	defer stop()
+	part, end := r.publish(tick("clock-5", 1))
+	r.waitCheckpoint(part, end)
+	const others = 20
+	for v := int64(1); v <= others; v++ {
+		e := tick("other-5", v)
+		e.Type, e.StreamType = typeOther, "rtest.other"
+		m, err := e.ToMessage(r.topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v == others/2 {
+			m.Value = sarama.ByteEncoder("not an envelope") // its type header says typeOther
+		}
+		if part, _, err = r.producer.SendMessage(m); err != nil {
+			t.Fatal(err)
+		}
+		// A trickle: each event comes in a fetch of its own. The pace is the
+		// condition under test, not a wait for a result.
+		time.Sleep(40 * time.Millisecond)
+	}
+	part, end = r.publish(tick("clock-5", 2))
+	apptest.Eventually(t, 60*time.Second, "the selected event's checkpoint", func() bool { return r.checkpoint(part) >= end })
+	if n, ok := re.reacted.Load(typeOther); ok {
+		t.Fatalf("React was handed %d events of a type the reactor did not select", n.(*atomic.Int32).Load())
+	}
+	if parked := r.dead.n.Load(); parked != 0 {
+		t.Fatalf("%d records parked: the unselected type's undecodable record was decoded", parked)
+	}
+	var writes int
+	if err := r.pool.QueryRow(ctx, `SELECT count(*) FROM checkpoint_writes`).Scan(&writes); err != nil {
+		t.Fatal(err)
+	}
+	// The two handled events' checkpoints and one a second of the trickle:
+	// a few, where each of its batches wrote one.
+	if writes > 6 {
+		t.Fatalf("%d checkpoint writes for 2 events handled and %d passed over one at a time, want at most 6", writes, others)
+	}
 	if r.effects() != 2 {
 		t.Fatalf("%d effects, want 2", r.effects())
 	}

@@ -11,6 +11,7 @@ package groupcommit
 import (
 	"context"
 	"fmt"
+	"runtime/trace"
 	"sync"
 )
 
@@ -95,7 +96,11 @@ func (q *Queue[T, R]) lead(ctx context.Context) {
 	for i, w := range batch {
 		items[i] = w.item
 	}
+	// A region of the leader's task under the execution tracer: its batch
+	// size and how long the flush took, apart from the wait for it.
+	region := trace.StartRegion(ctx, "groupcommit.flush")
 	results := q.flush(ctx, items)
+	region.End()
 	flushed = true
 	for i, w := range batch {
 		if i < len(results) {
