@@ -143,27 +143,7 @@ func TestAnsweredCallSettlesAtItsRealCostAfterAnOutage(t *testing.T) {
 	time.Sleep(6 * time.Second)
 	proxy.Restore()
 
-	apptest.Eventually(t, 30*time.Second, "the reservation settled", func() bool {
-		var n int64
-		err := h.App.Pool.QueryRow(context.Background(), `SELECT count(*) FROM gateway_reservations`).Scan(&n)
-		return err == nil && n == 0
-	})
-	var events int64
-	var outcome string
-	var cost int64
-	var estimated bool
-	if err := h.App.Pool.QueryRow(context.Background(), `SELECT count(*), min(payload->>'outcome'), min((payload->>'cost_microcents')::bigint),
-		bool_or((payload->>'estimated')::boolean) FROM es_events WHERE stream_id = $1`, "usage:"+receipt.RequestID).
-		Scan(&events, &outcome, &cost, &estimated); err != nil {
-		t.Fatal(err)
-	}
-	if events != 1 || outcome != "ok" || estimated || math.Abs(float64(cost)/1e6-receipt.CostCents) > 1e-9 {
-		t.Fatalf("the answered call (receipt %+v) was recorded as %d events, outcome %s, cost %d micro-cents, estimated %v",
-			receipt, events, outcome, cost, estimated)
-	}
-	if settled, reserved := budget(t, h, h.OrgID, "organization"); settled != cost || reserved != 0 {
-		t.Fatalf("budget settled %d reserved %d; the call cost %d", settled, reserved, cost)
-	}
+	settledAtItsReceipt(t, h, h.OrgID, receipt.RequestID, receipt.CostCents, 30*time.Second)
 	var again apptest.Response
 	apptest.Eventually(t, 20*time.Second, "the key's answer kept", func() bool {
 		again = keyed(t, h, "/api/ai/completions", "", "outage-1", body)
@@ -247,27 +227,7 @@ func TestAHeldSettleOutlivesItsProcess(t *testing.T) {
 	}
 	idle.Stop()
 	second := apptest.Start(t, apptest.Options{Configure: again})
-	apptest.Eventually(t, 60*time.Second, "the reservation settled", func() bool {
-		var n int64
-		err := second.App.Pool.QueryRow(context.Background(), `SELECT count(*) FROM gateway_reservations`).Scan(&n)
-		return err == nil && n == 0
-	})
-	var events int64
-	var outcome string
-	var cost int64
-	var estimated bool
-	if err := second.App.Pool.QueryRow(context.Background(), `SELECT count(*), min(payload->>'outcome'), min((payload->>'cost_microcents')::bigint),
-		bool_or((payload->>'estimated')::boolean) FROM es_events WHERE stream_id = $1`, "usage:"+receipt.RequestID).
-		Scan(&events, &outcome, &cost, &estimated); err != nil {
-		t.Fatal(err)
-	}
-	if events != 1 || outcome != "ok" || estimated || math.Abs(float64(cost)/1e6-receipt.CostCents) > 1e-9 {
-		t.Fatalf("the answered call (receipt %+v) was recorded as %d events, outcome %s, cost %d micro-cents, estimated %v",
-			receipt, events, outcome, cost, estimated)
-	}
-	if settled, reserved := budget(t, second, first.OrgID, "organization"); settled != cost || reserved != 0 {
-		t.Fatalf("budget settled %d reserved %d; the call cost %d", settled, reserved, cost)
-	}
+	settledAtItsReceipt(t, second, first.OrgID, receipt.RequestID, receipt.CostCents, 60*time.Second)
 	if n := second.Count(t, `SELECT count(*) FROM es_events WHERE organization_id = $1 AND event_type = 'gateway.usage.recorded'`, first.OrgID); n != 1 {
 		t.Fatalf("%d usage events for one call", n)
 	}
@@ -292,4 +252,32 @@ func TestAHeldSettleOutlivesItsProcess(t *testing.T) {
 		}
 		return swept == 1
 	})
+}
+
+// settledAtItsReceipt waits until no reservation is left and checks that
+// the call was recorded once, outcome ok, at the cost its receipt said (not
+// an estimate), and that the organization's budget settled exactly that.
+func settledAtItsReceipt(t *testing.T, h *apptest.Harness, orgID, requestID string, costCents float64, within time.Duration) {
+	t.Helper()
+	apptest.Eventually(t, within, "the reservation settled", func() bool {
+		var n int64
+		err := h.App.Pool.QueryRow(context.Background(), `SELECT count(*) FROM gateway_reservations`).Scan(&n)
+		return err == nil && n == 0
+	})
+	var events int64
+	var outcome string
+	var cost int64
+	var estimated bool
+	if err := h.App.Pool.QueryRow(context.Background(), `SELECT count(*), min(payload->>'outcome'), min((payload->>'cost_microcents')::bigint),
+		bool_or((payload->>'estimated')::boolean) FROM es_events WHERE stream_id = $1`, "usage:"+requestID).
+		Scan(&events, &outcome, &cost, &estimated); err != nil {
+		t.Fatal(err)
+	}
+	if events != 1 || outcome != "ok" || estimated || math.Abs(float64(cost)/1e6-costCents) > 1e-9 {
+		t.Fatalf("the answered call (request %s, receipt %v cents) was recorded as %d events, outcome %s, cost %d micro-cents, estimated %v",
+			requestID, costCents, events, outcome, cost, estimated)
+	}
+	if settled, reserved := budget(t, h, orgID, "organization"); settled != cost || reserved != 0 {
+		t.Fatalf("budget settled %d reserved %d; the call cost %d", settled, reserved, cost)
+	}
 }
