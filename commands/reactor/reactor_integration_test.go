@@ -297,15 +297,7 @@ func TestReactorParksRejectionAtOnce(t *testing.T) {
 func TestReactorPassesOverOtherTypesWithoutACheckpointEach(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
-	for _, sql := range []string{`CREATE TABLE checkpoint_writes (at timestamptz NOT NULL DEFAULT now())`,
-		`CREATE FUNCTION count_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN INSERT INTO checkpoint_writes DEFAULT VALUES; RETURN NEW; END $$`,
-		`CREATE TRIGGER checkpoint_written AFTER INSERT OR UPDATE ON reactor_checkpoints FOR EACH ROW EXECUTE FUNCTION count_checkpoint_write()`,
-	} {
-		if _, err := r.pool.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
+	countCheckpointWrites(t, r)
 	re := &echo{store: r.store, seen: map[uuid.UUID]int{}}
 	stop := r.run(re)
 	defer stop()
@@ -370,15 +362,7 @@ func (c *choosy) React(ctx context.Context, e eventstore.Event) error {
 func TestReactorSelectorPassesOverTypesItDoesNotSelect(t *testing.T) {
 	r := newRig(t)
 	ctx := context.Background()
-	for _, sql := range []string{`CREATE TABLE checkpoint_writes (at timestamptz NOT NULL DEFAULT now())`,
-		`CREATE FUNCTION count_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN INSERT INTO checkpoint_writes DEFAULT VALUES; RETURN NEW; END $$`,
-		`CREATE TRIGGER checkpoint_written AFTER INSERT OR UPDATE ON reactor_checkpoints FOR EACH ROW EXECUTE FUNCTION count_checkpoint_write()`,
-	} {
-		if _, err := r.pool.Exec(ctx, sql); err != nil {
-			t.Fatal(err)
-		}
-	}
+	countCheckpointWrites(t, r)
 	re := &choosy{echo: &echo{store: r.store, seen: map[uuid.UUID]int{}}}
 	stop := r.run(re)
 	defer stop()
@@ -454,5 +438,20 @@ func TestKeyIsDeterministic(t *testing.T) {
 	m := reactor.Meta("r", e, "open")
 	if m.IdempotencyKey != "reactor:r:"+e.ID.String()+":open" || m.CausationID != e.ID.String() || m.OrganizationID != "org-rtest" {
 		t.Fatalf("meta: %+v", m)
+	}
+}
+
+// countCheckpointWrites makes every write of a reactor checkpoint add a row
+// to checkpoint_writes, so a test counts the durable commits a reactor made.
+func countCheckpointWrites(t *testing.T, r *rig) {
+	t.Helper()
+	for _, sql := range []string{`CREATE TABLE checkpoint_writes (at timestamptz NOT NULL DEFAULT now())`,
+		`CREATE FUNCTION count_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN INSERT INTO checkpoint_writes DEFAULT VALUES; RETURN NEW; END $$`,
+		`CREATE TRIGGER checkpoint_written AFTER INSERT OR UPDATE ON reactor_checkpoints FOR EACH ROW EXECUTE FUNCTION count_checkpoint_write()`,
+	} {
+		if _, err := r.pool.Exec(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
