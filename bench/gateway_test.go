@@ -292,7 +292,7 @@ func BenchmarkDiagGatewayPath(b *testing.B) {
 // startGateway runs the platform with the gateway's sandbox for a
 // benchmark (without the background workers when noWorkers) and answers
 // its client and one completion through the gateway.
-func startGateway(b *testing.B, noWorkers bool) (*apptest.Harness, *httpClient, func(int) error) {
+func startGateway(b *testing.B, noWorkers bool) (*apptest.Harness, loadClient, func(int) error) {
 	h := apptest.Start(b, apptest.Options{NoWorkers: noWorkers, Configure: func(c *app.Config) {
 		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
 		c.HTTP.CheckOutput = false
@@ -301,8 +301,12 @@ func startGateway(b *testing.B, noWorkers bool) (*apptest.Harness, *httpClient, 
 	// Idle connections beyond the 16 clients: the open loop has as many calls
 	// in flight as are late, and a connection closed after its answer would
 	// cost the next call a dial.
-	client := &httpClient{c: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}},
-		base: h.URLs["gateway"], token: h.APIKey}
+	// The HTTP bars' load generator (wire_test.go).
+	client, err := newWireClient(h.URLs["gateway"], h.APIKey, 256)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(client.close)
 	body := map[string]any{"prompt": "hello gateway bench", "max_tokens": 64}
 	return h, client, func(int) error {
 		_, err := client.do(http.MethodPost, "/api/ai/completions", body, http.StatusOK)
