@@ -243,7 +243,7 @@ func BenchmarkIncidentUpdatesHTTP(b *testing.B) {
 // BenchmarkDiagCommandPath is a diagnostic, skipped unless BENCH_DIAG=1: the
 // HTTP update load of BenchmarkIncidentUpdatesHTTP at the bars' 16 and 64
 // clients with the platform's background workers switched on one by one
-// (none: the command path alone; then the relay, the projection engine, and
+// (none: the command path alone, with authentication's head watch; then the relay, the projection engine, and
 // everything), each against raw one-row commits measured just before. It
 // tells what the command path costs from what its consumers, sharing the
 // same two cores, take from it.
@@ -262,6 +262,11 @@ func BenchmarkDiagCommandPath(b *testing.B) {
 			h := startPlatform(b, true)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			if workers != "all" {
+				// Authentication from memory is part of the command path: without
+				// its head watch every request reads its credential's streams.
+				go moduleWorker(b, h, "identity", "head-watch")(ctx) //nolint:errcheck
+			}
 			switch workers {
 			case "relay":
 				go h.App.Relay.Run(ctx) //nolint:errcheck
@@ -281,6 +286,17 @@ func BenchmarkDiagCommandPath(b *testing.B) {
 			}
 		})
 	}
+}
+
+// moduleWorker is a module's named background worker (module.Worker).
+func moduleWorker(b *testing.B, h *apptest.Harness, moduleName, worker string) func(context.Context) error {
+	for _, w := range h.App.Parts[moduleName].Workers {
+		if w.Name == worker {
+			return w.Run
+		}
+	}
+	b.Fatalf("module %s has no worker %s", moduleName, worker)
+	return nil
 }
 
 // startPlatform starts the in-process platform with a rate limit that never
