@@ -163,7 +163,9 @@ func TestConnectionInUseChangesWithinTheBoundOnEveryProcess(t *testing.T) {
 		}, func(c cmtCall, key string) bool { return c.connection == first && key == "key-b" }},
 		{"the one in use deleted", func() apptest.Response {
 			return h1.Do(t, "gateway", http.MethodDelete, "/api/connections/"+first, token, nil)
-		}, func(c cmtCall, _ string) bool { return c.connection == "sandbox:ai_provider_1" || c.connection == "platform:ai_provider_1" }},
+		}, func(c cmtCall, _ string) bool {
+			return c.connection == "sandbox:ai_provider_1" || c.connection == "platform:ai_provider_1"
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var memory0 int64
