@@ -60,6 +60,7 @@ type cmtCall struct {
 	process    int
 	status     int
 	connection string
+	cost       float64
 }
 
 // cmtLoad sends completions on every process, from a few clients each,
@@ -87,13 +88,14 @@ func cmtLoad(hs []*apptest.Harness, token string, stop <-chan struct{}) func() [
 					c := cmtCall{prompt: prompt, sent: time.Now(), process: p}
 					if resp, err := client.Do(req); err == nil {
 						var answer struct {
-							ConnectionID string `json:"connection_id"`
+							ConnectionID string  `json:"connection_id"`
+							CostCents    float64 `json:"cost_cents"`
 						}
 						raw, _ := io.ReadAll(resp.Body)
 						resp.Body.Close()
 						c.status = resp.StatusCode
 						_ = json.Unmarshal(raw, &answer)
-						c.connection = answer.ConnectionID
+						c.connection, c.cost = answer.ConnectionID, answer.CostCents
 					}
 					mu.Lock()
 					calls = append(calls, c)
@@ -109,10 +111,12 @@ func cmtLoad(hs []*apptest.Harness, token string, stop <-chan struct{}) func() [
 // one database resolve an organization's AI connection in use from memory
 // (identity's head watch), under load on both, while an administrator
 // changes it through the first process: sets a new key, creates a second
-// connection and chooses it, disconnects it, deletes the first. Every
+// connection and chooses it, disconnects it, sets a service fee on the
+// organization's own-key calls, deletes the first. Every
 // completion sent on either process later than the bound after the
 // change's answer must run on the new state (the key the provider saw, the
-// connection the answer names): none may run on the old one.
+// connection the answer names, the fee in its cost): none may run on the
+// old one.
 func TestConnectionInUseChangesWithinTheBoundOnEveryProcess(t *testing.T) {
 	provider := &cmtProvider{fakes: map[string]http.Handler{"Bearer key-a": openaifake.New("key-a"),
 		"Bearer key-b": openaifake.New("key-b")}, keyOf: map[string]string{}}
@@ -161,6 +165,9 @@ func TestConnectionInUseChangesWithinTheBoundOnEveryProcess(t *testing.T) {
 		{"the one in use disconnected", func() apptest.Response {
 			return h1.Do(t, "gateway", http.MethodPost, "/api/connections/"+second+"/disconnect", token, map[string]any{})
 		}, func(c cmtCall, key string) bool { return c.connection == first && key == "key-b" }},
+		{"a service fee set (BYOK calls cost nothing without one)", func() apptest.Response {
+			return h1.Do(t, "gateway", http.MethodPost, "/api/billing/byok-fee", token, map[string]any{"serviceFeeBps": 500})
+		}, func(c cmtCall, _ string) bool { return c.connection == first && c.cost > 0 }},
 		{"the one in use deleted", func() apptest.Response {
 			return h1.Do(t, "gateway", http.MethodDelete, "/api/connections/"+first, token, nil)
 		}, func(c cmtCall, _ string) bool {

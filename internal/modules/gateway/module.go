@@ -71,13 +71,15 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		settleLog.Close()
 		return module.Parts{}, err
 	}
-	// Every process announces changes to connections, whether or not it
-	// keeps them in memory: another process's memory relies on it. The
-	// connection in use is then read from memory, coherent by identity's
-	// head watch (its bound), where this process runs one.
-	p.Store.NotifyHeads(domain.StreamConnection)
+	// Every process announces changes to connections and billing (the
+	// BYOK fee), whether or not it keeps them in memory: another process's
+	// memory relies on it. The connection in use and the fee are then read
+	// from memory, coherent by identity's head watch (its bound), where
+	// this process runs one.
+	p.Store.NotifyHeads(domain.StreamConnection, domain.StreamBilling)
 	if watch, err := module.Lookup[*eventstore.HeadWatch](p); err == nil {
 		edge.WatchConnections(watch)
+		handlers.WatchFees(watch)
 	}
 	client := gatewaycmd.NewClient(handlers, edge).WithEdge(edge)
 	queries := gatewayview.NewQueries(p.Pool, p.Reader)
