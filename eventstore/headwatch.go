@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,6 +148,7 @@ type HeadWatch struct {
 	heads        map[string]int64 // 0: the stream does not exist
 	gen          uint64
 	trustedUntil time.Time
+	memos        atomic.Pointer[[]memo] // memory derived from watched streams (Memo)
 	listening    atomic.Bool
 	fromMemory   atomic.Int64
 	fromDatabase atomic.Int64
@@ -211,23 +213,129 @@ func (w *HeadWatch) Heads(ctx context.Context, ids ...string) (map[string]int64,
 	return out, nil
 }
 
-// forget drops a stream's head (a notification).
+// forget drops a stream's head (a notification), and the memos derived
+// from its streams.
 func (w *HeadWatch) forget(id string) {
 	w.mu.Lock()
 	delete(w.heads, id)
 	w.gen++
 	w.mu.Unlock()
+	if ms := w.memos.Load(); ms != nil {
+		for _, m := range *ms {
+			if m.derivedFrom(id) {
+				m.drop()
+			}
+		}
+	}
 }
 
-// reset drops every head and stops trusting memory: the session is new
-// or lost, so notifications may have been missed.
+// reset drops every head and memo and stops trusting memory: the session
+// is new or lost, so notifications may have been missed.
 func (w *HeadWatch) reset() {
 	w.mu.Lock()
 	w.heads = map[string]int64{}
 	w.gen++
 	w.trustedUntil = time.Time{}
 	w.mu.Unlock()
+	if ms := w.memos.Load(); ms != nil {
+		for _, m := range *ms {
+			m.drop()
+		}
+	}
 }
+
+// trusted reports whether memory may answer now.
+func (w *HeadWatch) trusted() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return time.Now().Before(w.trustedUntil)
+}
+
+// memo is a Memo as its watch drops it.
+type memo interface {
+	derivedFrom(streamID string) bool
+	drop()
+}
+
+func (w *HeadWatch) addMemo(m memo) {
+	w.store.notifyMu.Lock() // the store's lock: memos are added at start, rarely
+	defer w.store.notifyMu.Unlock()
+	var next []memo
+	if cur := w.memos.Load(); cur != nil {
+		next = append(next, *cur...)
+	}
+	next = append(next, m)
+	w.memos.Store(&next)
+}
+
+// Memo is memory derived from the streams whose ids start with a prefix
+// (a stream type whose appends notify: Store.NotifyHeads), kept by a
+// HeadWatch under the rules of its heads: a value is served only while
+// the watch trusts memory (within its Bound of a confirmed round trip),
+// every value is dropped when any of those streams moves (its
+// notification, or an append of this process before it answers) or the
+// session is lost, and a value loaded while one moved is not kept. It is
+// for values keyed by something no stream names (an organization's
+// connection in use: a connection created later changes it), read far
+// more often than their streams change: any change drops them all.
+type Memo[K comparable, V any] struct {
+	w      *HeadWatch
+	prefix string
+
+	mu     sync.Mutex
+	values map[K]V
+	gen    uint64
+	hits   atomic.Int64
+	loads  atomic.Int64
+}
+
+// NewMemo derives memory from the streams whose ids start with prefix.
+func NewMemo[K comparable, V any](w *HeadWatch, streamPrefix string) *Memo[K, V] {
+	m := &Memo[K, V]{w: w, prefix: streamPrefix, values: map[K]V{}}
+	w.addMemo(m)
+	return m
+}
+
+func (m *Memo[K, V]) derivedFrom(streamID string) bool { return strings.HasPrefix(streamID, m.prefix) }
+
+func (m *Memo[K, V]) drop() {
+	m.mu.Lock()
+	clear(m.values)
+	m.gen++
+	m.mu.Unlock()
+}
+
+// Get answers k's value from memory while the watch trusts it, else
+// loads it (load reads the database) and keeps it if nothing moved
+// meanwhile. An error is never kept.
+func (m *Memo[K, V]) Get(ctx context.Context, k K, load func(context.Context) (V, error)) (V, error) {
+	trusted := m.w.trusted()
+	m.mu.Lock()
+	v, ok := m.values[k]
+	gen := m.gen
+	m.mu.Unlock()
+	if trusted && ok {
+		m.hits.Add(1)
+		return v, nil
+	}
+	m.loads.Add(1)
+	v, err := load(ctx)
+	if err != nil || !trusted {
+		return v, err
+	}
+	m.mu.Lock()
+	if m.gen == gen {
+		if len(m.values) >= headWatchMax {
+			clear(m.values)
+		}
+		m.values[k] = v
+	}
+	m.mu.Unlock()
+	return v, nil
+}
+
+// Reads counts the values answered from memory and loaded.
+func (m *Memo[K, V]) Reads() (memory, loaded int64) { return m.hits.Load(), m.loads.Load() }
 
 // confirm trusts memory until Bound after sent, the time a round trip on
 // the listening session was sent that has been answered.

@@ -196,3 +196,75 @@ func killListeners(t *testing.T, pool *pgxpool.Pool) {
 		t.Fatal("no listening session to end")
 	}
 }
+
+// A Memo keeps values derived from the streams of its prefix: loaded once,
+// then served from memory until any stream of the prefix moves (another
+// process's append by notification, within the bound; this process's own
+// at once), never dropped by streams of another prefix, and a value loaded
+// while one of its streams moved is not kept.
+func TestMemoDropsOnAnyStreamOfItsPrefix(t *testing.T) {
+	store, pool := storeOnly(t)
+	w := watched(t, store, eventstore.HeadWatchConfig{Bound: 200 * time.Millisecond})
+	other := elsewhere(pool)
+	prefix := "mw-" + uuid.NewString()[:8] + ":"
+	m := eventstore.NewMemo[string, int](w, prefix)
+	loads := 0
+	get := func(during func()) int {
+		t.Helper()
+		v, err := m.Get(context.Background(), "k", func(context.Context) (int, error) {
+			loads++
+			if during != nil {
+				during()
+			}
+			return loads, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// held waits until the value is answered from memory (a round trip of
+	// the session may be late on a loaded machine).
+	held := func(want int) {
+		t.Helper()
+		apptest.Eventually(t, 10*time.Second, "the value to be held in memory", func() bool {
+			before := loads
+			if got := get(nil); got != want && loads == before {
+				t.Fatalf("value %d, want %d", got, want)
+			}
+			return loads == before
+		})
+	}
+	held(loads + 1)
+	bump(t, other, "hw-"+uuid.NewString()) // another prefix: kept
+	time.Sleep(50 * time.Millisecond)
+	was := loads
+	if get(nil); loads != was {
+		t.Fatal("a stream of another prefix dropped the value")
+	}
+	bump(t, other, prefix+"a") // a stream the memo never read, of its prefix
+	moved := time.Now()
+	was = loads
+	for loads == was {
+		if time.Since(moved) > 200*time.Millisecond {
+			t.Fatal("another process's append did not drop the value within the bound")
+		}
+		get(nil)
+		time.Sleep(time.Millisecond)
+	}
+	t.Logf("another process's append dropped the value after %s", time.Since(moved))
+	held(loads)
+	bump(t, store, prefix+"b") // this process's own: at once
+	was = loads
+	if get(nil); loads != was+1 {
+		t.Fatal("this process's own append did not drop the value before it answered")
+	}
+	held(loads)
+	// A value loaded while a stream of the prefix moved is not kept.
+	bump(t, store, prefix+"c")
+	was = loads
+	get(func() { bump(t, store, prefix+"d") })
+	if get(nil); loads != was+2 {
+		t.Fatalf("the value loaded during a move was kept (%d loads, want %d)", loads, was+2)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/email/postmark"
@@ -78,11 +79,53 @@ func (e *Edge) connectionByID(ctx context.Context, id string) (connectionRow, bo
 	return r, err == nil, dbError(err)
 }
 
+// inUseKey and inUse are an organization's connection of a provider in
+// use as ownConnection answers it (found false: none).
+type inUseKey struct{ org, provider string }
+
+type inUse struct {
+	row   connectionRow
+	found bool
+}
+
+// WatchConnections serves ownConnection from memory kept coherent by w:
+// every append to a connection stream notifies (the module makes the
+// store announce domain.StreamConnection), and any of them drops every
+// organization's memory, so a connection created, chosen, changed,
+// disconnected, deleted or given a new credential stops or starts serving
+// on every process within w's bound (on the process that changed it, at
+// once). Connections change rarely; every call reads one. Call before
+// serving.
+func (e *Edge) WatchConnections(w *eventstore.HeadWatch) {
+	e.inUse = eventstore.NewMemo[inUseKey, inUse](w, domain.ConnectionStreamID(""))
+}
+
+// ConnectionReads counts ownConnection's answers from memory and from the
+// database (zero without WatchConnections).
+func (e *Edge) ConnectionReads() (memory, database int64) {
+	if e.inUse == nil {
+		return 0, 0
+	}
+	return e.inUse.Reads()
+}
+
 // ownConnection is the organization's connection of a provider in use (its
 // own key: BYOK), if any: of its active connections of the provider, the
 // one an administrator chose last (connections.choose, or created while
 // none was in use). One never chosen is used only by calls that name it.
 func (e *Edge) ownConnection(ctx context.Context, org, provider string) (connectionRow, bool, error) {
+	if e.inUse == nil {
+		return e.readOwnConnection(ctx, org, provider)
+	}
+	v, err := e.inUse.Get(ctx, inUseKey{org, provider}, func(ctx context.Context) (inUse, error) {
+		r, ok, err := e.readOwnConnection(ctx, org, provider)
+		return inUse{r, ok}, err
+	})
+	return v.row, v.found, err
+}
+
+// readOwnConnection is ownConnection read from the write-side index.
+func (e *Edge) readOwnConnection(ctx context.Context, org, provider string) (connectionRow, bool, error) {
 	r, err := scanConnection(e.h.pool.QueryRow(ctx, connectionSelect+` WHERE i.organization_id = $1 AND i.provider = $2
 		AND i.status = 'active' AND i.chosen_at IS NOT NULL ORDER BY i.chosen_at DESC, i.connection_id DESC LIMIT 1`, org, provider))
 	if errors.Is(err, pgx.ErrNoRows) {

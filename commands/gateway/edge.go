@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/outbound"
 	"github.com/platform/backend/providers/email"
@@ -33,6 +34,10 @@ type Edge struct {
 	aiOwn AIFactory
 	out   *outbound.Client
 	log   *slog.Logger
+
+	// inUse is ownConnection's memory (WatchConnections; nil: every call
+	// reads the database).
+	inUse *eventstore.Memo[inUseKey, inUse]
 
 	mu    sync.Mutex
 	links map[string]cachedLink // adapters of organizations' connections, per credential version

@@ -60,6 +60,10 @@ type Handlers struct {
 	// so only an attempt that disagrees issues a command (health.go).
 	healthMu sync.Mutex
 	health   map[string]string
+
+	// fees is serviceFee's memory (WatchFees; nil: every BYOK call reads
+	// the database).
+	fees *eventstore.Memo[string, float64]
 }
 
 // NewHandlers makes the handlers over the event store and its database.

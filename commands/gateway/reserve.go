@@ -10,6 +10,7 @@ import (
 
 	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/eventstore"
 )
 
 // reservation is a call's hold on its budgets between reserve and settle.
@@ -135,8 +136,26 @@ func capExceeded(detail string) error {
 
 func cents(microcents int64) string { return fmt.Sprintf("%.4f", float64(microcents)/1e6) }
 
-// serviceFee reads the organization's BYOK fee (0 without one).
+// WatchFees serves serviceFee from memory kept coherent by w, as the
+// connection in use is (Edge.WatchConnections): the fee is set on the
+// organization's billing stream, whose appends notify (the module makes
+// the store announce domain.StreamBilling), and any billing stream's
+// change drops every fee. So a fee set applies to every call reserved
+// later than w's bound after it, on every process. Call before serving.
+func (h *Handlers) WatchFees(w *eventstore.HeadWatch) {
+	h.fees = eventstore.NewMemo[string, float64](w, domain.BillingStreamID(""))
+}
+
+// serviceFee is the organization's BYOK fee (0 without one).
 func (h *Handlers) serviceFee(ctx context.Context, org string) (float64, error) {
+	if h.fees == nil {
+		return h.readServiceFee(ctx, org)
+	}
+	return h.fees.Get(ctx, org, func(ctx context.Context) (float64, error) { return h.readServiceFee(ctx, org) })
+}
+
+// readServiceFee reads the fee from the write side's mirror.
+func (h *Handlers) readServiceFee(ctx context.Context, org string) (float64, error) {
 	var bps float64
 	err := h.pool.QueryRow(ctx, `SELECT COALESCE((SELECT service_fee_bps FROM gateway_fees WHERE organization_id = $1), 0)`, org).Scan(&bps)
 	return bps, dbError(err)

@@ -11,6 +11,7 @@ import (
 	gatewaycmd "github.com/platform/backend/commands/gateway"
 	"github.com/platform/backend/commands/reactor"
 	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/eventstore"
 	httpapi "github.com/platform/backend/http"
 	gatewayhttp "github.com/platform/backend/http/gateway"
 	"github.com/platform/backend/internal/leader"
@@ -69,6 +70,16 @@ func build(_ context.Context, p *module.Platform) (module.Parts, error) {
 		sandbox.Close()
 		settleLog.Close()
 		return module.Parts{}, err
+	}
+	// Every process announces changes to connections and billing (the
+	// BYOK fee), whether or not it keeps them in memory: another process's
+	// memory relies on it. The connection in use and the fee are then read
+	// from memory, coherent by identity's head watch (its bound), where
+	// this process runs one.
+	p.Store.NotifyHeads(domain.StreamConnection, domain.StreamBilling)
+	if watch, err := module.Lookup[*eventstore.HeadWatch](p); err == nil {
+		edge.WatchConnections(watch)
+		handlers.WatchFees(watch)
 	}
 	client := gatewaycmd.NewClient(handlers, edge).WithEdge(edge)
 	queries := gatewayview.NewQueries(p.Pool, p.Reader)

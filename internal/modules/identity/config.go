@@ -35,6 +35,7 @@ type Config struct {
 	// LISTEN/NOTIFY: a revocation, logout or role change applies on every
 	// process within HeadWatch.Bound (IDENTITY_HEAD_WATCH_BOUND, 100ms);
 	// negative (-1s) reads the heads from the database on every validation.
+	// The gateway keeps the connection in use on the same watch and bound.
 	HeadWatch eventstore.HeadWatchConfig
 }
 

@@ -49,6 +49,9 @@ func build(ctx context.Context, p *module.Platform) (module.Parts, error) {
 	if cfg.HeadWatch.Bound >= 0 {
 		watch = eventstore.NewHeadWatch(p.Store, cfg.HeadWatch, p.Log)
 		opts = append(opts, identitycmd.WithHeads(watch))
+		// One listening session a process: other modules keep memory
+		// derived from their own notifying streams on it (eventstore.Memo).
+		module.Provide(p, watch)
 	}
 	commands := identitycmd.NewHandlers(p.Store, p.Now, opts...)
 	accounts := identityview.NewQueries(p.Pool, p.Reader, commands.Keys())
