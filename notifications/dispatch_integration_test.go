@@ -5,13 +5,17 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/internal/apptest"
+	"github.com/platform/backend/internal/migrate"
 	"github.com/platform/backend/notifications"
 )
 
@@ -134,5 +138,81 @@ func TestDispatcherWaitsForLateCommit(t *testing.T) {
 		if published[key] != 1 {
 			t.Errorf("%s published %d times, want once (topic: %v)", key, published[key], published)
 		}
+	}
+}
+
+// TestCursorMigrationKeepsStates: the migration to the cursor keeps each
+// row's state, and the dispatcher then publishes the rows that were waiting
+// (pending to the notifications topic, invalid to the dead letters), none
+// of those published, parked or delivered before.
+func TestCursorMigrationKeepsStates(t *testing.T) {
+	ctx := context.Background()
+	pool, kc := apptest.Infra(t, "dmig", nil, onceTopics)
+	before := fstest.MapFS{}
+	for _, name := range []string{"001_deliveries.sql", "002_claims.sql"} {
+		raw, err := os.ReadFile(filepath.Join("migrations", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before["m/"+name] = &fstest.MapFile{Data: raw}
+	}
+	if err := migrate.Apply(ctx, pool, "notifications", before, "m"); err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{"k-published": "published", "k-parked": "parked", "k-delivered": "delivered",
+		"k-pending": "pending", "k-invalid": "invalid", "k-pending-2": "pending"}
+	for key, state := range states {
+		if _, err := pool.Exec(ctx, `INSERT INTO notification_deliveries (idempotency_key, type, version, organization_id, source_event_id, envelope, state)
+			VALUES ($1, 'status.incident.created', 1, 'org-mig', 'ev', jsonb_build_object('idempotency_key', $1::text), $2)`, key, state); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := notifications.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	read := func() map[string]string {
+		rows, err := pool.Query(ctx, `SELECT idempotency_key, state FROM notification_states`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for rows.Next() {
+			var key, state string
+			if err := rows.Scan(&key, &state); err != nil {
+				t.Fatal(err)
+			}
+			got[key] = state
+		}
+		return got
+	}
+	if got := read(); !maps.Equal(got, states) {
+		t.Fatalf("states after the migration %v, want %v", got, states)
+	}
+	publisher, err := notifications.NewPublisher(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer publisher.Close()
+	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if n := dispatchN(t, d, 3); n != 3 {
+		t.Fatalf("dispatched %d, want the 3 waiting rows", n)
+	}
+	states["k-pending"], states["k-pending-2"], states["k-invalid"] = "published", "published", "parked"
+	if got := read(); !maps.Equal(got, states) {
+		t.Fatalf("states after the dispatch %v, want %v", got, states)
+	}
+	topicKeys := func(topic string) []string {
+		var keys []string
+		for _, m := range apptest.ReadTopic(t, kc.Brokers, topic, 20*time.Second) {
+			keys = append(keys, nitHeader(m, notifications.MetaIdempotencyKey))
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	if got := topicKeys(kc.Topics.Notifications()); !slices.Equal(got, []string{"k-pending", "k-pending-2"}) {
+		t.Errorf("notifications topic %v, want the two pending rows", got)
+	}
+	if got := topicKeys(kc.Topics.DeadLetter()); !slices.Equal(got, []string{"k-invalid"}) {
+		t.Errorf("dead letters %v, want the invalid row", got)
 	}
 }
