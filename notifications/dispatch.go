@@ -167,7 +167,9 @@ const pendingSQL = `SELECT d.tx_id::text, d.seq, d.idempotency_key, d.type, d.or
 	  AND d.tx_id < pg_snapshot_xmin(pg_current_snapshot())
 	ORDER BY d.tx_id, d.seq LIMIT $1`
 
-// DispatchBatch publishes up to dispatchBatch waiting rows and returns how many.
+// DispatchBatch publishes up to dispatchBatch waiting rows and returns how
+// many: none while the rows waiting are all younger than a transaction still
+// running (on any database of the server), which ends soon or holds them.
 func (d *Dispatcher) DispatchBatch(ctx context.Context) (int, error) {
 	rows, err := d.Pool.Query(ctx, pendingSQL, dispatchBatch)
 	if err != nil {
