@@ -385,7 +385,7 @@ func runHTTPUpdates(b *testing.B, h *apptest.Harness, incidents, clients int, id
 func deliveries(b *testing.B, h *apptest.Harness) (pending, published int64) {
 	b.Helper()
 	err := h.App.Pool.QueryRow(context.Background(), `SELECT count(*) FILTER (WHERE state IN ('pending', 'invalid')),
-		count(*) FILTER (WHERE state NOT IN ('pending', 'invalid')) FROM notification_deliveries`).Scan(&pending, &published)
+		count(*) FILTER (WHERE state NOT IN ('pending', 'invalid')) FROM notification_states`).Scan(&pending, &published)
 	must(b, err)
 	return pending, published
 }

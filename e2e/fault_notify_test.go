@@ -98,7 +98,7 @@ func publishedNotifications(t *testing.T, s *Stack) map[string][]int32 {
 func waitDispatching(t *testing.T, s *Stack, n int64, within time.Duration) {
 	t.Helper()
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if pending := queryInt(t, s.Pool(), `SELECT count(*) FROM notification_deliveries WHERE state='pending'`); pending >= n {
+		if pending := queryInt(t, s.Pool(), `SELECT count(*) FROM notification_states WHERE state='pending'`); pending >= n {
 			t.Logf("dispatcher: %d notifications pending", pending)
 			return
 		}

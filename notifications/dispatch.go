@@ -102,10 +102,13 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 func (p *Publisher) Close() error { return p.producer.Close() }
 
 // Dispatcher moves the delivery log to Kafka: pending rows to the
-// notifications topic, invalid rows to the dead-letter topic. A crash between
-// publish and mark, or a publish the broker wrote without acknowledging,
-// publishes again with the same idempotency key: onto the same partition
-// (Marshaler), and the webhook's claim POSTs the key once.
+// notifications topic, invalid rows to the dead-letter topic. It reads the
+// log in commit order past a cursor (notification_dispatch_cursor), as the
+// relay reads the outbox, and saves the cursor once a batch, instead of an
+// UPDATE of every row. A crash between publish and cursor save, or a publish
+// the broker wrote without acknowledging, publishes again with the same
+// idempotency key: onto the same partition (Marshaler), and the webhook's
+// claim POSTs the key once.
 type Dispatcher struct {
 	Pool *pgxpool.Pool
 	// Publisher must key messages by their idempotency key (Publisher).
@@ -151,54 +154,66 @@ func (d *Dispatcher) dispatch(ctx context.Context) error {
 	}
 }
 
-// DispatchBatch publishes up to dispatchBatch waiting rows and returns how many.
+// pendingSQL reads up to $1 committed rows past the cursor, in commit
+// order: only rows of transactions older than every one still running, so a
+// row that commits after a later one was read (two projection batches
+// committing out of order) is waited for, never skipped. The cursor's
+// columns are scalar subqueries, computed once before the scan: the row
+// comparison stays the commit-order index's start key. The columns are
+// qualified: ORDER BY tx_id would sort by the output column tx_id::text.
+const pendingSQL = `SELECT d.tx_id::text, d.seq, d.idempotency_key, d.type, d.organization_id, d.envelope, d.state, d.reason
+	FROM notification_deliveries d
+	WHERE (d.tx_id, d.seq) > ((SELECT tx_id FROM notification_dispatch_cursor), (SELECT seq FROM notification_dispatch_cursor))
+	  AND d.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+	ORDER BY d.tx_id, d.seq LIMIT $1`
+
+// DispatchBatch publishes up to dispatchBatch waiting rows and returns how
+// many: none while the rows waiting are all younger than a transaction still
+// running (on any database of the server), which ends soon or holds them.
 func (d *Dispatcher) DispatchBatch(ctx context.Context) (int, error) {
-	rows, err := d.Pool.Query(ctx, `SELECT idempotency_key, type, organization_id, envelope, state, reason
-		FROM notification_deliveries WHERE state IN ('pending', 'invalid') ORDER BY created_at LIMIT $1`, dispatchBatch)
+	rows, err := d.Pool.Query(ctx, pendingSQL, dispatchBatch)
 	if err != nil {
 		return 0, err
 	}
 	type row struct {
-		key, typ, org, state, reason string
-		envelope                     []byte
+		txID, key, typ, org, state, reason string
+		seq                                int64
+		envelope                           []byte
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
 		var x row
-		err := r.Scan(&x.key, &x.typ, &x.org, &x.envelope, &x.state, &x.reason)
+		err := r.Scan(&x.txID, &x.seq, &x.key, &x.typ, &x.org, &x.envelope, &x.state, &x.reason)
 		return x, err
 	})
 	if err != nil || len(list) == 0 {
 		return 0, err
 	}
-	// One publish call and one update per destination, not per row.
+	// One publish call per destination, not per row.
 	byTopic := map[string][]*message.Message{}
-	keys := map[string][]string{}
 	for _, x := range list {
 		msg := message.NewMessage(x.key, x.envelope)
 		msg.Metadata.Set(MetaType, x.typ)
 		msg.Metadata.Set(MetaIdempotencyKey, x.key)
 		msg.Metadata.Set(MetaOrganization, x.org)
-		next := "published"
+		topic := d.Topics.Notifications()
 		if x.state == "invalid" {
 			msg.Metadata.Set(MetaReason, x.reason)
-			next = "parked"
+			topic = d.Topics.DeadLetter()
 		}
-		byTopic[next] = append(byTopic[next], msg)
-		keys[next] = append(keys[next], x.key)
+		byTopic[topic] = append(byTopic[topic], msg)
 	}
-	topics := map[string]string{"published": d.Topics.Notifications(), "parked": d.Topics.DeadLetter()}
-	for next, msgs := range byTopic {
-		if err := d.Publisher.Publish(topics[next], msgs...); err != nil {
+	for topic, msgs := range byTopic {
+		if err := d.Publisher.Publish(topic, msgs...); err != nil {
 			return 0, err
 		}
-		// Only rows still waiting move: the webhook may already have marked
-		// some delivered between the publish and this update.
-		if _, err := d.Pool.Exec(ctx, `UPDATE notification_deliveries SET state=$2, published_at=now()
-			WHERE idempotency_key = ANY($1) AND state IN ('pending', 'invalid')`, keys[next], next); err != nil {
-			return 0, err
-		}
+	}
+	last := list[len(list)-1]
+	if err := saveDispatchCursor(ctx, d.Pool, last.txID, last.seq); err != nil {
+		return 0, err
+	}
+	for topic, msgs := range byTopic {
 		counter := emitted
-		if next == "parked" {
+		if topic == d.Topics.DeadLetter() {
 			counter = invalid
 		}
 		for _, m := range msgs {
@@ -206,4 +221,18 @@ func (d *Dispatcher) DispatchBatch(ctx context.Context) (int, error) {
 		}
 	}
 	return len(list), nil
+}
+
+// saveDispatchCursor moves the cursor forward (never back: a term that
+// outlived its lock cannot undo its successor's progress) in a transaction
+// that does not wait for its WAL flush: a cursor lost in a crash only
+// publishes rows again, which the webhook's claim delivers once.
+func saveDispatchCursor(ctx context.Context, pool *pgxpool.Pool, txID string, seq int64) error {
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`SET LOCAL synchronous_commit TO off`)
+	b.Queue(`UPDATE notification_dispatch_cursor SET tx_id = $1::xid8, seq = $2
+		WHERE (tx_id, seq) < ($1::xid8, $2::bigint)`, txID, seq)
+	b.Queue(`COMMIT`)
+	return pool.SendBatch(ctx, b).Close()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	domain "github.com/platform/backend/domain/status"
@@ -54,8 +55,11 @@ func (r *onceReceiver) Posts(key string) int {
 }
 
 // onceLogIncidents writes n incident notifications into the delivery log as
-// the projection does and returns their keys.
-func onceLogIncidents(t *testing.T, pool *pgxpool.Pool, n int) []string {
+// the projection does (through db: the pool, or a transaction left open)
+// and returns their keys.
+func onceLogIncidents(t *testing.T, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, n int) []string {
 	t.Helper()
 	reg, err := contracts.Load()
 	if err != nil {
@@ -73,7 +77,7 @@ func onceLogIncidents(t *testing.T, pool *pgxpool.Pool, n int) []string {
 		if err != nil || len(stmts) != 1 {
 			t.Fatalf("reduce: %d statements, %v", len(stmts), err)
 		}
-		if _, err := pool.Exec(context.Background(), stmts[0].SQL, stmts[0].Args...); err != nil {
+		if _, err := db.Exec(context.Background(), stmts[0].SQL, stmts[0].Args...); err != nil {
 			t.Fatal(err)
 		}
 		keys = append(keys, "status:incident:"+id+":rev:1")
@@ -252,9 +256,9 @@ func TestClaimLeftByCrashIsDelivered(t *testing.T) {
 }
 
 // TestDispatcherKeysCopiesOntoOnePartition: every copy of a key the
-// dispatcher publishes (here: the rows put back to pending and dispatched
-// again, as after a publish the broker wrote without acknowledging) lands on
-// the key's partition.
+// dispatcher publishes (here: the cursor put back and the rows dispatched
+// again, as after a publish the broker wrote without acknowledging, or a
+// crash before the cursor's save) lands on the key's partition.
 func TestDispatcherKeysCopiesOntoOnePartition(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -267,10 +271,10 @@ func TestDispatcherKeysCopiesOntoOnePartition(t *testing.T) {
 	defer publisher.Close()
 	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for round := range 2 {
-		if n, err := d.DispatchBatch(ctx); err != nil || n != len(keys) {
-			t.Fatalf("dispatch %d: %d %v", round, n, err)
+		if n := dispatchN(t, d, len(keys)); n != len(keys) {
+			t.Fatalf("dispatch %d: %d", round, n)
 		}
-		if _, err := pool.Exec(ctx, `UPDATE notification_deliveries SET state='pending'`); err != nil {
+		if _, err := pool.Exec(ctx, `UPDATE notification_dispatch_cursor SET tx_id = '0', seq = 0`); err != nil {
 			t.Fatal(err)
 		}
 	}

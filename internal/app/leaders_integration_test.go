@@ -50,7 +50,7 @@ func TestScheduledMaintenanceRunsBesideDispatcher(t *testing.T) {
 	}
 	apptest.Eventually(t, 30*time.Second, "the dispatcher to publish the incident's notification", func() bool {
 		var n int
-		err := pool.QueryRow(ctx, `SELECT count(*) FROM notification_deliveries WHERE organization_id = $1
+		err := pool.QueryRow(ctx, `SELECT count(*) FROM notification_states WHERE organization_id = $1
 			AND state NOT IN ('pending', 'invalid')`, h.OrgID).Scan(&n)
 		return err == nil && n > 0
 	})
