@@ -437,6 +437,7 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 	failed = append(failed, defects...)
 	var inserts rowGroups
 	var counters counterGroups
+	var updates updateGroups
 	touched := map[string]int64{}
 	count := 0
 	pending := r.pendingIndexes()
@@ -469,6 +470,12 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 				}
 				continue
 			}
+			if s.update != nil {
+				if err := updates.add(s.update); err != nil {
+					return 0, nil, false, err
+				}
+				continue
+			}
 			b.Queue(r.names.Replace(s.SQL), s.Args...)
 		}
 		if !d.single {
@@ -483,6 +490,9 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 		if _, err := conn.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
 			return 0, nil, false, fmt.Errorf("copy %d rows into %s: %w", len(c.rows), c.table, err)
 		}
+	}
+	if err := updates.queue(b, r.names); err != nil {
+		return 0, nil, false, err
 	}
 	if err := counters.queue(b, r.names); err != nil {
 		return 0, nil, false, err
