@@ -142,7 +142,7 @@ func (r *runner) Cleanup(sarama.ConsumerGroupSession) error { return nil }
 
 // partition is what a runner knows of a partition while it holds it: the
 // checkpoint it stored there last (the next batch commits only if it is
-// still there: proj_advance_checkpoint), and the applied version of each
+// still there: queueCheckpoint), and the applied version of each
 // stream it applied or read, so that a batch reads only the versions of
 // streams new to it. The fence makes the memory safe: another consumer that
 // applied the partition meanwhile moved the checkpoint, and the batch rolls
@@ -189,7 +189,7 @@ func (st *partition) committed(next int64, known, touched map[string]int64) {
 	}
 }
 
-// checkpointMovedCode is proj_advance_checkpoint's SQLSTATE.
+// checkpointMovedCode is proj_checkpoint_moved's SQLSTATE.
 const checkpointMovedCode = "PJ409"
 
 // checkpointMoved reports a batch that did not commit because another
