@@ -23,6 +23,9 @@ type Statement struct {
 	row  *row // set by Insert: a row the runner may merge with others
 	// counter is set by Add: a sum the runner may merge with others.
 	counter *counter
+	// update is set by Update: a row's new values the runner may merge
+	// with others.
+	update *update
 	// indexed: the statement finds its rows through the projection's
 	// deferred indexes (NeedsIndexes).
 	indexed bool

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -121,7 +123,8 @@ func queueValues(b *pgx.Batch, table string, columns []string, rows [][]any) {
 // encodeObjects writes rows as a JSON array of objects, one member per
 // column: the bytes json.Marshal of one map per row wrote (members in the
 // order of their names), without building a map and sorting its keys for
-// every row.
+// every row. The usual values (appendPlain) are written without
+// encoding/json's reflection.
 func encodeObjects(columns []string, rows [][]any) ([]byte, error) {
 	order := make([]int, len(columns))
 	for i := range order {
@@ -149,6 +152,10 @@ func encodeObjects(columns []string, rows [][]any) ([]byte, error) {
 				buf.WriteByte(',')
 			}
 			buf.Write(keys[j])
+			if b, ok := appendPlain(buf.AvailableBuffer(), values[j]); ok {
+				buf.Write(b)
+				continue
+			}
 			if err := enc.Encode(values[j]); err != nil {
 				return nil, err
 			}
@@ -158,4 +165,48 @@ func encodeObjects(columns []string, rows [][]any) ([]byte, error) {
 	}
 	buf.WriteByte(']')
 	return buf.Bytes(), nil
+}
+
+// appendPlain appends v as encoding/json writes it, for the values rows
+// mostly hold: integers, booleans, nil, strings of printable ASCII without
+// the characters it escapes, and times it can write (years 0-9999, offsets
+// under a day: RFC 3339 with nanoseconds, as time.Time's MarshalJSON); ok is
+// false for anything else, which encoding/json writes (or refuses).
+func appendPlain(b []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return appendPlainString(b, x)
+	case *string:
+		if x == nil {
+			return append(b, "null"...), true
+		}
+		return appendPlainString(b, *x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), true
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), true
+	case int64:
+		return strconv.AppendInt(b, x, 10), true
+	case bool:
+		return strconv.AppendBool(b, x), true
+	case time.Time:
+		if _, off := x.Zone(); x.Year() < 0 || x.Year() > 9999 || off <= -24*3600 || off >= 24*3600 {
+			return b, false
+		}
+		b = append(b, '"')
+		return append(x.AppendFormat(b, time.RFC3339Nano), '"'), true
+	}
+	return b, false
+}
+
+func appendPlainString(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return b, false
+		}
+	}
+	b = append(b, '"')
+	return append(append(b, s...), '"'), true
 }

@@ -1,8 +1,10 @@
 package projections
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -63,5 +65,37 @@ func TestRunnerConfigRebuildBatchSize(t *testing.T) {
 		if c.BatchSize != tc.wantBatch || c.RebuildBatchSize != tc.wantRebuild || c.Validate() != nil {
 			t.Errorf("%+v: batches %d and %d (%v), want %d and %d", tc, c.BatchSize, c.RebuildBatchSize, c.Validate(), tc.wantBatch, tc.wantRebuild)
 		}
+	}
+}
+
+// encodeObjects writes the bytes json.Marshal writes for one map per row,
+// whether a value takes the plain path (appendPlain) or encoding/json's.
+func TestEncodeObjectsAsJSONMarshal(t *testing.T) {
+	s, at := "plain", time.Date(2026, 11, 27, 12, 30, 5, 123456789, time.UTC)
+	values := []any{nil, "", "plain text 123", "quote \" back \\ slash", "<b>&amp;</b>", "a < b", "a > b", "a & b", "del \x7f", "nul \x00", "tab\there", "naïve ☃", "\xff invalid",
+		&s, (*string)(nil), 0, -42, int32(7), int64(1) << 60, true, false, at, at.In(time.FixedZone("x", -5*3600-30*60)),
+		time.Time{}, at.Truncate(time.Second), 3.25, json.RawMessage(`{"a": [1, 2]}`), []string{"a"}, uint8(9)}
+	var rows [][]any
+	for i, v := range values {
+		rows = append(rows, []any{v, i})
+	}
+	cols := []string{"v", "i"}
+	got, err := encodeObjects(cols, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps := make([]map[string]any, len(rows))
+	for i, r := range rows {
+		maps[i] = map[string]any{"v": r[0], "i": r[1]}
+	}
+	want, err := json.Marshal(maps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("encodeObjects wrote\n%s\njson.Marshal writes\n%s", got, want)
+	}
+	if _, err := encodeObjects(cols, [][]any{{time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), 1}}); err == nil {
+		t.Fatal("a time json.Marshal refuses must be refused")
 	}
 }

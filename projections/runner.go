@@ -13,6 +13,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/eventstore"
@@ -139,11 +140,77 @@ func (r *runner) Setup(sess sarama.ConsumerGroupSession) error {
 
 func (r *runner) Cleanup(sarama.ConsumerGroupSession) error { return nil }
 
+// partition is what a runner knows of a partition while it holds it: the
+// checkpoint it stored there last (the next batch commits only if it is
+// still there: queueCheckpoint), and the applied version of each
+// stream it applied or read, so that a batch reads only the versions of
+// streams new to it. The fence makes the memory safe: another consumer that
+// applied the partition meanwhile moved the checkpoint, and the batch rolls
+// back (checkpointMoved) and the session starts again from what is stored.
+type partition struct {
+	topic    string
+	id       int32
+	stored   *int64           // the checkpoint; nil: none stored yet
+	versions map[string]int64 // applied versions (0: none) as committed
+}
+
+// maxRemembered bounds a partition's remembered stream versions: past it
+// they are forgotten, and read again as the streams come back.
+const maxRemembered = 50_000
+
+// openPartition reads the partition's stored checkpoint.
+func (r *runner) openPartition(ctx context.Context, topic string, id int32) (*partition, error) {
+	st := &partition{topic: topic, id: id, versions: map[string]int64{}}
+	var next int64
+	err := r.pool.QueryRow(ctx, `SELECT next_offset FROM proj_checkpoints WHERE projection=$1 AND generation=$2 AND topic=$3 AND partition=$4`,
+		r.p.Name(), r.generation, topic, id).Scan(&next)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+	case err != nil:
+		return nil, err
+	default:
+		st.stored = &next
+	}
+	return st, nil
+}
+
+// committed records a committed batch: the checkpoint it stored and the
+// stream versions it read (known) and wrote (touched).
+func (st *partition) committed(next int64, known, touched map[string]int64) {
+	st.stored = &next
+	if len(st.versions)+len(known) > maxRemembered {
+		clear(st.versions)
+	}
+	for id, v := range known {
+		st.versions[id] = v
+	}
+	for id, v := range touched {
+		st.versions[id] = v
+	}
+}
+
+// checkpointMovedCode is proj_checkpoint_moved's SQLSTATE.
+const checkpointMovedCode = "PJ409"
+
+// checkpointMoved reports a batch that did not commit because another
+// consumer moved the partition's checkpoint.
+func checkpointMoved(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == checkpointMovedCode
+}
+
 // ConsumeClaim drains what is already fetched into one batch, so batches grow
 // with load and an idle stream is applied at once.
 func (r *runner) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
 	ctx := sess.Context()
 	labels := []string{r.p.Name(), fmt.Sprint(r.generation), claim.Topic(), fmt.Sprint(claim.Partition())}
+	st, err := r.openPartition(ctx, claim.Topic(), claim.Partition())
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err // the session starts again
+	}
 	var lastApplied time.Time
 	next := claim.InitialOffset()
 	reader := &eventstore.BatchReader{Claim: claim, Size: r.cfg.BatchSize, Linger: r.cfg.Linger,
@@ -153,9 +220,13 @@ func (r *runner) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Con
 		if batch == nil {
 			return nil
 		}
-		if err := r.apply(ctx, batch); err != nil {
+		if err := r.apply(ctx, st, batch); err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if checkpointMoved(err) {
+				r.log.Warn("projection: another consumer applied the partition meanwhile; starting again from its checkpoint",
+					"projection", r.p.Name(), "topic", claim.Topic(), "partition", claim.Partition(), "err", err)
 			}
 			return err // the session restarts from the stored checkpoint
 		}
@@ -173,11 +244,11 @@ func (r *runner) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Con
 // connection) and a hole in a stream are waited out, however long they last:
 // nothing is parked for them. A batch that keeps failing otherwise is split,
 // so that only the event that cannot be applied is parked.
-func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) error {
+func (r *runner) apply(ctx context.Context, st *partition, batch []*sarama.ConsumerMessage) error {
 	var err error
 	failures, waits := 0, 0
 	for {
-		if err = r.applyOnce(ctx, batch); err == nil {
+		if err = r.applyOnce(ctx, st, batch); err == nil {
 			batchesApplied.WithLabelValues(r.p.Name()).Inc()
 			if waits > 0 {
 				r.log.Info("projection resumed", "projection", r.p.Name(), "waited_tries", waits)
@@ -186,6 +257,9 @@ func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) err
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if checkpointMoved(err) {
+			return err // not this batch's fault: what the runner remembers is stale
 		}
 		if gap := (*streamGapError)(nil); errors.As(err, &gap) || eventstore.IsTransient(err) {
 			waits++
@@ -206,10 +280,10 @@ func (r *runner) apply(ctx context.Context, batch []*sarama.ConsumerMessage) err
 		retry.Sleep(ctx, r.cfg.RetryBackoff*time.Duration(failures))
 	}
 	if len(batch) == 1 {
-		return r.park(ctx, batch[0], r.cfg.Attempts, err.Error())
+		return r.park(ctx, st, batch[0], r.cfg.Attempts, err.Error())
 	}
 	for _, msg := range batch {
-		if err := r.apply(ctx, []*sarama.ConsumerMessage{msg}); err != nil {
+		if err := r.apply(ctx, st, []*sarama.ConsumerMessage{msg}); err != nil {
 			return err
 		}
 	}
@@ -337,15 +411,16 @@ func (r *runner) impostor(d decoded, pos eventstore.Position, what string) failu
 const streamVersionsSQL = `SELECT s.id, COALESCE((SELECT v.version FROM proj_stream_versions v
 	WHERE v.projection = $1 AND v.generation = $2 AND v.stream_id = s.id), 0) FROM unnest($3::text[]) AS s(id)`
 
-// applyOnce is one transaction in two round trips: BEGIN with the read of
-// the batch's stream versions (and of its one-event streams' rows and
-// event ids), then (after the events are put in stream
-// order and reduced) the writes, the failures, the versions, the
-// checkpoint and COMMIT. A COPY of many Append rows of a table adds its
-// round trip before the writes; a hole or an event at or below its
-// stream's version adds the event store's reads. Dead letters are
-// published after the commit: the failure is recorded in PostgreSQL first.
-func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage) error {
+// applyOnce is one transaction in one or two round trips: BEGIN with the
+// read of the versions of the batch's streams new to the partition's
+// runner (and of its one-event streams' rows and event ids), when there
+// are any; then (after the events are put in stream order and reduced) the
+// writes, the failures, the versions, the checkpoint and COMMIT. A COPY of
+// many Append rows of a table adds its round trip before the writes; a hole
+// or an event at or below its stream's version adds the event store's
+// reads. Dead letters are published after the commit: the failure is
+// recorded in PostgreSQL first.
+func (r *runner) applyOnce(ctx context.Context, st *partition, batch []*sarama.ConsumerMessage) error {
 	events, failed, streamIDs := r.decode(batch)
 	conn, err := r.pool.Acquire(ctx)
 	if err != nil {
@@ -353,7 +428,7 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 	}
 	// A connection left inside a transaction is destroyed on release, never reused.
 	defer conn.Release()
-	applied, parked, indexed, err := r.transact(ctx, conn.Conn(), batch, events, failed, streamIDs)
+	res, err := r.transact(ctx, conn.Conn(), st, batch, events, failed, streamIDs)
 	if err != nil {
 		if conn.Conn().PgConn().TxStatus() != 'I' {
 			if _, rbErr := conn.Conn().Exec(context.WithoutCancel(ctx), `ROLLBACK`); rbErr != nil {
@@ -362,11 +437,12 @@ func (r *runner) applyOnce(ctx context.Context, batch []*sarama.ConsumerMessage)
 		}
 		return err
 	}
-	if indexed {
+	st.committed(batch[len(batch)-1].Offset+1, res.known, res.touched)
+	if res.indexed {
 		r.indexesBuilt()
 	}
-	eventsApplied.WithLabelValues(r.p.Name()).Add(float64(applied))
-	r.deadLetter(ctx, parked)
+	eventsApplied.WithLabelValues(r.p.Name()).Add(float64(res.applied))
+	r.deadLetter(ctx, res.parked)
 	return nil
 }
 
@@ -406,37 +482,79 @@ func (r *runner) decode(batch []*sarama.ConsumerMessage) (events []decoded, fail
 	return events, failed, streamIDs
 }
 
+// transacted is what a committed batch did.
+type transacted struct {
+	applied int
+	parked  []failure
+	indexed bool // it built the generation's deferred indexes
+	// known are the versions it read (0: a stream not applied yet),
+	// touched those it wrote.
+	known, touched map[string]int64
+}
+
 // transact runs the batch's transaction on conn; on an error the caller
-// rolls back what is left open. indexed reports that the committed batch
-// built the generation's deferred indexes.
-func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.ConsumerMessage, events []decoded, failed []failure,
-	streamIDs []string) (int, []failure, bool, error) {
+// rolls back what is left open.
+func (r *runner) transact(ctx context.Context, conn *pgx.Conn, st *partition, batch []*sarama.ConsumerMessage, events []decoded,
+	failed []failure, streamIDs []string) (transacted, error) {
 	name := r.p.Name()
 	versions := make(map[string]int64, len(streamIDs))
+	var unknown []string
+	for _, id := range streamIDs {
+		if v, ok := st.versions[id]; !ok {
+			unknown = append(unknown, id)
+		} else if v > 0 {
+			versions[id] = v
+		}
+	}
 	applied := map[uuid.UUID]bool{}
 	var held map[eventstore.Position]uuid.UUID
+	var known map[string]int64
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
-	if len(events) > 0 {
-		b.Queue(streamVersionsSQL, name, r.generation, streamIDs)
+	if hasSingles := slices.ContainsFunc(events, func(d decoded) bool { return d.single }); len(unknown) > 0 || hasSingles {
+		read := make(map[string]int64, len(unknown))
+		if len(unknown) > 0 {
+			b.Queue(streamVersionsSQL, name, r.generation, unknown)
+		}
 		readSingles := r.queueSingles(b, events)
 		br := conn.SendBatch(ctx, b)
-		err := readVersions(br, versions)
+		_, err := br.Exec() // BEGIN
+		if err == nil && len(unknown) > 0 {
+			err = readVersions(br, read)
+		}
 		if err == nil {
 			held, err = readSingles(br, applied)
 		}
 		if err = errors.Join(err, br.Close()); err != nil {
-			return 0, nil, false, err
+			return transacted{}, err
+		}
+		known = make(map[string]int64, len(unknown))
+		for _, id := range unknown {
+			known[id] = read[id]
+			if v := read[id]; v > 0 {
+				versions[id] = v
+			}
 		}
 		b = &pgx.Batch{}
 	}
+	// flush sends what is queued (BEGIN, while not sent yet): the COPY and
+	// the deferred indexes' build run inside the transaction, after it.
+	flush := func() error {
+		if len(b.QueuedQueries) == 0 {
+			return nil
+		}
+		err := conn.SendBatch(ctx, b).Close()
+		b = &pgx.Batch{}
+		return err
+	}
 	ordered, defects, err := r.sequence(ctx, conn, events, versions, applied, held)
 	if err != nil {
-		return 0, nil, false, err
+		return transacted{}, err
 	}
 	failed = append(failed, defects...)
 	var inserts rowGroups
 	var counters counterGroups
+	var updates updateGroups
 	touched := map[string]int64{}
 	count := 0
 	pending := r.pendingIndexes()
@@ -452,20 +570,29 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 			if s.indexed && len(pending) > 0 && !indexed {
 				// Built before the batch's writes (its COPY included): the
 				// statement finds its rows through them.
+				if err := flush(); err != nil {
+					return transacted{}, err
+				}
 				if err := buildIndexes(ctx, conn, name, r.generation, pending); err != nil {
-					return 0, nil, false, err
+					return transacted{}, err
 				}
 				indexed = true
 			}
 			if s.row != nil {
 				if err := inserts.add(s.row); err != nil {
-					return 0, nil, false, err
+					return transacted{}, err
 				}
 				continue
 			}
 			if s.counter != nil {
 				if err := counters.add(s.counter); err != nil {
-					return 0, nil, false, err
+					return transacted{}, err
+				}
+				continue
+			}
+			if s.update != nil {
+				if err := updates.add(s.update); err != nil {
+					return transacted{}, err
 				}
 				continue
 			}
@@ -477,15 +604,23 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 	}
 	copies, err := inserts.queue(b, r.names)
 	if err != nil {
-		return 0, nil, false, err
+		return transacted{}, err
 	}
-	for _, c := range copies { // rows of events: BEGIN went with the versions read
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
-			return 0, nil, false, fmt.Errorf("copy %d rows into %s: %w", len(c.rows), c.table, err)
+	if len(copies) > 0 {
+		if err := flush(); err != nil {
+			return transacted{}, err
 		}
 	}
+	for _, c := range copies {
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
+			return transacted{}, fmt.Errorf("copy %d rows into %s: %w", len(c.rows), c.table, err)
+		}
+	}
+	if err := updates.queue(b, r.names); err != nil {
+		return transacted{}, err
+	}
 	if err := counters.queue(b, r.names); err != nil {
-		return 0, nil, false, err
+		return transacted{}, err
 	}
 	for _, f := range failed {
 		queueFailure(b, name, r.generation, f.msg, 1, f.reason)
@@ -501,14 +636,14 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, batch []*sarama.C
 			ON CONFLICT (projection, generation, stream_id) DO UPDATE SET version = EXCLUDED.version
 			WHERE proj_stream_versions.version < EXCLUDED.version`, name, r.generation, ids, vs)
 	}
-	queueCheckpoint(b, name, r.generation, batch[len(batch)-1])
+	queueCheckpoint(b, name, r.generation, st, batch[len(batch)-1])
 	// COMMIT rides in the same round trip: a statement the server refuses
 	// skips the rest of the pipeline, COMMIT included.
 	b.Queue(`COMMIT`)
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		return 0, nil, false, err
+		return transacted{}, err
 	}
-	return count, failed, indexed, nil
+	return transacted{applied: count, parked: failed, indexed: indexed, known: known, touched: touched}, nil
 }
 
 // queueSingles queues, for the batch's events of one-event streams, the
@@ -560,11 +695,8 @@ func (r *runner) queueSingles(b *pgx.Batch, events []decoded) func(pgx.BatchResu
 	}
 }
 
-// readVersions reads BEGIN's answer and the stream versions.
+// readVersions reads the stream versions.
 func readVersions(br pgx.BatchResults, versions map[string]int64) error {
-	if _, err := br.Exec(); err != nil {
-		return err
-	}
 	rows, err := br.Query()
 	if err != nil {
 		return err
@@ -583,11 +715,22 @@ func readVersions(br pgx.BatchResults, versions map[string]int64) error {
 	return rows.Err()
 }
 
-func queueCheckpoint(b *pgx.Batch, name string, generation int, last *sarama.ConsumerMessage) {
-	b.Queue(`INSERT INTO proj_checkpoints (projection, generation, topic, partition, next_offset, updated_at)
-		VALUES ($1,$2,$3,$4,$5, now())
-		ON CONFLICT (projection, generation, topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
-		name, generation, last.Topic, last.Partition, last.Offset+1)
+// queueCheckpoint moves the partition's checkpoint past last, from where
+// the runner stored it (an insert when it stored none): when that moved no
+// row, another consumer moved it, and proj_checkpoint_moved raises PJ409,
+// which rolls the transaction back.
+func queueCheckpoint(b *pgx.Batch, name string, generation int, st *partition, last *sarama.ConsumerMessage) {
+	const moved = ` SELECT proj_checkpoint_moved(format('of %s g%s %s/%s', $1::text, $2::int, $3::text, $4::int))
+		FROM (SELECT count(*) AS n FROM moved) c WHERE c.n = 0`
+	if st.stored == nil {
+		b.Queue(`WITH moved AS (INSERT INTO proj_checkpoints (projection, generation, topic, partition, next_offset, updated_at)
+			VALUES ($1, $2, $3, $4, $5, now()) ON CONFLICT DO NOTHING RETURNING 1)`+moved,
+			name, generation, st.topic, st.id, last.Offset+1)
+		return
+	}
+	b.Queue(`WITH moved AS (UPDATE proj_checkpoints SET next_offset = $5, updated_at = now()
+		WHERE projection = $1 AND generation = $2 AND topic = $3 AND partition = $4 AND next_offset = $6 RETURNING 1)`+moved,
+		name, generation, st.topic, st.id, last.Offset+1, *st.stored)
 }
 
 func queueFailure(b *pgx.Batch, name string, generation int, msg *sarama.ConsumerMessage, attempts int, reason string) {
@@ -601,14 +744,15 @@ func queueFailure(b *pgx.Batch, name string, generation int, msg *sarama.Consume
 // park records an event that failed every attempt on its own and moves the
 // checkpoint past it, so one bad event does not stop the projection; the
 // record is committed before the dead letter is sent.
-func (r *runner) park(ctx context.Context, msg *sarama.ConsumerMessage, attempts int, reason string) error {
+func (r *runner) park(ctx context.Context, st *partition, msg *sarama.ConsumerMessage, attempts int, reason string) error {
 	b := &pgx.Batch{}
 	queueFailure(b, r.p.Name(), r.generation, msg, attempts, reason)
-	queueCheckpoint(b, r.p.Name(), r.generation, msg)
+	queueCheckpoint(b, r.p.Name(), r.generation, st, msg)
 	for {
 		err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) error { return tx.SendBatch(ctx, b).Close() })
 		if err == nil || !eventstore.IsTransient(err) || ctx.Err() != nil {
 			if err == nil {
+				st.committed(msg.Offset+1, nil, nil)
 				r.deadLetter(ctx, []failure{{msg, reason}})
 			}
 			return err

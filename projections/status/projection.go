@@ -87,8 +87,8 @@ var reducers = projections.Reducers{
 
 func incidentRevised(_ eventstore.Event, p domain.IncidentUpdatedV1) ([]projections.Statement, error) {
 	return []projections.Statement{
-		projections.Exec(`UPDATE {{status_incidents}} SET title=$2, message=$3, severity=$4, status=$5, revision=$6, updated_at=$7
-			WHERE incident_id=$1 AND revision < $6`, p.IncidentID, p.Title, p.Message, p.Severity, p.Status, p.Revision, p.OccurredAt),
+		projections.Update("{{status_incidents}}", "incident_id", "revision", revisedColumns,
+			p.IncidentID, p.Revision, p.Title, p.Message, p.Severity, p.Status, p.OccurredAt),
 		incidentUpdate(p.IncidentID, p.Revision, p.Status, p.Message, p.Severity, p.OccurredAt),
 	}, nil
 }
@@ -121,5 +121,8 @@ func componentChecked(status string) projections.Reducer {
 func incidentUpdate(id string, revision int, status, message, severity string, at any) projections.Statement {
 	return projections.Append("{{status_incident_updates}}", timelineColumns, id, revision, status, message, severity, at)
 }
+
+// revisedColumns are what an update or a resolution sets.
+var revisedColumns = []string{"title", "message", "severity", "status", "updated_at"}
 
 var timelineColumns = []string{"incident_id", "revision", "status", "message", "severity", "occurred_at"}

@@ -1,0 +1,64 @@
+package projections
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A batch's Updates of a table and columns are one UPDATE, each key's row
+// at the highest version of the batch whatever the order they came in; a
+// lone row keeps its single-row UPDATE.
+func TestUpdatesMergedPerKey(t *testing.T) {
+	names := strings.NewReplacer("{{items}}", "items_g3", "{{other}}", "other_g3")
+	cols := []string{"note"}
+	var g updateGroups
+	for _, s := range []Statement{
+		Update("{{items}}", "id", "revision", cols, "a", 2, "a2"),
+		Update("{{items}}", "id", "revision", cols, "b", 5, "b5"),
+		Update("{{items}}", "id", "revision", cols, "a", 4, "a4"),
+		Update("{{items}}", "id", "revision", cols, "a", 3, "a3"), // below a4: a4 stays
+		Update("{{other}}", "id", "revision", cols, "x", 1, "x1"),
+	} {
+		if err := g.add(s.update); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &pgx.Batch{}
+	if err := g.queue(b, names); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.QueuedQueries) != 2 {
+		t.Fatalf("queued %d statements, want one per table", len(b.QueuedQueries))
+	}
+	merged, lone := b.QueuedQueries[0], b.QueuedQueries[1]
+	if !strings.HasPrefix(merged.SQL, "UPDATE items_g3 AS t SET revision = v.revision, note = v.note FROM jsonb_populate_recordset(NULL::items_g3, $1::jsonb) AS v") ||
+		!strings.HasSuffix(merged.SQL, "WHERE t.id = v.id AND t.revision < v.revision") {
+		t.Fatalf("merged SQL %q", merged.SQL)
+	}
+	var rows []struct {
+		ID       string `json:"id"`
+		Revision int    `json:"revision"`
+		Note     string `json:"note"`
+	}
+	if err := json.Unmarshal([]byte(merged.Arguments[0].(string)), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].ID != "a" || rows[0].Revision != 4 || rows[0].Note != "a4" || rows[1].ID != "b" || rows[1].Note != "b5" {
+		t.Fatalf("merged rows %+v, want a at 4 and b at 5", rows)
+	}
+	if lone.SQL != "UPDATE other_g3 SET revision=$2, note=$3 WHERE id=$1 AND revision < $2" || len(lone.Arguments) != 3 || lone.Arguments[2] != "x1" {
+		t.Fatalf("lone row: %q %v", lone.SQL, lone.Arguments)
+	}
+	var bad updateGroups
+	for _, s := range []Statement{Update("{{items}}", "id", "revision", cols, "a", 2, "a2"), Update("{{items}}", "id", "revision", cols, "a", int64(3), "a3")} {
+		if err := bad.add(s.update); err != nil && !strings.Contains(err.Error(), "not integers of one type") {
+			t.Fatalf("versions of two types: %v", err)
+		} else if err != nil {
+			return
+		}
+	}
+	t.Fatal("versions of two Go types must be refused, not compared")
+}
