@@ -255,7 +255,8 @@ func reserveCost(b *testing.B, h *apptest.Harness) (free, capped time.Duration) 
 
 // BenchmarkDiagGatewayPath is a diagnostic, skipped unless BENCH_DIAG=1: the
 // gateway load of BenchmarkGatewayCompletions on a platform without its
-// background workers (no relay, projections or reactors), so the request
+// background workers (no relay, projections or reactors; identity's head
+// watch runs: requestPathWorkers), so the request
 // path's own cost (HTTP, authentication, schema, connection, reservation,
 // the fake's call, settle) shows apart from what consuming each usage event
 // costs. Usage events pile up in the outbox; nothing reads them.
@@ -298,6 +299,9 @@ func startGateway(b *testing.B, noWorkers bool) (*apptest.Harness, loadClient, f
 		c.HTTP.CheckOutput = false
 		module.SectionOf[*gatewaymod.Config](c.Modules).Sandbox = true
 	}})
+	if noWorkers {
+		requestPathWorkers(b, h)
+	}
 	// Idle connections beyond the 16 clients: the open loop has as many calls
 	// in flight as are late, and a connection closed after its answer would
 	// cost the next call a dial.

@@ -243,7 +243,8 @@ func BenchmarkIncidentUpdatesHTTP(b *testing.B) {
 // BenchmarkDiagCommandPath is a diagnostic, skipped unless BENCH_DIAG=1: the
 // HTTP update load of BenchmarkIncidentUpdatesHTTP at the bars' 16 and 64
 // clients with the platform's background workers switched on one by one
-// (none: the command path alone, with authentication's head watch; then the relay, the projection engine, and
+// (none: the command path alone, authentication's head watch included:
+// requestPathWorkers; then the relay, the projection engine, and
 // everything), each against raw one-row commits measured just before. It
 // tells what the command path costs from what its consumers, sharing the
 // same two cores, take from it.
@@ -259,22 +260,15 @@ func BenchmarkDiagCommandPath(b *testing.B) {
 	rawPool.Close()
 	for _, workers := range []string{"none", "relay", "relay+projections", "all"} {
 		b.Run("workers="+workers, func(b *testing.B) {
-			h := startPlatform(b, true)
+			h := startPlatform(b, workers != "all") // "all": the platform as it runs
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if workers != "all" {
-				// Authentication from memory is part of the command path: without
-				// its head watch every request reads its credential's streams.
-				go moduleWorker(b, h, "identity", "head-watch")(ctx) //nolint:errcheck
-			}
 			switch workers {
 			case "relay":
 				go h.App.Relay.Run(ctx) //nolint:errcheck
 			case "relay+projections":
 				go h.App.Relay.Run(ctx)  //nolint:errcheck
 				go h.App.Engine.Run(ctx) //nolint:errcheck
-			case "all":
-				go h.App.Run(ctx, false) //nolint:errcheck
 			}
 			for range b.N {
 				for _, clients := range httpRawSweep {
@@ -301,12 +295,28 @@ func moduleWorker(b *testing.B, h *apptest.Harness, moduleName, worker string) f
 
 // startPlatform starts the in-process platform with a rate limit that never
 // bites and without the tests' output-schema check (a debug aid production
-// does not run); with noWorkers only the HTTP services run.
+// does not run); with noWorkers only the HTTP services run, and the
+// request path's own worker (requestPathWorkers).
 func startPlatform(b *testing.B, noWorkers bool) *apptest.Harness {
-	return apptest.Start(b, apptest.Options{NoWorkers: noWorkers, Configure: func(c *app.Config) {
+	h := apptest.Start(b, apptest.Options{NoWorkers: noWorkers, Configure: func(c *app.Config) {
 		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
 		c.HTTP.CheckOutput = false
 	}})
+	if noWorkers {
+		requestPathWorkers(b, h)
+	}
+	return h
+}
+
+// requestPathWorkers runs, on a platform started without its background
+// workers, the one a request's cost depends on: identity's head watch, which
+// lets authentication (and the gateway's connection in use) answer from
+// memory. Without it every request read its credential's streams, and the
+// diagnostics' "request path alone" measured a read the platform does not do.
+func requestPathWorkers(b *testing.B, h *apptest.Harness) {
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	go moduleWorker(b, h, "identity", "head-watch")(ctx) //nolint:errcheck
 }
 
 // httpRun is one closed-loop run with the CPU it used.
