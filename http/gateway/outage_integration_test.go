@@ -19,6 +19,7 @@ import (
 	"github.com/platform/backend/internal/module"
 	gatewaymod "github.com/platform/backend/internal/modules/gateway"
 	"github.com/platform/backend/providers/ai"
+	"github.com/platform/backend/providers/ai/aifake"
 	"github.com/platform/backend/providers/fakekit"
 )
 
@@ -105,6 +106,23 @@ func (p *dbProxy) Restore() {
 	p.cut = false
 }
 
+// answeredInTheDark makes call while the provider holds it, cuts the
+// database while it is held, lets the provider answer, and returns the
+// answer, which must be a 200: a call answered while the database is out.
+func answeredInTheDark(t *testing.T, kit *aifake.Kit, proxy *dbProxy, call func() apptest.Response) apptest.Response {
+	t.Helper()
+	gate := fakekit.NewGate()
+	kit.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
+	answered := make(chan apptest.Response, 1)
+	go func() { answered <- call() }()
+	<-gate.Entered()
+	proxy.Cut()
+	gate.Open()
+	res := <-answered
+	apptest.Must(t, res, http.StatusOK, "the call answered while the database is out")
+	return res
+}
+
 // TestAnsweredCallSettlesAtItsRealCostAfterAnOutage (issue 18, item 3): a
 // call answered 200 while the database was out was later recorded by the
 // sweeper as abandoned at its reservation. Now the call's settle is held
@@ -122,16 +140,10 @@ func TestAnsweredCallSettlesAtItsRealCostAfterAnOutage(t *testing.T) {
 		g.Metering.SweepGrace = 5 * time.Second
 	}})
 	kit := fake(t, h, ai.Provider1)
-	gate := fakekit.NewGate()
-	kit.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
 	body := map[string]any{"prompt": "answered in the dark", "max_tokens": 500}
-	answered := make(chan apptest.Response, 1)
-	go func() { answered <- keyed(t, h, "/api/ai/completions", "", "outage-1", body) }()
-	<-gate.Entered()
-	proxy.Cut()
-	gate.Open()
-	res := <-answered
-	apptest.Must(t, res, http.StatusOK, "the call answered while the database is out")
+	res := answeredInTheDark(t, kit, proxy, func() apptest.Response {
+		return keyed(t, h, "/api/ai/completions", "", "outage-1", body)
+	})
 	var receipt struct {
 		RequestID string  `json:"request_id"`
 		CostCents float64 `json:"cost_cents"`
@@ -192,17 +204,9 @@ func TestAHeldSettleOutlivesItsProcess(t *testing.T) {
 	var proxy *dbProxy
 	first := apptest.Start(t, apptest.Options{Configure: func(c *app.Config) { proxy = proxied(t, c); metering(c) }})
 	kit := fake(t, first, ai.Provider1)
-	gate := fakekit.NewGate()
-	kit.Next(1, fakekit.Fault{Kind: fakekit.Hold, Gate: gate})
-	answered := make(chan apptest.Response, 1)
-	go func() {
-		answered <- post(t, first, "/api/ai/completions", "", map[string]any{"prompt": "answered, then the process died", "max_tokens": 500})
-	}()
-	<-gate.Entered()
-	proxy.Cut()
-	gate.Open()
-	res := <-answered
-	apptest.Must(t, res, http.StatusOK, "the call answered while the database is out")
+	res := answeredInTheDark(t, kit, proxy, func() apptest.Response {
+		return post(t, first, "/api/ai/completions", "", map[string]any{"prompt": "answered, then the process died", "max_tokens": 500})
+	})
 	var receipt struct {
 		RequestID string  `json:"request_id"`
 		CostCents float64 `json:"cost_cents"`
