@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,10 +48,11 @@ func (c EngineConfig) Validate() error {
 	return errors.Join(c.Kafka.Validate(), c.Runner.Validate())
 }
 
-// Engine runs every registered projection: the active generation, and a
-// building generation next to it when a rebuild was requested. When the
-// building generation has caught up with the log it becomes active in one
-// transaction, and queries read it from then on.
+// Engine runs every registered projection: the active generations together
+// in one consumer group (group.go), and a building generation on its own
+// group next to its projection's active one when a rebuild was requested.
+// When the building generation has caught up with the log it becomes active
+// in one transaction, and queries read it from then on.
 type Engine struct {
 	pool        *pgxpool.Pool
 	cfg         EngineConfig
@@ -60,14 +62,22 @@ type Engine struct {
 	order       []string
 
 	mu      sync.Mutex
-	running map[genKey]context.CancelFunc
-	held    map[genKey]int // building generations kept from going live, by parked events (logged once per count)
-	changed chan struct{}  // closed and replaced after every committed batch
+	running map[genKey]context.CancelFunc // building generations
+	live    *liveGroup                    // the active generations
+	held    map[genKey]int                // building generations kept from going live, by parked events (logged once per count)
+	changed chan struct{}                 // closed and replaced after every committed batch
 }
 
 type genKey struct {
 	name       string
 	generation int
+}
+
+// liveGroup is the running group of the active generations.
+type liveGroup struct {
+	keys   []genKey
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 func NewEngine(pool *pgxpool.Pool, cfg EngineConfig, dead DeadLetters, log *slog.Logger, ps ...Projection) (*Engine, error) {
@@ -257,6 +267,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		for _, cancel := range e.running {
 			cancel()
 		}
+		if e.live != nil {
+			e.live.cancel()
+		}
 		e.mu.Unlock()
 		wg.Wait()
 	}()
@@ -280,20 +293,25 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 		return err
 	}
 	want := map[genKey]string{}
+	var active []genKey // in Generations' order: by projection
 	for _, g := range gens {
 		if _, ok := e.projections[g.Projection]; ok && g.State != "retired" {
-			want[genKey{g.Projection, g.Generation}] = g.State
+			k := genKey{g.Projection, g.Generation}
+			want[k] = g.State
+			if g.State == "active" {
+				active = append(active, k)
+			}
 		}
 	}
 	e.mu.Lock()
 	for k, cancel := range e.running {
-		if _, ok := want[k]; !ok {
+		if state, ok := want[k]; !ok || state != "building" {
 			cancel()
 			delete(e.running, k)
 		}
 	}
 	for k, state := range want {
-		if _, ok := e.running[k]; ok {
+		if _, ok := e.running[k]; ok || state != "building" {
 			continue
 		}
 		runCtx, cancel := context.WithCancel(ctx)
@@ -301,7 +319,7 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.runGeneration(runCtx, k, state == "active")
+			e.runGroup(runCtx, e.GroupID(k.name, k.generation), []genKey{k}, false)
 			// A generation that stopped by itself (its tables could not be
 			// created while the database was down, say) is started again by
 			// the next reconciliation; one stopped by reconcile stays stopped.
@@ -312,6 +330,9 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 			}
 			e.mu.Unlock()
 		}()
+	}
+	if e.live == nil || !slices.Equal(e.live.keys, active) {
+		e.startLive(ctx, wg, active)
 	}
 	e.mu.Unlock()
 	for k, state := range want {
@@ -344,19 +365,70 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 	return nil
 }
 
-// runGeneration consumes one generation until ctx ends. A generation being
-// rebuilt (not active) is filled without its deferred indexes.
-func (e *Engine) runGeneration(ctx context.Context, k genKey, active bool) {
-	p := e.projections[k.name]
-	log := e.log.With("projection", k.name, "generation", k.generation)
-	if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation, active) }); err != nil {
-		log.Error("projection: create tables (tried again by the next reconciliation)", "err", err)
+// startLive replaces the live group by one of the active generations keys
+// (none: no group), once the one it replaces has stopped. Callers hold e.mu.
+func (e *Engine) startLive(ctx context.Context, wg *sync.WaitGroup, keys []genKey) {
+	old := e.live
+	e.live = nil
+	if old != nil {
+		old.cancel()
+	}
+	if len(keys) == 0 {
 		return
 	}
+	runCtx, cancel := context.WithCancel(ctx)
+	live := &liveGroup{keys: keys, cancel: cancel, done: make(chan struct{})}
+	e.live = live
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(live.done)
+		if old != nil {
+			<-old.done // its partitions are released before this group claims them
+		}
+		e.runGroup(runCtx, e.LiveGroupID(), keys, true)
+		// Stopped by itself (tables not created while the database was
+		// down, say): the next reconciliation starts it again.
+		e.mu.Lock()
+		if runCtx.Err() == nil && e.live == live {
+			e.live = nil
+		}
+		e.mu.Unlock()
+		cancel()
+	}()
+}
+
+// runGroup consumes the generations keys (all active, or one being built)
+// as the consumer group id until ctx ends. A generation being rebuilt is
+// filled without its deferred indexes.
+func (e *Engine) runGroup(ctx context.Context, id string, keys []genKey, active bool) {
+	log := e.log.With("group", id)
+	if len(keys) == 1 {
+		log = e.log.With("projection", keys[0].name, "generation", keys[0].generation)
+	}
+	runnerCfg := e.cfg.Runner
+	if !active {
+		runnerCfg.BatchSize = runnerCfg.RebuildBatchSize
+	}
+	var members []*runner
+	topics := map[*runner][]string{}
+	for _, k := range keys {
+		p := e.projections[k.name]
+		if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation, active) }); err != nil {
+			log.Error("projection: create tables (tried again by the next reconciliation)", "projection", k.name, "generation", k.generation, "err", err)
+			return
+		}
+		r := e.runner(p, k.generation, active, runnerCfg)
+		members = append(members, r)
+		for _, c := range p.Contexts() {
+			topics[r] = append(topics[r], e.cfg.Kafka.Topics.ForContext(c))
+		}
+	}
+	h := newGroup(members, topics, e.pool, runnerCfg, log, e.broadcast)
 	cfg := e.cfg.Kafka.ConsumerGroupConfig()
 	cfg.Consumer.Fetch.Default = 4 << 20
 	// A fetch returns as soon as one event is there and otherwise waits
-	// 500 ms at the broker (sarama's defaults). A runner's transactions are
+	// 500 ms at the broker (sarama's defaults). A group's transactions are
 	// as large under load either way (it gathers its own batch from the
 	// claim), while a fetch that waited for 64 KiB or 50 ms held a lone
 	// event up to 50 ms (read-your-writes waited for it) and made every idle
@@ -364,42 +436,45 @@ func (e *Engine) runGeneration(ctx context.Context, k genKey, active bool) {
 	// broker ~0.05 cores doing nothing (BenchmarkIdlePlatform).
 	cfg.Consumer.Fetch.Min = 1
 	cfg.Consumer.MaxWaitTime = 500 * time.Millisecond
-	runnerCfg := e.cfg.Runner
-	if !active {
-		runnerCfg.BatchSize = runnerCfg.RebuildBatchSize
-	}
 	cfg.ChannelBufferSize = runnerCfg.BatchSize * 2
-	group, err := sarama.NewConsumerGroup(e.cfg.Kafka.Brokers, e.GroupID(k.name, k.generation), cfg)
+	group, err := sarama.NewConsumerGroup(e.cfg.Kafka.Brokers, id, cfg)
 	if err != nil {
 		log.Error("projection: consumer group", "err", err)
 		return
 	}
 	defer group.Close()
-	h := &runner{p: p, generation: k.generation, pool: e.pool, cfg: runnerCfg, dead: e.dead, log: log,
-		names: Resolver(p, k.generation), applied: e.broadcast}
-	if !active {
-		h.deferred = deferredIndexes(p, k.generation)
-	}
-	if s, ok := p.(StreamSkipper); ok {
-		h.skips = s.SkipsStreams()
-	}
-	if o, ok := p.(OneEventStreams); ok {
-		h.singles = map[string]string{}
-		for typ, table := range o.OneEventStreams() {
-			h.singles[typ] = h.names.Replace(table)
-		}
-	}
-	var topics []string
-	for _, c := range p.Contexts() {
-		topics = append(topics, e.cfg.Kafka.Topics.ForContext(c))
-	}
-	log.Info("projection: running", "topics", topics)
+	log.Info("projection: running", "topics", h.Topics(), "projections", len(members))
 	for ctx.Err() == nil {
-		if err := group.Consume(ctx, topics, h); err != nil && ctx.Err() == nil {
+		if err := group.Consume(ctx, h.Topics(), h); err != nil && ctx.Err() == nil {
 			log.Warn("projection: consume", "err", err)
 			retry.Sleep(ctx, time.Second)
 		}
 	}
+}
+
+// runner makes the runner of one generation of p.
+func (e *Engine) runner(p Projection, generation int, active bool, cfg RunnerConfig) *runner {
+	r := &runner{p: p, generation: generation, pool: e.pool, cfg: cfg, dead: e.dead,
+		log: e.log.With("projection", p.Name(), "generation", generation), names: Resolver(p, generation)}
+	if !active {
+		r.deferred = deferredIndexes(p, generation)
+	}
+	if s, ok := p.(StreamSkipper); ok {
+		r.skips = s.SkipsStreams()
+	}
+	if o, ok := p.(OneEventStreams); ok {
+		r.singles = map[string]string{}
+		for typ, table := range o.OneEventStreams() {
+			r.singles[typ] = r.names.Replace(table)
+		}
+	}
+	return r
+}
+
+// LiveGroupID is the consumer group of the active generations, shared by
+// every process (each claims some of the partitions).
+func (e *Engine) LiveGroupID() string {
+	return e.cfg.Kafka.Topics.Group("projections.live")
 }
 
 // GroupID is the consumer group of one generation of a projection.

@@ -40,6 +40,9 @@ var (
 	outOfOrder = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "platform_projection_out_of_order_total", Help: "Events at or below a stream's applied version that are not the event recorded there (reported in proj_failures).",
 	}, []string{"projection"})
+	groupFallbacks = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "platform_projection_shared_batch_fallbacks_total", Help: "Batches the live projections' shared transaction could not apply, applied again projection by projection.",
+	})
 )
 
 func observeLag(labels []string, highWater, next int64, lastApplied time.Time) {

@@ -79,10 +79,10 @@ type DeadLetters interface {
 	Park(ctx context.Context, projection string, msg *sarama.ConsumerMessage, reason string) error
 }
 
-// runner applies one generation of one projection. It is a sarama consumer
-// group handler: each claimed partition is consumed in batches, and each
-// batch is one PostgreSQL transaction holding the writes, the per-stream
-// versions and the partition checkpoint.
+// runner applies one generation of one projection, for the group that
+// consumes it (group.go): each batch of a claimed partition it applies is
+// in one PostgreSQL transaction holding the writes, the per-stream versions
+// and the partition checkpoint (shared with the group's other members).
 type runner struct {
 	p          Projection
 	generation int
@@ -91,7 +91,6 @@ type runner struct {
 	dead       DeadLetters
 	log        *slog.Logger
 	names      *strings.Replacer
-	applied    func()   // called after each committed batch (read-your-writes wake-up)
 	skips      []string // stream types passed over (StreamSkipper)
 	// singles are the one-event stream types (OneEventStreams), each with
 	// its table (resolved) keyed by event id.
@@ -128,17 +127,6 @@ func (r *runner) skipped(msg *sarama.ConsumerMessage) bool {
 	}
 	return false
 }
-
-var _ sarama.ConsumerGroupHandler = (*runner)(nil)
-
-// Setup seeks every claimed partition to the checkpoint stored in PostgreSQL.
-func (r *runner) Setup(sess sarama.ConsumerGroupSession) error {
-	eventsParked.WithLabelValues(r.p.Name()) // at 0 from the start, for alerts over a window
-	return eventstore.SeekToCheckpoints(sess, r.pool, `SELECT next_offset FROM proj_checkpoints
-		WHERE projection=$1 AND generation=$2 AND topic=$3 AND partition=$4`, r.p.Name(), r.generation)
-}
-
-func (r *runner) Cleanup(sarama.ConsumerGroupSession) error { return nil }
 
 // partition is what a runner knows of a partition while it holds it: the
 // checkpoint it stored there last (the next batch commits only if it is
@@ -199,57 +187,15 @@ func checkpointMoved(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == checkpointMovedCode
 }
 
-// ConsumeClaim drains what is already fetched into one batch, so batches grow
-// with load and an idle stream is applied at once.
-func (r *runner) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
-	ctx := sess.Context()
-	labels := []string{r.p.Name(), fmt.Sprint(r.generation), claim.Topic(), fmt.Sprint(claim.Partition())}
-	st, err := r.openPartition(ctx, claim.Topic(), claim.Partition())
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		return err // the session starts again
-	}
-	var lastApplied time.Time
-	next := claim.InitialOffset()
-	reader := &eventstore.BatchReader{Claim: claim, Size: r.cfg.BatchSize, Linger: r.cfg.Linger,
-		Idle: func() { observeLag(labels, claim.HighWaterMarkOffset(), next, lastApplied) }}
-	for {
-		batch := reader.Next(ctx)
-		if batch == nil {
-			return nil
-		}
-		if err := r.apply(ctx, st, batch); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if checkpointMoved(err) {
-				r.log.Warn("projection: another consumer applied the partition meanwhile; starting again from its checkpoint",
-					"projection", r.p.Name(), "topic", claim.Topic(), "partition", claim.Partition(), "err", err)
-			}
-			return err // the session restarts from the stored checkpoint
-		}
-		last := batch[len(batch)-1]
-		next, lastApplied = last.Offset+1, last.Timestamp
-		sess.MarkMessage(last, "")
-		observeLag(labels, claim.HighWaterMarkOffset(), next, lastApplied)
-		if r.applied != nil {
-			r.applied()
-		}
-	}
-}
-
 // apply commits one batch. An outage (database or broker down, a dropped
 // connection) and a hole in a stream are waited out, however long they last:
 // nothing is parked for them. A batch that keeps failing otherwise is split,
 // so that only the event that cannot be applied is parked.
-func (r *runner) apply(ctx context.Context, st *partition, batch []*sarama.ConsumerMessage) error {
+func (r *runner) apply(ctx context.Context, st *partition, batch []*sarama.ConsumerMessage, envs envelopes) error {
 	var err error
 	failures, waits := 0, 0
 	for {
-		if err = r.applyOnce(ctx, st, batch); err == nil {
-			batchesApplied.WithLabelValues(r.p.Name()).Inc()
+		if err = commit(ctx, r.pool, []*work{r.prepare(st, batch, envs)}); err == nil {
 			if waits > 0 {
 				r.log.Info("projection resumed", "projection", r.p.Name(), "waited_tries", waits)
 			}
@@ -283,7 +229,7 @@ func (r *runner) apply(ctx context.Context, st *partition, batch []*sarama.Consu
 		return r.park(ctx, st, batch[0], r.cfg.Attempts, err.Error())
 	}
 	for _, msg := range batch {
-		if err := r.apply(ctx, st, []*sarama.ConsumerMessage{msg}); err != nil {
+		if err := r.apply(ctx, st, []*sarama.ConsumerMessage{msg}, envs); err != nil {
 			return err
 		}
 	}
@@ -411,24 +357,49 @@ func (r *runner) impostor(d decoded, pos eventstore.Position, what string) failu
 const streamVersionsSQL = `SELECT s.id, COALESCE((SELECT v.version FROM proj_stream_versions v
 	WHERE v.projection = $1 AND v.generation = $2 AND v.stream_id = s.id), 0) FROM unnest($3::text[]) AS s(id)`
 
-// applyOnce is one transaction in one or two round trips: BEGIN with the
-// read of the versions of the batch's streams new to the partition's
-// runner (and of its one-event streams' rows and event ids), when there
-// are any; then (after the events are put in stream order and reduced) the
-// writes, the failures, the versions, the checkpoint and COMMIT. A COPY of
-// many Append rows of a table adds its round trip before the writes; a hole
-// or an event at or below its stream's version adds the event store's
-// reads. Dead letters are published after the commit: the failure is
-// recorded in PostgreSQL first.
-func (r *runner) applyOnce(ctx context.Context, st *partition, batch []*sarama.ConsumerMessage) error {
-	events, failed, streamIDs := r.decode(batch)
-	conn, err := r.pool.Acquire(ctx)
+// work is one runner's part of a transaction: its batch (the records of a
+// claimed batch past its checkpoint), what decode made of it, and what the
+// transaction's first round trip read for it.
+type work struct {
+	r         *runner
+	st        *partition
+	batch     []*sarama.ConsumerMessage
+	events    []decoded
+	failed    []failure
+	streamIDs []string
+
+	versions map[string]int64 // applied versions of the batch's streams (absent: 0)
+	unknown  []string         // streams new to the partition's memory: read
+	read     map[string]int64 // what the read found (absent: 0)
+	applied  map[uuid.UUID]bool
+	held     map[eventstore.Position]uuid.UUID
+	singles  func(pgx.BatchResults, map[uuid.UUID]bool) (map[eventstore.Position]uuid.UUID, error)
+}
+
+// prepare decodes the runner's batch.
+func (r *runner) prepare(st *partition, batch []*sarama.ConsumerMessage, envs envelopes) *work {
+	w := &work{r: r, st: st, batch: batch}
+	w.events, w.failed, w.streamIDs = r.decode(batch, envs)
+	return w
+}
+
+// commit applies the works in one transaction of two or three round trips,
+// however many works there are: BEGIN with the reads of the versions of the
+// works' streams new to their runners (and of their one-event streams' rows
+// and event ids), when there are any; then (after each work's events are
+// put in stream order and reduced) every work's writes, failures, versions
+// and checkpoint, and COMMIT. A COPY of many Append rows of a table adds
+// its round trip before the writes; a hole or an event at or below its
+// stream's version adds the event store's reads. Dead letters are published
+// after the commit: the failure is recorded in PostgreSQL first.
+func commit(ctx context.Context, pool *pgxpool.Pool, works []*work) error {
+	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	// A connection left inside a transaction is destroyed on release, never reused.
 	defer conn.Release()
-	res, err := r.transact(ctx, conn.Conn(), st, batch, events, failed, streamIDs)
+	results, err := transact(ctx, conn.Conn(), works)
 	if err != nil {
 		if conn.Conn().PgConn().TxStatus() != 'I' {
 			if _, rbErr := conn.Conn().Exec(context.WithoutCancel(ctx), `ROLLBACK`); rbErr != nil {
@@ -437,26 +408,57 @@ func (r *runner) applyOnce(ctx context.Context, st *partition, batch []*sarama.C
 		}
 		return err
 	}
-	st.committed(batch[len(batch)-1].Offset+1, res.known, res.touched)
+	for i, w := range works {
+		w.committed(ctx, results[i])
+	}
+	return nil
+}
+
+// committed records what a committed work did, in memory and in the metrics,
+// and publishes its dead letters.
+func (w *work) committed(ctx context.Context, res transacted) {
+	r := w.r
+	w.st.committed(w.batch[len(w.batch)-1].Offset+1, res.known, res.touched)
 	if res.indexed {
 		r.indexesBuilt()
 	}
+	batchesApplied.WithLabelValues(r.p.Name()).Inc()
 	eventsApplied.WithLabelValues(r.p.Name()).Add(float64(res.applied))
 	r.deadLetter(ctx, res.parked)
-	return nil
+}
+
+// envelopes are a claimed batch's records decoded once, for every runner
+// that applies them (nil: each decodes its own).
+type envelopes map[*sarama.ConsumerMessage]decodedEnvelope
+
+type decodedEnvelope struct {
+	ev  eventstore.Event
+	err error
+}
+
+func (envs envelopes) decode(msg *sarama.ConsumerMessage) (eventstore.Event, error) {
+	if envs == nil {
+		return eventstore.DecodeEvent(msg.Value)
+	}
+	if d, ok := envs[msg]; ok {
+		return d.ev, d.err
+	}
+	ev, err := eventstore.DecodeEvent(msg.Value)
+	envs[msg] = decodedEnvelope{ev, err}
+	return ev, err
 }
 
 // decode reads the batch's envelopes, passing over skipped stream types; a
 // record that does not decode is a failure. streamIDs are the streams of
 // the decoded events whose versions are tracked, each once.
-func (r *runner) decode(batch []*sarama.ConsumerMessage) (events []decoded, failed []failure, streamIDs []string) {
+func (r *runner) decode(batch []*sarama.ConsumerMessage, envs envelopes) (events []decoded, failed []failure, streamIDs []string) {
 	events = make([]decoded, 0, len(batch))
 	seen := make(map[string]bool, len(batch))
 	for _, msg := range batch {
 		if r.skipped(msg) {
 			continue
 		}
-		ev, err := eventstore.DecodeEvent(msg.Value)
+		ev, err := envs.decode(msg)
 		if err != nil {
 			failed = append(failed, failure{msg, err.Error()})
 			continue
@@ -492,66 +494,121 @@ type transacted struct {
 	known, touched map[string]int64
 }
 
-// transact runs the batch's transaction on conn; on an error the caller
-// rolls back what is left open.
-func (r *runner) transact(ctx context.Context, conn *pgx.Conn, st *partition, batch []*sarama.ConsumerMessage, events []decoded,
-	failed []failure, streamIDs []string) (transacted, error) {
-	name := r.p.Name()
-	versions := make(map[string]int64, len(streamIDs))
-	var unknown []string
-	for _, id := range streamIDs {
-		if v, ok := st.versions[id]; !ok {
-			unknown = append(unknown, id)
-		} else if v > 0 {
-			versions[id] = v
-		}
+// pipeline is a transaction's statements queued on its connection, sent
+// together.
+type pipeline struct {
+	conn *pgx.Conn
+	b    *pgx.Batch
+}
+
+// flush sends what is queued (BEGIN, while not sent yet): a COPY and the
+// deferred indexes' build run inside the transaction, after it.
+func (p *pipeline) flush(ctx context.Context) error {
+	if len(p.b.QueuedQueries) == 0 {
+		return nil
 	}
-	applied := map[uuid.UUID]bool{}
-	var held map[eventstore.Position]uuid.UUID
-	var known map[string]int64
-	b := &pgx.Batch{}
-	b.Queue(`BEGIN`)
-	if hasSingles := slices.ContainsFunc(events, func(d decoded) bool { return d.single }); len(unknown) > 0 || hasSingles {
-		read := make(map[string]int64, len(unknown))
-		if len(unknown) > 0 {
-			b.Queue(streamVersionsSQL, name, r.generation, unknown)
-		}
-		readSingles := r.queueSingles(b, events)
-		br := conn.SendBatch(ctx, b)
+	err := p.conn.SendBatch(ctx, p.b).Close()
+	p.b = &pgx.Batch{}
+	return err
+}
+
+// transact runs the works' transaction on conn; on an error the caller
+// rolls back what is left open.
+func transact(ctx context.Context, conn *pgx.Conn, works []*work) ([]transacted, error) {
+	p := &pipeline{conn: conn, b: &pgx.Batch{}}
+	p.b.Queue(`BEGIN`)
+	reads := false
+	for _, w := range works {
+		reads = w.queueReads(p.b) || reads
+	}
+	if reads {
+		br := conn.SendBatch(ctx, p.b)
 		_, err := br.Exec() // BEGIN
-		if err == nil && len(unknown) > 0 {
-			err = readVersions(br, read)
-		}
-		if err == nil {
-			held, err = readSingles(br, applied)
-		}
-		if err = errors.Join(err, br.Close()); err != nil {
-			return transacted{}, err
-		}
-		known = make(map[string]int64, len(unknown))
-		for _, id := range unknown {
-			known[id] = read[id]
-			if v := read[id]; v > 0 {
-				versions[id] = v
+		for _, w := range works {
+			if err == nil {
+				err = w.readResults(br)
 			}
 		}
-		b = &pgx.Batch{}
-	}
-	// flush sends what is queued (BEGIN, while not sent yet): the COPY and
-	// the deferred indexes' build run inside the transaction, after it.
-	flush := func() error {
-		if len(b.QueuedQueries) == 0 {
-			return nil
+		if err = errors.Join(err, br.Close()); err != nil {
+			return nil, err
 		}
-		err := conn.SendBatch(ctx, b).Close()
-		b = &pgx.Batch{}
-		return err
+		p.b = &pgx.Batch{}
 	}
-	ordered, defects, err := r.sequence(ctx, conn, events, versions, applied, held)
+	results := make([]transacted, len(works))
+	for i, w := range works {
+		var err error
+		if results[i], err = w.write(ctx, p); err != nil {
+			return nil, fmt.Errorf("%s: %w", w.r.p.Name(), err)
+		}
+	}
+	// COMMIT rides in the same round trip: a statement the server refuses
+	// skips the rest of the pipeline, COMMIT included.
+	p.b.Queue(`COMMIT`)
+	return results, p.flush(ctx)
+}
+
+// queueReads queues the read of the versions of the work's streams the
+// partition's memory does not hold, and of its one-event streams' rows and
+// event ids; it reports whether it queued any.
+func (w *work) queueReads(b *pgx.Batch) bool {
+	w.versions = make(map[string]int64, len(w.streamIDs))
+	w.applied = map[uuid.UUID]bool{}
+	for _, id := range w.streamIDs {
+		if v, ok := w.st.versions[id]; !ok {
+			w.unknown = append(w.unknown, id)
+		} else if v > 0 {
+			w.versions[id] = v
+		}
+	}
+	hasSingles := slices.ContainsFunc(w.events, func(d decoded) bool { return d.single })
+	if len(w.unknown) == 0 && !hasSingles {
+		return false
+	}
+	if len(w.unknown) > 0 {
+		b.Queue(streamVersionsSQL, w.r.p.Name(), w.r.generation, w.unknown)
+	}
+	w.singles = w.r.queueSingles(b, w.events)
+	return true
+}
+
+// readResults reads what queueReads queued, in its order.
+func (w *work) readResults(br pgx.BatchResults) error {
+	if w.singles == nil {
+		return nil
+	}
+	w.read = make(map[string]int64, len(w.unknown))
+	if len(w.unknown) > 0 {
+		if err := readVersions(br, w.read); err != nil {
+			return err
+		}
+	}
+	var err error
+	w.held, err = w.singles(br, w.applied)
+	for _, id := range w.unknown {
+		if v := w.read[id]; v > 0 {
+			w.versions[id] = v
+		}
+	}
+	return err
+}
+
+// write puts the work's events in stream order, reduces them and queues
+// their writes, failures, versions and checkpoint on p.
+func (w *work) write(ctx context.Context, p *pipeline) (transacted, error) {
+	r := w.r
+	name := r.p.Name()
+	var known map[string]int64
+	if w.singles != nil {
+		known = make(map[string]int64, len(w.unknown))
+		for _, id := range w.unknown {
+			known[id] = w.read[id]
+		}
+	}
+	ordered, defects, err := r.sequence(ctx, p.conn, w.events, w.versions, w.applied, w.held)
 	if err != nil {
 		return transacted{}, err
 	}
-	failed = append(failed, defects...)
+	failed := append(w.failed, defects...)
 	var inserts rowGroups
 	var counters counterGroups
 	var updates updateGroups
@@ -570,10 +627,10 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, st *partition, ba
 			if s.indexed && len(pending) > 0 && !indexed {
 				// Built before the batch's writes (its COPY included): the
 				// statement finds its rows through them.
-				if err := flush(); err != nil {
+				if err := p.flush(ctx); err != nil {
 					return transacted{}, err
 				}
-				if err := buildIndexes(ctx, conn, name, r.generation, pending); err != nil {
+				if err := buildIndexes(ctx, p.conn, name, r.generation, pending); err != nil {
 					return transacted{}, err
 				}
 				indexed = true
@@ -596,34 +653,34 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, st *partition, ba
 				}
 				continue
 			}
-			b.Queue(r.names.Replace(s.SQL), s.Args...)
+			p.b.Queue(r.names.Replace(s.SQL), s.Args...)
 		}
 		if !d.single {
 			touched[d.ev.StreamID] = d.ev.StreamVersion
 		}
 	}
-	copies, err := inserts.queue(b, r.names)
+	copies, err := inserts.queue(p.b, r.names)
 	if err != nil {
 		return transacted{}, err
 	}
 	if len(copies) > 0 {
-		if err := flush(); err != nil {
+		if err := p.flush(ctx); err != nil {
 			return transacted{}, err
 		}
 	}
 	for _, c := range copies {
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
+		if _, err := p.conn.CopyFrom(ctx, pgx.Identifier{c.table}, c.columns, pgx.CopyFromRows(c.rows)); err != nil {
 			return transacted{}, fmt.Errorf("copy %d rows into %s: %w", len(c.rows), c.table, err)
 		}
 	}
-	if err := updates.queue(b, r.names); err != nil {
+	if err := updates.queue(p.b, r.names); err != nil {
 		return transacted{}, err
 	}
-	if err := counters.queue(b, r.names); err != nil {
+	if err := counters.queue(p.b, r.names); err != nil {
 		return transacted{}, err
 	}
 	for _, f := range failed {
-		queueFailure(b, name, r.generation, f.msg, 1, f.reason)
+		queueFailure(p.b, name, r.generation, f.msg, 1, f.reason)
 	}
 	if len(touched) > 0 {
 		ids := make([]string, 0, len(touched))
@@ -631,18 +688,12 @@ func (r *runner) transact(ctx context.Context, conn *pgx.Conn, st *partition, ba
 		for id, v := range touched {
 			ids, vs = append(ids, id), append(vs, v)
 		}
-		b.Queue(`INSERT INTO proj_stream_versions (projection, generation, stream_id, version)
+		p.b.Queue(`INSERT INTO proj_stream_versions (projection, generation, stream_id, version)
 			SELECT $1, $2, s, v FROM unnest($3::text[], $4::bigint[]) AS t(s, v)
 			ON CONFLICT (projection, generation, stream_id) DO UPDATE SET version = EXCLUDED.version
 			WHERE proj_stream_versions.version < EXCLUDED.version`, name, r.generation, ids, vs)
 	}
-	queueCheckpoint(b, name, r.generation, st, batch[len(batch)-1])
-	// COMMIT rides in the same round trip: a statement the server refuses
-	// skips the rest of the pipeline, COMMIT included.
-	b.Queue(`COMMIT`)
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		return transacted{}, err
-	}
+	queueCheckpoint(p.b, name, r.generation, w.st, w.batch[len(w.batch)-1])
 	return transacted{applied: count, parked: failed, indexed: indexed, known: known, touched: touched}, nil
 }
 

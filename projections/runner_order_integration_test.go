@@ -77,8 +77,16 @@ func startLedger(t *testing.T, p ledger) *ledgerRig {
 	return startRig(t, p)
 }
 
-// startRig runs a projection of the ledger context's topic.
-func startRig(t *testing.T, p projections.Projection) *ledgerRig {
+// startRig runs projections of the ledger context's topic.
+func startRig(t *testing.T, ps ...projections.Projection) *ledgerRig {
+	t.Helper()
+	rig := newRig(t)
+	t.Cleanup(rig.run(ps...))
+	return rig
+}
+
+// newRig makes the database, the topic and the producer, with no engine.
+func newRig(t *testing.T) *ledgerRig {
 	t.Helper()
 	pool, kc := apptest.Infra(t, "ledger", []func(context.Context, *pgxpool.Pool) error{eventstore.Migrate, projections.Migrate},
 		func(kc eventstore.KafkaConfig) []string { return []string{kc.Topics.ForContext("ledger")} })
@@ -89,18 +97,23 @@ func startRig(t *testing.T, p projections.Projection) *ledgerRig {
 	}
 	t.Cleanup(func() { producer.Close() })
 	rig.producer = producer
-	engine, err := projections.NewEngine(pool, projections.EngineConfig{Kafka: kc,
+	return rig
+}
+
+// run starts an engine with the projections; stop ends it.
+func (r *ledgerRig) run(ps ...projections.Projection) (stop func()) {
+	r.t.Helper()
+	engine, err := projections.NewEngine(r.pool, projections.EngineConfig{Kafka: r.kc,
 		Runner: projections.RunnerConfig{RetryBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond}},
-		rig.dead, slog.New(slog.NewTextHandler(io.Discard, nil)), p)
+		r.dead, slog.New(slog.NewTextHandler(io.Discard, nil)), ps...)
 	if err != nil {
-		t.Fatal(err)
+		r.t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); _ = engine.Run(ctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	return rig
+	return func() { cancel(); wg.Wait() }
 }
 
 // record writes an event to the event store (as a command would) and
