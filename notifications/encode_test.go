@@ -52,7 +52,7 @@ func TestAppendEnvelopeIsMarshal(t *testing.T) {
 			Recipients: Recipients{Mode: "organization_member", ExternalAddresses: "forbidden"}, DataClassification: "internal",
 			SensitiveFields: []string{}, SourceEventID: "0190", EmittedAt: at},
 		{Type: "a&b", SensitiveFields: []string{"error", "<x>"}, EmittedAt: time.Date(1, 1, 1, 0, 0, 0, 0, time.FixedZone("", 5*3600+30*60))},
-		{SensitiveFields: nil, EmittedAt: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -(23*3600 + 59*60)))},
+		{SensitiveFields: nil, EmittedAt: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -(23*3600+59*60)))},
 	}
 	for _, str := range nastyStrings() {
 		envs = append(envs, Envelope{Type: str, IdempotencyKey: str, OrganizationID: str, SourceEventID: str, DataClassification: str,
