@@ -31,9 +31,17 @@ type fastSchema struct {
 	oneOf      []valueSet // const and enum: the value must be in each set
 	minimum    *int64
 	maximum    *int64
-	required   []string
-	properties map[string]*fastSchema
-	closed     bool // additionalProperties: false
+	properties map[string]fastProperty
+	required   int      // how many properties are required
+	absent     []string // required members not among the properties
+	closed     bool     // additionalProperties: false
+}
+
+// fastProperty is a member's schema and whether it is required: a payload
+// is then checked in one pass over its members, counting the required ones.
+type fastProperty struct {
+	schema   *fastSchema
+	required bool
 }
 
 type jsonTypes uint8
@@ -84,7 +92,8 @@ func compileFast(raw []byte) (*fastSchema, error) {
 }
 
 func compileNode(node map[string]any, at string) (*fastSchema, error) {
-	s := &fastSchema{minLength: -1}
+	s := &fastSchema{minLength: -1, properties: map[string]fastProperty{}}
+	var required []string
 	for k, v := range node {
 		var err error
 		switch k {
@@ -125,7 +134,7 @@ func compileNode(node map[string]any, at string) (*fastSchema, error) {
 				s.maximum = &n
 			}
 		case "required":
-			s.required, err = stringList(v)
+			required, err = stringList(v)
 		case "additionalProperties":
 			b, ok := v.(bool)
 			if !ok {
@@ -138,15 +147,16 @@ func compileNode(node map[string]any, at string) (*fastSchema, error) {
 				err = fmt.Errorf("not an object")
 				break
 			}
-			s.properties = make(map[string]*fastSchema, len(props))
 			for name, sub := range props {
 				subNode, ok := sub.(map[string]any)
 				if !ok {
 					return nil, fmt.Errorf("%s/properties/%s: not a schema object", at, name)
 				}
-				if s.properties[name], err = compileNode(subNode, at+"/properties/"+name); err != nil {
+				sch, err := compileNode(subNode, at+"/properties/"+name)
+				if err != nil {
 					return nil, err
 				}
+				s.properties[name] = fastProperty{schema: sch}
 			}
 		default:
 			if !annotations[k] {
@@ -155,6 +165,19 @@ func compileNode(node map[string]any, at string) (*fastSchema, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s/%s: %w", at, k, err)
+		}
+	}
+	for _, r := range required {
+		p, ok := s.properties[r]
+		switch {
+		case !ok:
+			if !slices.Contains(s.absent, r) {
+				s.absent = append(s.absent, r)
+			}
+		case !p.required:
+			p.required = true
+			s.properties[r] = p
+			s.required++
 		}
 	}
 	return s, nil
@@ -366,20 +389,24 @@ func (s *fastSchema) object(v map[string]any) bool {
 	if !s.hasType(tObject) || len(s.oneOf) != 0 {
 		return false
 	}
-	for _, r := range s.required {
+	for _, r := range s.absent {
 		if _, ok := v[r]; !ok {
 			return false
 		}
 	}
+	required := 0
 	for k, m := range v {
 		if !utf8.ValidString(k) {
 			return false
 		}
-		sub, ok := s.properties[k]
+		p, ok := s.properties[k]
 		switch {
 		case ok:
-			if !sub.valid(m) {
+			if !p.schema.valid(m) {
 				return false
+			}
+			if p.required {
+				required++
 			}
 		case s.closed:
 			return false
@@ -389,7 +416,7 @@ func (s *fastSchema) object(v map[string]any) bool {
 			}
 		}
 	}
-	return true
+	return required == s.required
 }
 
 // surelyDateTime accepts the RFC 3339 date-times of digits the library's
