@@ -46,9 +46,9 @@ type Mapper func(e eventstore.Event) ([]Notification, error)
 // payload encoded once, inside it, then checks the payload against the
 // contract (verr): a notification that fails it is recorded invalid, never
 // sent. A payload that does not encode fails too, with an empty envelope.
-func envelope(reg *contracts.Registry, e eventstore.Event, n Notification) (raw []byte, version int, verr, err error) {
+func envelope(reg *contracts.Registry, e eventstore.Event, sourceEventID string, n Notification) (raw []byte, version int, verr, err error) {
 	env := Envelope{Type: n.Type, IdempotencyKey: n.IdempotencyKey, OrganizationID: e.OrganizationID,
-		SourceEventID: e.ID.String(), EmittedAt: e.RecordedAt}
+		SourceEventID: sourceEventID, EmittedAt: e.RecordedAt}
 	if c, ok := reg.Get(n.Type); ok {
 		env.Version, env.DataClassification, env.SensitiveFields = c.Version, c.DataClassification, c.SensitiveFields
 		env.Recipients = Recipients{Mode: c.RecipientsMode, ExternalAddresses: c.ExternalAddresses}
