@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -89,25 +90,30 @@ func appendValue(b []byte, v any) ([]byte, error) {
 
 // appendObject writes the members sorted by name, as encoding/json does.
 func appendObject(b []byte, m map[string]any) ([]byte, error) {
-	var buf [24]string
-	keys := buf[:0]
-	for k := range m {
-		keys = append(keys, k)
+	var buf [24]member
+	members := buf[:0]
+	for k, v := range m {
+		members = append(members, member{k, v})
 	}
-	slices.Sort(keys)
+	slices.SortFunc(members, func(x, y member) int { return strings.Compare(x.name, y.name) })
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, m := range members {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = appendString(b, m.name)
 		b = append(b, ':')
 		var err error
-		if b, err = appendValue(b, m[k]); err != nil {
+		if b, err = appendValue(b, m.value); err != nil {
 			return b, err
 		}
 	}
 	return append(b, '}'), nil
+}
+
+type member struct {
+	name  string
+	value any
 }
 
 func appendStrings(b []byte, s []string) []byte {
