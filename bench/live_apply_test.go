@@ -3,9 +3,13 @@ package bench
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/platform/backend/notifications"
+	"github.com/platform/backend/notifications/contracts"
+	statusmap "github.com/platform/backend/notifications/status"
 	"github.com/platform/backend/projections"
 	"github.com/platform/backend/projections/history"
 	statusview "github.com/platform/backend/projections/status"
@@ -23,6 +27,9 @@ const (
 // incidents), from a filled topic, without the command path beside them.
 // It gives the projections' CPU an event (Go, PostgreSQL) with far less
 // noise than BenchmarkDiagCommandPath's difference of two loaded runs.
+// BENCH_NOTIFY=1 adds the notification projection (each incident event
+// maps to one delivery-log row, checked against its contract), and
+// BENCH_NOTIFY=only applies it alone: its CPU an event.
 func BenchmarkDiagLiveApply(b *testing.B) {
 	if os.Getenv("BENCH_DIAG") != "1" {
 		b.Skip("diagnostic: set BENCH_DIAG=1")
@@ -32,6 +39,12 @@ func BenchmarkDiagLiveApply(b *testing.B) {
 		b.StopTimer()
 		rig := newReplayRig(b, "blive", statusEvents("org-bench", liveApplyEvents, liveApplyIncidents))
 		ps := []projections.Projection{statusview.Projection{}, history.Projection{Sources: []string{"status"}}}
+		switch os.Getenv("BENCH_NOTIFY") {
+		case "1":
+			ps = append(ps, notificationProjection(b, rig))
+		case "only":
+			ps = []projections.Projection{notificationProjection(b, rig)}
+		}
 		engine, err := projections.NewEngine(rig.pool, projections.EngineConfig{Kafka: rig.cfg, PollInterval: 100 * time.Millisecond,
 			Runner: projections.RunnerConfig{BatchSize: liveApplyBatch, RebuildBatchSize: liveApplyBatch}}, &countingDeadLetters{}, quietLog(), ps...)
 		must(b, err)
@@ -58,9 +71,26 @@ func BenchmarkDiagLiveApply(b *testing.B) {
 		b.StopTimer()
 		cancel()
 		must(b, <-done)
-		applied := 2 * rig.events // each event by both projections
+		applied := len(ps) * rig.events // each event by every projection
 		b.ReportMetric(float64(applied)/elapsed.Seconds(), "projection-events/s")
-		b.Logf("live-shaped apply (status + history, batches of %d, %d incidents): %d events in %.2fs; per projection-event: %s; the database's own backends %.1f µs",
-			liveApplyBatch, liveApplyIncidents, rig.events, elapsed.Seconds(), cpu.perOp(applied, "projection-event"), cpu.backendsPerOp(applied))
+		b.Logf("live-shaped apply (%s, batches of %d, %d incidents): %d events in %.2fs; per projection-event: %s; the database's own backends %.1f µs",
+			names(ps), liveApplyBatch, liveApplyIncidents, rig.events, elapsed.Seconds(), cpu.perOp(applied, "projection-event"), cpu.backendsPerOp(applied))
 	}
+}
+
+// notificationProjection is the notification projection platformd runs,
+// with the status mapping, on the rig's database.
+func notificationProjection(b *testing.B, rig *replayRig) projections.Projection {
+	must(b, notifications.Migrate(context.Background(), rig.pool))
+	reg, err := contracts.Load()
+	must(b, err)
+	return &notifications.Projection{Registry: reg, Mappers: map[string]notifications.Mapper{"status": statusmap.Mapping.Map}}
+}
+
+func names(ps []projections.Projection) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Name()
+	}
+	return strings.Join(out, " + ")
 }

@@ -65,9 +65,12 @@ func (p *Projection) Reduce(e eventstore.Event) ([]projections.Statement, error)
 	if err != nil {
 		return nil, err
 	}
-	var out []projections.Statement
+	if len(ns) == 0 {
+		return nil, nil
+	}
+	out, source := make([]projections.Statement, 0, len(ns)), e.ID.String()
 	for _, n := range ns {
-		raw, version, verr, err := envelope(p.Registry, e, n)
+		raw, version, verr, err := envelope(p.Registry, e, source, n)
 		if err != nil {
 			return nil, err
 		}
@@ -76,7 +79,7 @@ func (p *Projection) Reduce(e eventstore.Event) ([]projections.Statement, error)
 			state, reason = "invalid", verr.Error()
 		}
 		out = append(out, projections.Insert("notification_deliveries", deliveryColumns, "ON CONFLICT (idempotency_key) DO NOTHING",
-			n.IdempotencyKey, n.Type, max(version, 1), e.OrganizationID, e.ID.String(), json.RawMessage(raw), state, reason))
+			n.IdempotencyKey, n.Type, max(version, 1), e.OrganizationID, source, json.RawMessage(raw), state, reason))
 	}
 	return out, nil
 }

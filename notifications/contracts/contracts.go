@@ -37,6 +37,7 @@ type Contract struct {
 	CompatibilityDate     string
 
 	schema *jsonschema.Schema
+	fast   *fastSchema // nil: the schema uses a keyword compileFast does not know
 }
 
 // Registry holds every embedded contract. It is read-only after Load, so it is safe for concurrent use.
@@ -122,6 +123,7 @@ func loadOne(c *jsonschema.Compiler, file string, raw []byte) (Contract, error) 
 	if err != nil {
 		return Contract{}, err
 	}
+	fast, _ := compileFast(raw) // nil when it cannot: the generic validator alone
 	return Contract{
 		Type:                  d.Type,
 		Version:               d.Version,
@@ -134,6 +136,7 @@ func loadOne(c *jsonschema.Compiler, file string, raw []byte) (Contract, error) 
 		SensitiveFields:       append([]string{}, d.SensitiveFields...),
 		CompatibilityDate:     d.CompatibilityDate,
 		schema:                sch,
+		fast:                  fast,
 	}, nil
 }
 
@@ -174,11 +177,21 @@ func (r *Registry) Validate(typ, idempotencyKey string, payload []byte) error {
 }
 
 // ValidateValue is Validate for a payload not yet encoded, with the same
-// verdict as Validate on its encoding: the payload is checked as the JSON
-// values it encodes to (schema.JSONValue) without encoding and parsing it
-// again, or encoded first when it holds a value whose encoding that does
-// not know.
+// verdict and the same problems as Validate on its encoding. A payload the
+// contract's compiled check (fastSchema) finds surely valid is answered at
+// once; any other goes through validateValue, the generic validator, which
+// gives the verdict and writes every problem.
 func (r *Registry) ValidateValue(typ, idempotencyKey string, payload any) error {
+	if c, ok := r.contracts[typ]; ok && c.fast != nil && c.IdempotencyKeyPattern.MatchString(idempotencyKey) && c.fast.valid(payload) {
+		return nil
+	}
+	return r.validateValue(typ, idempotencyKey, payload)
+}
+
+// validateValue checks the payload as the JSON values it encodes to
+// (schema.JSONValue) without encoding and parsing it again, or encodes it
+// first when it holds a value whose encoding that does not know.
+func (r *Registry) validateValue(typ, idempotencyKey string, payload any) error {
 	if v, ok := schema.JSONValue(payload); ok {
 		return r.check(typ, idempotencyKey, func(s *jsonschema.Schema) []Problem { return schema.ValidateValue(s, v) })
 	}

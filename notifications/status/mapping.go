@@ -4,6 +4,7 @@ package status
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -94,10 +95,11 @@ func maintenancePayload(severity, title, body, id, status string, revision int, 
 	}
 }
 
+// The keys are concatenated, not formatted: one per incident update.
 func incidentKey(id string, revision int) string {
-	return fmt.Sprintf("status:incident:%s:rev:%d", id, revision)
+	return "status:incident:" + id + ":rev:" + strconv.Itoa(revision)
 }
 
 func maintenanceKey(id string, revision int) string {
-	return fmt.Sprintf("status:maintenance:%s:rev:%d", id, revision)
+	return "status:maintenance:" + id + ":rev:" + strconv.Itoa(revision)
 }

@@ -87,6 +87,10 @@ func TestStatusMappingValidates(t *testing.T) {
 			if err := reg.Validate(n.Type, n.IdempotencyKey, raw); err != nil {
 				t.Fatalf("contract: %v\npayload: %s", err, raw)
 			}
+			// The projection's check of the value the mapper built.
+			if err := reg.ValidateValue(n.Type, n.IdempotencyKey, n.Payload); err != nil {
+				t.Fatalf("contract, checked as a value: %v", err)
+			}
 			again, _ := statusmap.Mapping.Map(tt.event)
 			if again[0].IdempotencyKey != n.IdempotencyKey {
 				t.Fatal("the key must be deterministic")

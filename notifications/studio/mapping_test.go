@@ -73,6 +73,10 @@ func TestStudioMappingValidates(t *testing.T) {
 			if err := reg.Validate(ns[0].Type, ns[0].IdempotencyKey, raw); err != nil {
 				t.Fatalf("contract: %v\npayload: %s", err, raw)
 			}
+			// The projection's check of the value the mapper built.
+			if err := reg.ValidateValue(ns[0].Type, ns[0].IdempotencyKey, ns[0].Payload); err != nil {
+				t.Fatalf("contract, checked as a value: %v", err)
+			}
 			again, _ := studiomap.Mapping.Map(tt.event)
 			if again[0].IdempotencyKey != tt.key {
 				t.Fatal("the key must be deterministic")
