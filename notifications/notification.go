@@ -46,6 +46,8 @@ type Mapper func(e eventstore.Event) ([]Notification, error)
 // payload encoded once, inside it, then checks the payload against the
 // contract (verr): a notification that fails it is recorded invalid, never
 // sent. A payload that does not encode fails too, with an empty envelope.
+// raw is json.Marshal's bytes (appendEnvelope writes them): the projection
+// stores it as projections.EncodedJSON.
 func envelope(reg *contracts.Registry, e eventstore.Event, sourceEventID string, n Notification) (raw []byte, version int, verr, err error) {
 	env := Envelope{Type: n.Type, IdempotencyKey: n.IdempotencyKey, OrganizationID: e.OrganizationID,
 		SourceEventID: sourceEventID, EmittedAt: e.RecordedAt}

@@ -3,7 +3,6 @@ package notifications
 import (
 	"context"
 	"embed"
-	"encoding/json"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -79,7 +78,7 @@ func (p *Projection) Reduce(e eventstore.Event) ([]projections.Statement, error)
 			state, reason = "invalid", verr.Error()
 		}
 		out = append(out, projections.Insert("notification_deliveries", deliveryColumns, "ON CONFLICT (idempotency_key) DO NOTHING",
-			n.IdempotencyKey, n.Type, max(version, 1), e.OrganizationID, source, json.RawMessage(raw), state, reason))
+			n.IdempotencyKey, n.Type, max(version, 1), e.OrganizationID, source, projections.EncodedJSON(raw), state, reason))
 	}
 	return out, nil
 }
