@@ -175,3 +175,36 @@ func TestGroupMemberStartsAtItsOwnCheckpoint(t *testing.T) {
 		t.Fatalf("mirror was given %v events it had applied (dropped as duplicates), want 0: the group starts each member at its checkpoint", n)
 	}
 }
+
+// TestActivatedGenerationJoinsTheLiveGroup: a rebuilt generation that goes
+// live is consumed with the other live projections from then on (the live
+// group starts again with it), and the projection beside it keeps applying.
+func TestActivatedGenerationJoinsTheLiveGroup(t *testing.T) {
+	rig := startRig(t, ledger{}, mirror{})
+	ctx := context.Background()
+	stream := "rebuilt-" + uuid.NewString()
+	e1, e2 := rig.record(stream, 1), rig.record(stream, 2)
+	m2 := rig.publish(e1, e2)
+	apptest.Eventually(t, 30*time.Second, "both projections to apply the first events", func() bool {
+		return rig.passedBy("ledger", m2) && rig.passedBy("mirror", m2)
+	})
+	gen, err := projections.RequestRebuild(ctx, rig.pool, "mirror")
+	if err != nil || gen != 2 {
+		t.Fatalf("rebuild: generation %d, %v", gen, err)
+	}
+	apptest.Eventually(t, 60*time.Second, "mirror g2 to go live", func() bool {
+		return rig.count(`SELECT count(*) FROM proj_generations WHERE projection='mirror' AND generation=2 AND state='active'`) == 1
+	})
+	e3, e4 := rig.record(stream, 3), rig.record(stream, 4)
+	rig.publish(e3, e4)
+	apptest.Eventually(t, 30*time.Second, "the live generations to apply the later events", func() bool {
+		return rig.count(`SELECT count(*) FROM mirror_g2 WHERE stream_id=$1`, stream) == 4 &&
+			len(rig.applied(stream)) == 4
+	})
+	if got := rig.applied(stream); !equal(got, want(e1, e2, e3, e4)) {
+		t.Fatalf("ledger applied %v, want %v", got, want(e1, e2, e3, e4))
+	}
+	if f := rig.failures(); len(f) != 0 {
+		t.Fatalf("failures %v, want none", f)
+	}
+}
