@@ -195,6 +195,18 @@ func TestActivatedGenerationJoinsTheLiveGroup(t *testing.T) {
 	apptest.Eventually(t, 60*time.Second, "mirror g2 to go live", func() bool {
 		return rig.count(`SELECT count(*) FROM proj_generations WHERE projection='mirror' AND generation=2 AND state='active'`) == 1
 	})
+	// Its rebuild's own consumer stops at the next reconciliation: from then
+	// on only the live group can apply it.
+	admin, err := sarama.NewClusterAdmin(rig.kc.Brokers, rig.kc.SaramaConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	rebuildGroup := rig.kc.Topics.Group("projection.mirror.g2")
+	apptest.Eventually(t, 30*time.Second, "the rebuild's consumer group to empty", func() bool {
+		groups, err := admin.DescribeConsumerGroups([]string{rebuildGroup})
+		return err == nil && len(groups) == 1 && len(groups[0].Members) == 0
+	})
 	e3, e4 := rig.record(stream, 3), rig.record(stream, 4)
 	rig.publish(e3, e4)
 	apptest.Eventually(t, 30*time.Second, "the live generations to apply the later events", func() bool {
