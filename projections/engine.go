@@ -62,10 +62,12 @@ type Engine struct {
 	order       []string
 
 	mu      sync.Mutex
-	running map[genKey]context.CancelFunc // building generations
-	live    *liveGroup                    // the active generations
-	held    map[genKey]int                // building generations kept from going live, by parked events (logged once per count)
-	changed chan struct{}                 // closed and replaced after every committed batch
+	solo    map[genKey]*consumer // generations consumed alone: building, or active and catching up
+	live    *liveGroup           // the active generations that have caught up, consumed together
+	joined  map[genKey]bool      // active generations that caught up once: members of the live group from then on
+	created map[genKey]bool      // live members whose tables this process created
+	held    map[genKey]int       // building generations kept from going live, by parked events (logged once per count)
+	changed chan struct{}        // closed and replaced after every committed batch
 }
 
 type genKey struct {
@@ -73,11 +75,16 @@ type genKey struct {
 	generation int
 }
 
-// liveGroup is the running group of the active generations.
-type liveGroup struct {
-	keys   []genKey
+// consumer is a running consumer group of the engine.
+type consumer struct {
 	cancel context.CancelFunc
-	done   chan struct{}
+	done   chan struct{} // closed once it stopped
+}
+
+// liveGroup is the running group of the live generations.
+type liveGroup struct {
+	consumer
+	keys []genKey
 }
 
 func NewEngine(pool *pgxpool.Pool, cfg EngineConfig, dead DeadLetters, log *slog.Logger, ps ...Projection) (*Engine, error) {
@@ -86,7 +93,7 @@ func NewEngine(pool *pgxpool.Pool, cfg EngineConfig, dead DeadLetters, log *slog
 		return nil, err
 	}
 	e := &Engine{pool: pool, cfg: cfg, dead: dead, log: log, projections: map[string]Projection{},
-		running: map[genKey]context.CancelFunc{}, held: map[genKey]int{}, changed: make(chan struct{})}
+		solo: map[genKey]*consumer{}, joined: map[genKey]bool{}, created: map[genKey]bool{}, held: map[genKey]int{}, changed: make(chan struct{})}
 	for _, p := range ps {
 		if _, dup := e.projections[p.Name()]; dup {
 			return nil, fmt.Errorf("projection %q registered twice", p.Name())
@@ -264,8 +271,8 @@ func (e *Engine) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	defer func() {
 		e.mu.Lock()
-		for _, cancel := range e.running {
-			cancel()
+		for _, c := range e.solo {
+			c.cancel()
 		}
 		if e.live != nil {
 			e.live.cancel()
@@ -287,63 +294,102 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 }
 
+// reconcile runs what the generations' states ask for: each building
+// generation alone; each active one in the live group once it has caught
+// up with the log (near enough: catchUpSlack), alone until then, so that a
+// projection added to a running platform (its generation 1 reads the log
+// from its start) does not hold the others' partitions back while it
+// catches up; and it makes building generations that caught up active.
 func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.WaitGroup) error {
 	gens, err := Generations(ctx, e.pool)
 	if err != nil {
 		return err
 	}
 	want := map[genKey]string{}
-	var active []genKey // in Generations' order: by projection
+	var live []genKey // in Generations' order: by projection
 	for _, g := range gens {
-		if _, ok := e.projections[g.Projection]; ok && g.State != "retired" {
-			k := genKey{g.Projection, g.Generation}
-			want[k] = g.State
-			if g.State == "active" {
-				active = append(active, k)
+		if _, ok := e.projections[g.Projection]; !ok || g.State == "retired" {
+			continue
+		}
+		k := genKey{g.Projection, g.Generation}
+		want[k] = g.State
+		if g.State != "active" {
+			continue
+		}
+		if !e.joined[k] {
+			behind, err := e.behind(ctx, client, k)
+			if err != nil {
+				return err
 			}
+			if behind > catchUpSlack(e.cfg.Runner) {
+				continue
+			}
+			e.joined[k] = true
+		}
+		if !e.created[k] {
+			// A live member whose tables cannot be created (the database
+			// down, a broken schema) stays out of the group, not the group
+			// with it; the next reconciliation tries again.
+			p := e.projections[k.name]
+			if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation, true) }); err != nil {
+				e.log.Error("projection: create tables (tried again by the next reconciliation)", "projection", k.name, "generation", k.generation, "err", err)
+				continue
+			}
+			e.created[k] = true
+		}
+		live = append(live, k)
+	}
+	for k := range e.joined {
+		if _, ok := want[k]; !ok {
+			delete(e.joined, k)
+			delete(e.created, k)
 		}
 	}
 	e.mu.Lock()
-	for k, cancel := range e.running {
-		if state, ok := want[k]; !ok || state != "building" {
-			cancel()
-			delete(e.running, k)
+	var stopped []chan struct{} // solo consumers of generations now in the live group
+	for k, c := range e.solo {
+		if state, ok := want[k]; !ok || state == "active" && e.joined[k] && e.created[k] {
+			c.cancel()
+			delete(e.solo, k)
+			stopped = append(stopped, c.done)
 		}
 	}
 	for k, state := range want {
-		if _, ok := e.running[k]; ok || state != "building" {
+		if _, ok := e.solo[k]; ok || slices.Contains(live, k) || state == "active" && e.joined[k] {
 			continue
 		}
 		runCtx, cancel := context.WithCancel(ctx)
-		e.running[k] = cancel
+		c := &consumer{cancel: cancel, done: make(chan struct{})}
+		e.solo[k] = c
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.runGroup(runCtx, e.GroupID(k.name, k.generation), []genKey{k}, false)
+			defer close(c.done)
+			e.runGroup(runCtx, e.GroupID(k.name, k.generation), []genKey{k}, state == "active")
 			// A generation that stopped by itself (its tables could not be
 			// created while the database was down, say) is started again by
 			// the next reconciliation; one stopped by reconcile stays stopped.
 			e.mu.Lock()
-			if runCtx.Err() == nil {
-				cancel()
-				delete(e.running, k)
+			if runCtx.Err() == nil && e.solo[k] == c {
+				delete(e.solo, k)
 			}
 			e.mu.Unlock()
+			cancel()
 		}()
 	}
-	if e.live == nil || !slices.Equal(e.live.keys, active) {
-		e.startLive(ctx, wg, active)
+	if e.live == nil || !slices.Equal(e.live.keys, live) {
+		e.startLive(ctx, wg, live, stopped)
 	}
 	e.mu.Unlock()
 	for k, state := range want {
 		if state != "building" {
 			continue
 		}
-		done, err := e.caughtUp(ctx, client, k)
+		behind, err := e.behind(ctx, client, k)
 		if err != nil {
 			return err
 		}
-		if !done {
+		if behind > 0 {
 			continue
 		}
 		missing, err := e.missingFromActive(ctx, k)
@@ -365,30 +411,39 @@ func (e *Engine) reconcile(ctx context.Context, client sarama.Client, wg *sync.W
 	return nil
 }
 
-// startLive replaces the live group by one of the active generations keys
-// (none: no group), once the one it replaces has stopped. Callers hold e.mu.
-func (e *Engine) startLive(ctx context.Context, wg *sync.WaitGroup, keys []genKey) {
-	old := e.live
-	e.live = nil
-	if old != nil {
+// catchUpSlack is how far behind the log (events on a partition) an
+// active generation may be and still join the live group: the group then
+// catches it up from its checkpoint in a few batches.
+func catchUpSlack(cfg RunnerConfig) int64 { return int64(cfg.BatchSize) }
+
+// startLive replaces the live group by one of keys (none: no group), once
+// the group it replaces and the solo consumers of its new members (stopped)
+// have stopped: their partitions are released and their last batches
+// committed before it reads the checkpoints. Callers hold e.mu.
+func (e *Engine) startLive(ctx context.Context, wg *sync.WaitGroup, keys []genKey, stopped []chan struct{}) {
+	if old := e.live; old != nil {
 		old.cancel()
+		stopped = append(stopped, old.done)
 	}
+	e.live = nil
 	if len(keys) == 0 {
 		return
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	live := &liveGroup{keys: keys, cancel: cancel, done: make(chan struct{})}
+	live := &liveGroup{consumer: consumer{cancel: cancel, done: make(chan struct{})}, keys: keys}
 	e.live = live
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(live.done)
-		if old != nil {
-			<-old.done // its partitions are released before this group claims them
+		for _, done := range stopped {
+			<-done
 		}
-		e.runGroup(runCtx, e.LiveGroupID(), keys, true)
-		// Stopped by itself (tables not created while the database was
-		// down, say): the next reconciliation starts it again.
+		if runCtx.Err() == nil {
+			e.runGroup(runCtx, e.LiveGroupID(), keys, true)
+		}
+		// Stopped by itself (the consumer group could not be made, say):
+		// the next reconciliation starts it again.
 		e.mu.Lock()
 		if runCtx.Err() == nil && e.live == live {
 			e.live = nil
@@ -414,9 +469,11 @@ func (e *Engine) runGroup(ctx context.Context, id string, keys []genKey, active 
 	topics := map[*runner][]string{}
 	for _, k := range keys {
 		p := e.projections[k.name]
-		if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation, active) }); err != nil {
-			log.Error("projection: create tables (tried again by the next reconciliation)", "projection", k.name, "generation", k.generation, "err", err)
-			return
+		if len(keys) == 1 { // a live group's tables are created by reconcile
+			if err := pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error { return createTables(ctx, tx, p, k.generation, active) }); err != nil {
+				log.Error("projection: create tables (tried again by the next reconciliation)", "err", err)
+				return
+			}
 		}
 		r := e.runner(p, k.generation, active, runnerCfg)
 		members = append(members, r)
@@ -437,6 +494,10 @@ func (e *Engine) runGroup(ctx context.Context, id string, keys []genKey, active 
 	cfg.Consumer.Fetch.Min = 1
 	cfg.Consumer.MaxWaitTime = 500 * time.Millisecond
 	cfg.ChannelBufferSize = runnerCfg.BatchSize * 2
+	// One group reads every topic, each of few partitions: the range
+	// strategy (per topic) would give the first processes in its order the
+	// same partitions of every topic, and a third process none.
+	cfg.Consumer.Group.Rebalance.GroupStrategies = []sarama.BalanceStrategy{sarama.NewBalanceStrategyRoundRobin()}
 	group, err := sarama.NewConsumerGroup(e.cfg.Kafka.Brokers, id, cfg)
 	if err != nil {
 		log.Error("projection: consumer group", "err", err)
@@ -482,33 +543,47 @@ func (e *Engine) GroupID(name string, generation int) string {
 	return e.cfg.Kafka.Topics.Group(fmt.Sprintf("projection.%s.g%d", name, generation))
 }
 
-func (e *Engine) caughtUp(ctx context.Context, client sarama.Client, k genKey) (bool, error) {
-	p := e.projections[k.name]
-	for _, c := range p.Contexts() {
+// behind is how far a generation's checkpoints are behind the log: the
+// most events waiting on one of its partitions.
+func (e *Engine) behind(ctx context.Context, client sarama.Client, k genKey) (int64, error) {
+	rows, err := e.pool.Query(ctx, `SELECT topic, partition, next_offset FROM proj_checkpoints WHERE projection=$1 AND generation=$2`, k.name, k.generation)
+	if err != nil {
+		return 0, err
+	}
+	type tp struct {
+		topic string
+		part  int32
+	}
+	next := map[tp]int64{}
+	for rows.Next() {
+		var t tp
+		var n int64
+		if err := rows.Scan(&t.topic, &t.part, &n); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		next[t] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	var most int64
+	for _, c := range e.projections[k.name].Contexts() {
 		topic := e.cfg.Kafka.Topics.ForContext(c)
 		parts, err := client.Partitions(topic)
 		if err != nil {
-			return false, err
+			return 0, err
 		}
 		for _, part := range parts {
 			hw, err := client.GetOffset(topic, part, sarama.OffsetNewest)
 			if err != nil {
-				return false, err
+				return 0, err
 			}
-			var next int64
-			err = e.pool.QueryRow(ctx, `SELECT next_offset FROM proj_checkpoints
-				WHERE projection=$1 AND generation=$2 AND topic=$3 AND partition=$4`, k.name, k.generation, topic, part).Scan(&next)
-			if errors.Is(err, pgx.ErrNoRows) {
-				next = 0
-			} else if err != nil {
-				return false, err
-			}
-			if next < hw {
-				return false, nil
-			}
+			most = max(most, hw-next[tp{topic, part}])
 		}
 	}
-	return true, nil
+	return most, nil
 }
 
 // missingFromActive counts the events a building generation parked that

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/retry"
 )
 
 // group consumes the topics of one or more projection generations as one
@@ -47,7 +49,9 @@ func newGroup(members []*runner, topics map[*runner][]string, pool *pgxpool.Pool
 	g := &group{members: members, pool: pool, cfg: cfg, log: log, applied: applied, topics: map[string][]*runner{}}
 	for _, r := range members {
 		for _, t := range topics[r] {
-			g.topics[t] = append(g.topics[t], r)
+			if !slices.Contains(g.topics[t], r) { // two contexts on one topic: one reader
+				g.topics[t] = append(g.topics[t], r)
+			}
 		}
 	}
 	return g
@@ -106,15 +110,25 @@ func (g *group) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Cons
 	readers := g.topics[claim.Topic()]
 	parts := make([]*partition, len(readers))
 	labels := make([][]string, len(readers))
-	for i, r := range readers {
-		var err error
-		if parts[i], err = r.openPartition(ctx, claim.Topic(), claim.Partition()); err != nil {
-			if ctx.Err() != nil {
-				return nil
+	// open reads each reader's checkpoint of the partition, and forgets
+	// what it remembered of its streams.
+	open := func() error {
+		for i, r := range readers {
+			var err error
+			if parts[i], err = r.openPartition(ctx, claim.Topic(), claim.Partition()); err != nil {
+				return err
 			}
-			return err // the session starts again
 		}
+		return nil
+	}
+	for i, r := range readers {
 		labels[i] = []string{r.p.Name(), fmt.Sprint(r.generation), claim.Topic(), fmt.Sprint(claim.Partition())}
+	}
+	if err := open(); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err // the session starts again
 	}
 	var lastApplied time.Time
 	next := claim.InitialOffset()
@@ -129,15 +143,31 @@ func (g *group) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Cons
 		if batch == nil {
 			return nil
 		}
-		if err := g.apply(ctx, readers, parts, batch); err != nil {
+		for {
+			err := g.apply(ctx, readers, parts, batch)
+			if err == nil {
+				break
+			}
 			if ctx.Err() != nil {
 				return nil
 			}
-			if checkpointMoved(err) {
-				g.log.Warn("projection: another consumer applied the partition meanwhile; starting again from its checkpoint",
-					"topic", claim.Topic(), "partition", claim.Partition(), "err", err)
+			if !checkpointMoved(err) {
+				return err // the session restarts from the stored checkpoints
 			}
-			return err // the session restarts from the stored checkpoints
+			// Another consumer (a rebuild's that went live, another
+			// process's during a rebalance) applied part of the partition:
+			// what the readers remember is stale. Read their checkpoints
+			// again and apply what is past them, without ending the
+			// session of every other partition the group holds.
+			g.log.Warn("projection: another consumer applied the partition meanwhile; reading its checkpoints again",
+				"topic", claim.Topic(), "partition", claim.Partition(), "err", err)
+			retry.Sleep(ctx, g.cfg.RetryBackoff)
+			if err := open(); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
 		}
 		last := batch[len(batch)-1]
 		next, lastApplied = last.Offset+1, last.Timestamp
@@ -150,7 +180,8 @@ func (g *group) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Cons
 }
 
 // apply commits one batch for every reader whose checkpoint it passes: in
-// one transaction, and reader by reader when that fails.
+// one transaction (an outage waited out), and reader by reader when that
+// fails otherwise.
 func (g *group) apply(ctx context.Context, readers []*runner, parts []*partition, batch []*sarama.ConsumerMessage) error {
 	envs := envelopes{}
 	var works []*work
@@ -165,9 +196,19 @@ func (g *group) apply(ctx context.Context, readers []*runner, parts []*partition
 	case 1:
 		return works[0].r.apply(ctx, works[0].st, works[0].batch, envs)
 	}
-	err := commit(ctx, g.pool, works)
-	if err == nil || ctx.Err() != nil || checkpointMoved(err) {
-		return err
+	var err error
+	for waits := 1; ; waits++ {
+		if err = commit(ctx, g.pool, works); err == nil || ctx.Err() != nil || checkpointMoved(err) {
+			return err
+		}
+		if !eventstore.IsTransient(err) {
+			break
+		}
+		g.log.Warn("projections: a shared batch waits", "try", waits, "events", len(batch), "err", err)
+		retry.Sleep(ctx, retry.Backoff(g.cfg.RetryBackoff, waits, g.cfg.MaxBackoff))
+		for i, w := range works { // a try starts from the batch
+			works[i] = w.r.prepare(w.st, w.batch, envs)
+		}
 	}
 	groupFallbacks.Inc()
 	g.log.Warn("projections: a shared batch failed; applying it projection by projection", "events", len(batch), "err", err)

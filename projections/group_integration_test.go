@@ -8,6 +8,7 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
@@ -15,12 +16,13 @@ import (
 )
 
 // mirror is a second projection of the ledger context's topic, beside
-// ledger: it counts the events it reduces, and divides by zero (an error
-// of the database, which fails the whole transaction) on the events poison
-// names.
+// ledger: it counts the events it reduces, divides by zero (an error of the
+// database, which fails the whole transaction) on the events poison names,
+// and takes its time when slow says so.
 type mirror struct {
 	reduced *atomic.Int32
 	poison  func(e eventstore.Event) bool
+	slow    time.Duration // slept in every Reduce
 }
 
 func (mirror) Name() string       { return "mirror" }
@@ -33,6 +35,7 @@ func (m mirror) Reduce(e eventstore.Event) ([]projections.Statement, error) {
 	if m.reduced != nil {
 		m.reduced.Add(1)
 	}
+	time.Sleep(m.slow)
 	if m.poison != nil && m.poison(e) {
 		return []projections.Statement{projections.Exec(`SELECT 1/0`)}, nil
 	}
@@ -66,6 +69,16 @@ func (r *ledgerRig) passedAll(projection string, msgs []*sarama.ProducerMessage)
 		}
 	}
 	return true
+}
+
+func sharedBatchFallbacks() float64 {
+	mfs, _ := prometheus.DefaultGatherer.Gather()
+	for _, mf := range mfs {
+		if mf.GetName() == "platform_projection_shared_batch_fallbacks_total" {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
 }
 
 func (r *ledgerRig) count(sql string, args ...any) int {
@@ -123,6 +136,7 @@ func TestSharedBatchFailureParksOnlyTheFailingProjection(t *testing.T) {
 		}
 	}
 	msgs := rig.publishEach(events...) // one backlog: the events come in shared batches
+	fallbacks := sharedBatchFallbacks()
 	t.Cleanup(rig.run(ledger{}, mirror{poison: func(e eventstore.Event) bool { return e.ID == bad.ID }}))
 	apptest.Eventually(t, 60*time.Second, "both projections to pass the events", func() bool {
 		return rig.passedAll("ledger", msgs) && rig.passedAll("mirror", msgs)
@@ -138,6 +152,9 @@ func TestSharedBatchFailureParksOnlyTheFailingProjection(t *testing.T) {
 	}
 	if n := rig.count(`SELECT count(*) FROM proj_failures`); n != 1 {
 		t.Fatalf("%d failures recorded, want 1 (%v): ledger's events are not parked for mirror's", n, rig.failures())
+	}
+	if sharedBatchFallbacks() <= fallbacks {
+		t.Fatal("platform_projection_shared_batch_fallbacks_total did not count the shared batch that failed")
 	}
 }
 
@@ -219,4 +236,69 @@ func TestActivatedGenerationJoinsTheLiveGroup(t *testing.T) {
 	if f := rig.failures(); len(f) != 0 {
 		t.Fatalf("failures %v, want none", f)
 	}
+}
+
+// TestNewProjectionCatchesUpAlone: a projection added to a running
+// platform reads the log from its start; while it catches up, the live
+// projections beside it keep applying new events at once (they are not
+// held back behind its backlog), and once it has caught up it joins them.
+func TestNewProjectionCatchesUpAlone(t *testing.T) {
+	rig := newRig(t)
+	stream := "backlog-" + uuid.NewString()
+	stop := rig.run(ledger{})
+	var backlog []*sarama.ProducerMessage
+	events := make([]eventstore.Event, 2500) // more than the slack a live member may lag (a batch)
+	for i := range events {
+		events[i] = rig.event(stream, int64(i+1))
+	}
+	backlog = rig.publishBatch(events...)
+	last := backlog[len(backlog)-1]
+	apptest.Eventually(t, 60*time.Second, "ledger to apply the backlog", func() bool { return rig.passedBy("ledger", last) })
+	stop()
+
+	t.Cleanup(rig.run(ledger{}, mirror{slow: 2 * time.Millisecond})) // ~5 s to catch up
+	fresh := rig.event(stream, int64(len(events)+1))
+	m := rig.publish(fresh)
+	apptest.Eventually(t, 20*time.Second, "ledger to apply the new event", func() bool { return rig.passedBy("ledger", m) })
+	if rig.passedBy("mirror", last) {
+		t.Fatal("ledger applied the new event only once mirror had caught up: held back behind the new projection's backlog (or mirror too fast for the test to tell)")
+	}
+	apptest.Eventually(t, 60*time.Second, "mirror to catch up", func() bool { return rig.passedBy("mirror", m) })
+	later := rig.publish(rig.event(stream, int64(len(events)+2)))
+	apptest.Eventually(t, 30*time.Second, "both to apply the next event", func() bool {
+		return rig.passedBy("ledger", later) && rig.passedBy("mirror", later)
+	})
+	if n := rig.count(`SELECT count(*) FROM mirror_g1 WHERE stream_id=$1`, stream); n != len(events)+2 {
+		t.Fatalf("mirror holds %d events, want %d", n, len(events)+2)
+	}
+	if n := rig.count(`SELECT count(*) FROM ledger_g1 WHERE stream_id=$1`, stream); n != len(events)+2 {
+		t.Fatalf("ledger holds %d events, want %d", n, len(events)+2)
+	}
+}
+
+// event makes an event of the stream without recording it in the event
+// store (a stream applied in order never needs it there).
+func (r *ledgerRig) event(stream string, version int64) eventstore.Event {
+	e := eventstore.Event{ID: uuid.Must(uuid.NewV7()), Type: "ledger.entry.added", SchemaVersion: 1, StreamType: "ledger.entry",
+		StreamID: stream, StreamVersion: version, OrganizationID: "org-ledger", Payload: []byte(`{}`)}
+	e.Actor.ID, e.Actor.Type = "tester", "system"
+	e.OccurredAt, e.RecordedAt = time.Now().UTC(), time.Now().UTC()
+	return e
+}
+
+// publishBatch puts events on the log in one request and returns their records.
+func (r *ledgerRig) publishBatch(events ...eventstore.Event) []*sarama.ProducerMessage {
+	r.t.Helper()
+	msgs := make([]*sarama.ProducerMessage, len(events))
+	for i, e := range events {
+		m, err := e.ToMessage(r.topic)
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		msgs[i] = m
+	}
+	if err := r.producer.SendMessages(msgs); err != nil {
+		r.t.Fatal(err)
+	}
+	return msgs
 }

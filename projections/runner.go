@@ -424,6 +424,7 @@ func (w *work) committed(ctx context.Context, res transacted) {
 	}
 	batchesApplied.WithLabelValues(r.p.Name()).Inc()
 	eventsApplied.WithLabelValues(r.p.Name()).Add(float64(res.applied))
+	eventsParked.WithLabelValues(r.p.Name()).Add(float64(len(res.parked))) // counted once committed: a rolled-back try is tried again
 	r.deadLetter(ctx, res.parked)
 }
 
@@ -789,7 +790,6 @@ func queueFailure(b *pgx.Batch, name string, generation int, msg *sarama.Consume
 	b.Queue(`INSERT INTO proj_failures (projection, generation, topic, partition, "offset", event_id, event_type, attempts, reason)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`,
 		name, generation, msg.Topic, msg.Partition, msg.Offset, id, typ, attempts, reason)
-	eventsParked.WithLabelValues(name).Inc()
 }
 
 // park records an event that failed every attempt on its own and moves the
@@ -804,6 +804,7 @@ func (r *runner) park(ctx context.Context, st *partition, msg *sarama.ConsumerMe
 		if err == nil || !eventstore.IsTransient(err) || ctx.Err() != nil {
 			if err == nil {
 				st.committed(msg.Offset+1, nil, nil)
+				eventsParked.WithLabelValues(r.p.Name()).Inc()
 				r.deadLetter(ctx, []failure{{msg, reason}})
 			}
 			return err
