@@ -267,8 +267,9 @@ func leadersOnce(t *testing.T, s *Stack) {
 }
 
 // groupsShared checks every consumer group of the stack's projections and
-// reactors: it has `members` members, and with two, the partitions of the
-// status topic's groups are split between them.
+// reactors: it has `members` members (a generation's own group, once empty,
+// aside), and with two, the live projections' group's partitions are split
+// between them.
 func groupsShared(s *Stack, members int) error {
 	cfg := sarama.NewConfig()
 	cfg.Version = sarama.V3_9_0_0
@@ -283,7 +284,7 @@ func groupsShared(s *Stack, members int) error {
 	}
 	var groups []string
 	for g := range all {
-		if strings.HasPrefix(g, s.Prefix+".projection.") || strings.HasPrefix(g, s.Prefix+".reactor.") {
+		if g == s.Prefix+".projections.live" || strings.HasPrefix(g, s.Prefix+".projection.") || strings.HasPrefix(g, s.Prefix+".reactor.") {
 			groups = append(groups, g)
 		}
 	}
@@ -294,11 +295,19 @@ func groupsShared(s *Stack, members int) error {
 	if err != nil {
 		return err
 	}
+	live := false
 	for _, d := range described {
+		if strings.Contains(d.GroupId, ".projection.") && len(d.Members) == 0 {
+			continue // a generation's own group, for a rebuild or a catch-up, once done
+		}
 		if len(d.Members) != members {
 			return fmt.Errorf("group %s has %d members, want %d", d.GroupId, len(d.Members), members)
 		}
-		if members < 2 || !strings.Contains(d.GroupId, ".projection.status.") {
+		if !strings.HasSuffix(d.GroupId, ".projections.live") {
+			continue
+		}
+		live = true
+		if members < 2 {
 			continue
 		}
 		for id, m := range d.Members {
@@ -317,6 +326,9 @@ func groupsShared(s *Stack, members int) error {
 				return fmt.Errorf("group %s: member %s has no partition", d.GroupId, id)
 			}
 		}
+	}
+	if !live {
+		return fmt.Errorf("no live projections group under %s", s.Prefix)
 	}
 	return nil
 }
