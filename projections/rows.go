@@ -103,13 +103,19 @@ func (g *rowGroups) queue(b *pgx.Batch, names *strings.Replacer) ([]copyGroup, e
 // statement's CPU in PostgreSQL for the notification projection's rows.
 func unnestSQL(r *row) string {
 	return statementSQL("unnest\x00"+r.target, func() string {
-		arrays := make([]string, len(r.columns))
-		for i, c := range r.columns {
-			arrays[i] = fmt.Sprintf("COALESCE($%d, ARRAY[(NULL::%s).%s])", i+1, r.table, c)
-		}
 		return strings.TrimSuffix(`INSERT INTO `+r.table+` (`+strings.Join(r.columns, ", ")+`) SELECT * FROM unnest(`+
-			strings.Join(arrays, ", ")+`) `+r.conflict, " ")
+			unnestArrays(r.table, r.columns)+`) `+r.conflict, " ")
 	})
+}
+
+// unnestArrays is unnest's arguments for columns of table: parameter $i,
+// an array of the i-th column's type.
+func unnestArrays(table string, columns []string) string {
+	arrays := make([]string, len(columns))
+	for i, c := range columns {
+		arrays[i] = fmt.Sprintf("COALESCE($%d, ARRAY[(NULL::%s).%s])", i+1, table, c)
+	}
+	return strings.Join(arrays, ", ")
 }
 
 // columnArrays turns rows into one array a column for unnestSQL. Each

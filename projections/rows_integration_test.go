@@ -25,7 +25,7 @@ type label string
 // nanoseconds, JSON null), are stored exactly as the former
 // jsonb_populate_recordset rows stored them (the same rows written both
 // ways, compared by their text), and the values that must come back
-// unchanged do.
+// unchanged do. The same for Update's merged rows.
 func TestInsertRowsAsTheJSONRowsWrote(t *testing.T) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, testenv.NewDatabase(t))
@@ -80,6 +80,39 @@ func TestInsertRowsAsTheJSONRowsWrote(t *testing.T) {
 		` FROM jsonb_populate_recordset(NULL::reference_g1, $1::jsonb) ON CONFLICT DO NOTHING`, string(raw)); err != nil {
 		t.Fatal(err)
 	}
+	// Updates of two rows, merged into one UPDATE, and the same rows
+	// through the former jsonb_populate_recordset UPDATE.
+	set := []string{"s", "j", "at", "opt", "lbl", "e", "nj"}
+	updates := [][]any{
+		{2, 5, "updated \" \x7f \xc3", json.RawMessage(`{"u": "\ud83d\ude00"}`), base.Add(-500 * time.Nanosecond), nil, label("u"), EncodedJSON(`{"a":1}`), json.RawMessage(`[null]`)},
+		{4, 8, "", json.RawMessage(`{"x": null}`), base.Add(time.Nanosecond), &opt, label("v"), EncodedJSON(nil), json.RawMessage("null")},
+		{1, math.MinInt32, "below the row's version: left alone", json.RawMessage(`{}`), base, nil, label("x"), EncodedJSON(`1`), nil},
+	}
+	var ug updateGroups
+	for _, u := range updates {
+		if err := ug.add(Update("{{typed}}", "k", "n", set, u...).update); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b = &pgx.Batch{}
+	if err := ug.queue(b, strings.NewReplacer("{{typed}}", "typed_g1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	ucols := append([]string{"k", "n"}, set...)
+	if raw, err = encodeObjects(ucols, updates); err != nil {
+		t.Fatal(err)
+	}
+	assign := make([]string, 0, len(ucols)-1)
+	for _, c := range ucols[1:] {
+		assign = append(assign, c+" = v."+c)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE reference_g1 AS t SET `+strings.Join(assign, ", ")+
+		` FROM jsonb_populate_recordset(NULL::reference_g1, $1::jsonb) AS v WHERE t.k = v.k AND t.n < v.n`, string(raw)); err != nil {
+		t.Fatal(err)
+	}
 	got, want := rowTexts(t, conn, "typed_g1"), rowTexts(t, conn, "reference_g1")
 	if len(got) != len(rows) {
 		t.Fatalf("%d rows stored, want %d", len(got), len(rows))
@@ -99,6 +132,11 @@ func TestInsertRowsAsTheJSONRowsWrote(t *testing.T) {
 	}
 	if s != awkward || n != math.MinInt32 || big != math.MaxInt64 || !at.Equal(base.Add(2*time.Microsecond)) || lbl != "a" || !nullJSON {
 		t.Errorf("row 1 reads %q %d %d %v %q (JSON null as SQL NULL: %v)", s, n, big, at, lbl, nullJSON)
+	}
+	var updated string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(k || ':' || n || ':' || lbl, ' ' ORDER BY k) FROM typed_g1`).Scan(&updated); err != nil ||
+		updated != "1:-2147483648:a 2:5:u 3:2147483647:ünïcode 4:8:v" {
+		t.Errorf("rows after the updates: %q (%v)", updated, err)
 	}
 	// Rows in the order they were given (the sequence a dispatcher reads
 	// them by), and a second Insert of the same keys does nothing.
