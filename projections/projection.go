@@ -49,9 +49,10 @@ func Exec(sql string, args ...any) Statement { return Statement{SQL: sql, Args: 
 // clause into one multi-row INSERT, written after the batch's other
 // statements (measured: one statement per row was most of a replay's
 // cost). So use it only for tables the projection writes with Insert alone,
-// with a conflict clause of DO NOTHING. Values are encoded as JSON and
-// typed by the table's columns: pass json.RawMessage for jsonb columns.
-// SQL and Args hold the same row as a single-row INSERT.
+// with a conflict clause of DO NOTHING. Values are sent as one binary
+// array a column, typed by the table's columns, and stored as their JSON
+// would be (arrayValue): pass json.RawMessage or EncodedJSON for jsonb
+// columns. SQL and Args hold the same row as a single-row INSERT.
 func Insert(table string, columns []string, conflict string, values ...any) Statement {
 	target := insertTarget(table, columns, conflict)
 	return Statement{SQL: target.sql, Args: values, row: &row{table: table, columns: columns, conflict: conflict, target: target.key, values: values}}

@@ -29,7 +29,7 @@ type update struct {
 // batch do not depend on that order: the INSERT creating the row (run
 // before it) and nothing else. columns are the columns set besides the key
 // and the version, values the key's, the version's, then theirs. Values
-// are encoded as JSON and typed by the table's columns, as Insert's.
+// are typed by the table's columns and stored as Insert's.
 func Update(table, key, version string, columns []string, values ...any) Statement {
 	cols := make([]string, 0, len(columns)+2)
 	cols = append(append(cols, key, version), columns...)
@@ -107,8 +107,8 @@ func compareVersions(a, b any) (int, error) {
 	return 0, fmt.Errorf("versions %v (%T) and %v (%T) are not integers of one type", a, a, b, b)
 }
 
-// queue adds one multi-row UPDATE per group: jsonb_populate_recordset
-// types the rows by the table's own columns, as Insert's rows are.
+// queue adds one multi-row UPDATE per group, its rows typed by the table's
+// own columns as Insert's rows are.
 func (g *updateGroups) queue(b *pgx.Batch, names *strings.Replacer) error {
 	for _, id := range g.order {
 		grp := g.groups[id]
@@ -117,16 +117,20 @@ func (g *updateGroups) queue(b *pgx.Batch, names *strings.Replacer) error {
 			b.Queue(names.Replace(u.sql), grp.vals[0]...)
 			continue
 		}
-		raw, err := encodeObjects(u.columns, grp.vals)
-		if err != nil {
-			return fmt.Errorf("encode rows for %s: %w", u.table, err)
-		}
+		b.Queue(names.Replace(u.mergedSQL()), columnArrays(u.columns, grp.vals)...)
+	}
+	return nil
+}
+
+// mergedSQL is the multi-row UPDATE of u's table and columns: the rows as
+// one array a column, typed by the table's columns (unnestArrays).
+func (u *update) mergedSQL() string {
+	return statementSQL("updates\x00"+u.table+"\x00"+strings.Join(u.columns, ","), func() string {
 		set := make([]string, 0, len(u.columns)-1)
 		for _, c := range u.columns[1:] {
 			set = append(set, c+" = v."+c)
 		}
-		b.Queue(names.Replace(`UPDATE `+u.table+` AS t SET `+strings.Join(set, ", ")+` FROM jsonb_populate_recordset(NULL::`+u.table+
-			`, $1::jsonb) AS v WHERE t.`+u.key+` = v.`+u.key+` AND t.`+u.version+` < v.`+u.version), string(raw))
-	}
-	return nil
+		return `UPDATE ` + u.table + ` AS t SET ` + strings.Join(set, ", ") + ` FROM unnest(` + unnestArrays(u.table, u.columns) + `) AS v(` +
+			strings.Join(u.columns, ", ") + `) WHERE t.` + u.key + ` = v.` + u.key + ` AND t.` + u.version + ` < v.` + u.version
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/notifications/contracts"
 	statusmap "github.com/platform/backend/notifications/status"
+	"github.com/platform/backend/projections"
 )
 
 func ev(t *testing.T, typ, stream string, version int64, payload any) eventstore.Event {
@@ -153,7 +154,7 @@ func TestProjectionEnvelope(t *testing.T) {
 		t.Fatalf("state %v reason %q, want pending", args[6], args[7])
 	}
 	var env notifications.Envelope
-	if err := json.Unmarshal(args[5].(json.RawMessage), &env); err != nil {
+	if err := json.Unmarshal(args[5].(projections.EncodedJSON), &env); err != nil {
 		t.Fatal(err)
 	}
 	var payload map[string]any
