@@ -183,7 +183,10 @@ func (g *group) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Cons
 // one transaction (an outage waited out), and reader by reader when that
 // fails otherwise.
 func (g *group) apply(ctx context.Context, readers []*runner, parts []*partition, batch []*sarama.ConsumerMessage) error {
-	envs := envelopes{}
+	var envs envelopes // decoded once for several readers; a lone reader decodes as it goes
+	if len(readers) > 1 {
+		envs = envelopes{}
+	}
 	var works []*work
 	for i, r := range readers {
 		if rest := parts[i].unapplied(batch); len(rest) > 0 {
