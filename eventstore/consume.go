@@ -91,10 +91,20 @@ func (b *BatchReader) linger(ctx context.Context) {
 func SeekToCheckpoints(sess sarama.ConsumerGroupSession, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, query string, args ...any) error {
+	return SeekClaims(sess, func(topic string, part int32) (int64, error) {
+		var next int64
+		err := q.QueryRow(sess.Context(), query, append(append([]any(nil), args...), topic, part)...).Scan(&next)
+		return next, err
+	})
+}
+
+// SeekClaims moves every partition the session claimed to the offset
+// checkpoint reads for it; pgx.ErrNoRows (no checkpoint) starts it at the
+// oldest offset.
+func SeekClaims(sess sarama.ConsumerGroupSession, checkpoint func(topic string, part int32) (int64, error)) error {
 	for topic, parts := range sess.Claims() {
 		for _, part := range parts {
-			var next int64
-			err := q.QueryRow(sess.Context(), query, append(append([]any(nil), args...), topic, part)...).Scan(&next)
+			next, err := checkpoint(topic, part)
 			switch {
 			case errors.Is(err, pgx.ErrNoRows):
 				next = sarama.OffsetOldest

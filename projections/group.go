@@ -2,14 +2,12 @@ package projections
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"time"
 
 	"github.com/IBM/sarama"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/eventstore"
@@ -75,30 +73,20 @@ func (g *group) Setup(sess sarama.ConsumerGroupSession) error {
 	for _, r := range g.members {
 		eventsParked.WithLabelValues(r.p.Name()) // at 0 from the start, for alerts over a window
 	}
-	for topic, parts := range sess.Claims() {
+	return eventstore.SeekClaims(sess, func(topic string, part int32) (int64, error) {
 		readers := g.topics[topic]
 		names := make([]string, len(readers))
 		gens := make([]int32, len(readers))
 		for i, r := range readers {
 			names[i], gens[i] = r.p.Name(), int32(r.generation)
 		}
-		for _, part := range parts {
-			var next int64
-			err := g.pool.QueryRow(sess.Context(), `SELECT min(c.next_offset) FROM proj_checkpoints c
-				JOIN unnest($1::text[], $2::int[]) AS m(projection, generation) USING (projection, generation)
-				WHERE c.topic = $3 AND c.partition = $4 HAVING count(*) = cardinality($1::text[])`,
-				names, gens, topic, part).Scan(&next)
-			switch {
-			case errors.Is(err, pgx.ErrNoRows):
-				next = sarama.OffsetOldest
-			case err != nil:
-				return fmt.Errorf("read checkpoints %s/%d: %w", topic, part, err)
-			}
-			sess.MarkOffset(topic, part, next, "")
-			sess.ResetOffset(topic, part, next, "")
-		}
-	}
-	return nil
+		var next int64
+		err := g.pool.QueryRow(sess.Context(), `SELECT min(c.next_offset) FROM proj_checkpoints c
+			JOIN unnest($1::text[], $2::int[]) AS m(projection, generation) USING (projection, generation)
+			WHERE c.topic = $3 AND c.partition = $4 HAVING count(*) = cardinality($1::text[])`,
+			names, gens, topic, part).Scan(&next)
+		return next, err
+	})
 }
 
 func (g *group) Cleanup(sarama.ConsumerGroupSession) error { return nil }
