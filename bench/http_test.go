@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/trace"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -244,8 +245,9 @@ func BenchmarkIncidentUpdatesHTTP(b *testing.B) {
 // HTTP update load of BenchmarkIncidentUpdatesHTTP at the bars' 16 and 64
 // clients with the platform's background workers switched on one by one
 // (none: the command path alone, authentication's head watch included:
-// requestPathWorkers; then the relay, the projection engine, and
-// everything), each against raw one-row commits measured just before. It
+// requestPathWorkers; then the relay, the projection engine, with the
+// notification dispatcher or with the reactors, and everything), each
+// against raw one-row commits measured just before. It
 // tells what the command path costs from what its consumers, sharing the
 // same two cores, take from it.
 func BenchmarkDiagCommandPath(b *testing.B) {
@@ -258,21 +260,28 @@ func BenchmarkDiagCommandPath(b *testing.B) {
 		raws[clients] = rawCommitRate(b, rawPool, clients, httpUpdates)
 	}
 	rawPool.Close()
-	for _, workers := range []string{"none", "relay", "relay+projections", "all"} {
+	rows := []string{"none", "relay", "relay+projections", "relay+projections+dispatcher", "relay+projections+reactors", "all"}
+	for _, workers := range rows {
 		b.Run("workers="+workers, func(b *testing.B) {
 			h := startPlatform(b, workers != "all") // "all": the platform as it runs
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			switch workers {
-			case "relay":
+			if workers != "none" && workers != "all" {
 				go h.App.Relay.Run(ctx) //nolint:errcheck
-			case "relay+projections":
-				go h.App.Relay.Run(ctx)  //nolint:errcheck
+			}
+			if strings.HasPrefix(workers, "relay+projections") {
 				go h.App.Engine.Run(ctx) //nolint:errcheck
+			}
+			switch workers {
+			case "relay+projections+dispatcher":
+				go h.App.Dispatcher().Run(ctx)
+			case "relay+projections+reactors":
+				go h.App.Reactors.Run(ctx) //nolint:errcheck
 			}
 			for range b.N {
 				for _, clients := range httpRawSweep {
-					res := runHTTPUpdates(b, h, httpIncidents, clients, workers == "all" || workers == "relay+projections", workers == "all")
+					res := runHTTPUpdates(b, h, httpIncidents, clients, workers == "all" || strings.HasPrefix(workers, "relay+projections"),
+						workers == "all" || workers == "relay+projections+dispatcher")
 					b.ReportMetric(res.rate/raws[clients].rate, fmt.Sprintf("ratio-%dc", clients))
 					b.Logf("%d clients: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms, %.2f of raw commits (%.0f/s); %s", clients,
 						res.rate, ms(res.p50), ms(res.p99), res.rate/raws[clients].rate, raws[clients].rate, res.cpu.perOp(httpUpdates, "command"))

@@ -481,7 +481,7 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 		task{"projections", a.Engine.Run},
 		task{"reactors", a.Reactors.Run},
 		task{"dispatcher", func(ctx context.Context) error {
-			(&notifications.Dispatcher{Pool: a.Pool, Publisher: a.publisher, Topics: a.Cfg.Kafka.Topics, Log: a.Log}).Run(ctx)
+			a.Dispatcher().Run(ctx)
 			return nil
 		}})
 	if a.Cfg.Notify.URL != "" {
@@ -491,6 +491,12 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 		tasks = append(tasks, task{w.Name, w.Run})
 	}
 	return supervise(ctx, tasks)
+}
+
+// Dispatcher is the notification dispatcher the process runs (Run's
+// "dispatcher" task; benchmarks run it alone).
+func (a *App) Dispatcher() *notifications.Dispatcher {
+	return &notifications.Dispatcher{Pool: a.Pool, Publisher: a.publisher, Topics: a.Cfg.Kafka.Topics, Log: a.Log}
 }
 
 // task is one loop of the process: a worker or a listener.
