@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/migrate"
 	"github.com/platform/backend/notifications"
@@ -36,6 +37,17 @@ func dispatchN(t *testing.T, d *notifications.Dispatcher, want int) int {
 		}
 	}
 	return total
+}
+
+// dispatchWriter is a dispatcher's log writer, closed with the test.
+func dispatchWriter(t *testing.T, kc eventstore.KafkaConfig) *eventstore.KafkaLogWriter {
+	t.Helper()
+	w, err := eventstore.NewKafkaLogWriter(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close() })
+	return w
 }
 
 // rowVersions is each delivery row's physical version (xmin, ctid): an
@@ -66,13 +78,9 @@ func TestDispatcherPublishesWithoutRewritingRows(t *testing.T) {
 	pool, kc := apptest.Infra(t, "dcur", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
 	keys := onceLogIncidents(t, pool, 5)
 	before := rowVersions(t, pool)
-	publisher, err := notifications.NewPublisher(kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer publisher.Close()
+	writer := dispatchWriter(t, kc)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: log}
+	d := &notifications.Dispatcher{Pool: pool, Writer: writer, Topics: kc.Topics, Log: log}
 	if n := dispatchN(t, d, len(keys)); n != len(keys) {
 		t.Fatalf("dispatched %d, want %d", n, len(keys))
 	}
@@ -83,7 +91,7 @@ func TestDispatcherPublishesWithoutRewritingRows(t *testing.T) {
 		t.Fatalf("%d notifications read as published, want %d", n, len(keys))
 	}
 	// Every row is behind the cursor: a new term reads none of them.
-	next := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: log}
+	next := &notifications.Dispatcher{Pool: pool, Writer: writer, Topics: kc.Topics, Log: log}
 	if n, err := next.DispatchBatch(context.Background()); err != nil || n != 0 {
 		t.Fatalf("a new term published %d again (%v)", n, err)
 	}
@@ -114,12 +122,7 @@ func TestDispatcherWaitsForLateCommit(t *testing.T) {
 	}
 	late := onceLogIncidents(t, tx, 1)
 	early := onceLogIncidents(t, pool, 1)
-	publisher, err := notifications.NewPublisher(kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer publisher.Close()
-	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	// The early row waits for the transaction older than its own.
 	if n, err := d.DispatchBatch(ctx); err != nil || n != 0 {
 		t.Fatalf("dispatched %d (%v) while an older transaction was open, want 0", n, err)
@@ -188,12 +191,7 @@ func TestCursorMigrationKeepsStates(t *testing.T) {
 	if got := read(); !maps.Equal(got, states) {
 		t.Fatalf("states after the migration %v, want %v", got, states)
 	}
-	publisher, err := notifications.NewPublisher(kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer publisher.Close()
-	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if n := dispatchN(t, d, 3); n != 3 {
 		t.Fatalf("dispatched %d, want the 3 waiting rows", n)
 	}
