@@ -2,6 +2,7 @@ package notifications_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -212,5 +213,46 @@ func TestCursorMigrationKeepsStates(t *testing.T) {
 	}
 	if got := topicKeys(kc.Topics.DeadLetter()); !slices.Equal(got, []string{"k-invalid"}) {
 		t.Errorf("dead letters %v, want the invalid row", got)
+	}
+}
+
+// TestDispatcherCutsBatchesAtTheBrokersLimit: a batch whose rows would make
+// one partition's record batch larger than the broker takes (1 MiB) is cut
+// there (eventstore.Batches), and the rest published by the next call:
+// every row reaches the topic once, and nothing fails.
+func TestDispatcherCutsBatchesAtTheBrokersLimit(t *testing.T) {
+	ctx := context.Background()
+	pool, kc := apptest.Infra(t, "dcut", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
+	// 150 rows of ~20 KB: ~3 MB over the topic's partitions, over 1 MiB each.
+	const rows = 150
+	if _, err := pool.Exec(ctx, `INSERT INTO notification_deliveries (idempotency_key, type, version, organization_id, source_event_id, envelope, state)
+		SELECT 'k-big-' || i, 'status.incident.created', 1, 'org-cut', 'ev-' || i,
+			jsonb_build_object('idempotency_key', 'k-big-' || i, 'pad', repeat(md5(i::text), 625)), 'pending'
+		FROM generate_series(1, $1) i`, rows); err != nil {
+		t.Fatal(err)
+	}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	first, err := d.DispatchBatch(ctx)
+	for first == 0 && err == nil { // rows may wait for an older transaction of another test
+		time.Sleep(20 * time.Millisecond)
+		first, err = d.DispatchBatch(ctx)
+	}
+	if err != nil {
+		t.Fatalf("a batch over the broker's limit failed: %v", err)
+	}
+	if first >= rows {
+		t.Fatalf("the first call published all %d rows: the test's batch is not over the limit", first)
+	}
+	if n := first + dispatchN(t, d, rows-first); n != rows {
+		t.Fatalf("dispatched %d, want %d", n, rows)
+	}
+	published := map[string]int{}
+	for _, m := range apptest.ReadTopic(t, kc.Brokers, kc.Topics.Notifications(), 20*time.Second) {
+		published[nitHeader(m, notifications.MetaIdempotencyKey)]++
+	}
+	for i := 1; i <= rows; i++ {
+		if key := fmt.Sprint("k-big-", i); published[key] != 1 {
+			t.Errorf("%s published %d times, want once", key, published[key])
+		}
 	}
 }
