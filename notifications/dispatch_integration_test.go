@@ -1,7 +1,9 @@
 package notifications_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,12 +15,17 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	domain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/migrate"
 	"github.com/platform/backend/notifications"
+	"github.com/platform/backend/notifications/contracts"
+	statusmap "github.com/platform/backend/notifications/status"
+	"github.com/platform/backend/projections"
 )
 
 // dispatchN dispatches until want rows were published (20 s at most) and
@@ -254,5 +261,52 @@ func TestDispatcherCutsBatchesAtTheBrokersLimit(t *testing.T) {
 		if key := fmt.Sprint("k-big-", i); published[key] != 1 {
 			t.Errorf("%s published %d times, want once", key, published[key])
 		}
+	}
+}
+
+// TestDispatcherPublishesTheProjectorsBytes: the notification on the topic
+// is the envelope as the projector encoded it (compact, json.Marshal's
+// member order), not a form the database printed again (jsonb's, with
+// members reordered and spaces after ':' and ','), so what a subscriber
+// receives is what the contract check read.
+func TestDispatcherPublishesTheProjectorsBytes(t *testing.T) {
+	ctx := context.Background()
+	pool, kc := apptest.Infra(t, "dbytes", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
+	reg, err := contracts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &notifications.Projection{Registry: reg, Mappers: map[string]notifications.Mapper{"status": statusmap.Mapping.Map}}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	id := uuid.NewString()
+	payload, _ := json.Marshal(domain.IncidentCreatedV1{IncidentID: id, Title: "Errors <5xx> & timeouts", Message: "Looking",
+		Severity: "major", Status: domain.Investigating, Revision: 1, OccurredAt: at})
+	stmts, err := p.Reduce(eventstore.Event{ID: uuid.Must(uuid.NewV7()), Type: domain.IncidentCreated, SchemaVersion: 1,
+		StreamType: domain.StreamIncident, StreamID: id, StreamVersion: 1, OrganizationID: "org-bytes", RecordedAt: at, OccurredAt: at, Payload: payload})
+	if err != nil || len(stmts) != 1 {
+		t.Fatalf("reduce: %d statements, %v", len(stmts), err)
+	}
+	var encoded []byte
+	for _, a := range stmts[0].Args {
+		if e, ok := a.(projections.EncodedJSON); ok {
+			encoded = e
+		}
+	}
+	if encoded == nil {
+		t.Fatal("the delivery row has no EncodedJSON envelope")
+	}
+	if _, err := pool.Exec(ctx, stmts[0].SQL, stmts[0].Args...); err != nil {
+		t.Fatal(err)
+	}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if n := dispatchN(t, d, 1); n != 1 {
+		t.Fatalf("dispatched %d, want 1", n)
+	}
+	msgs := apptest.ReadTopic(t, kc.Brokers, kc.Topics.Notifications(), 20*time.Second)
+	if len(msgs) != 1 {
+		t.Fatalf("%d notifications on the topic, want 1", len(msgs))
+	}
+	if !bytes.Equal(msgs[0].Value, encoded) {
+		t.Fatalf("published\n%s\nwant the projector's bytes\n%s", msgs[0].Value, encoded)
 	}
 }
