@@ -14,6 +14,8 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/google/uuid"
+
+	"github.com/platform/backend/internal/jsonenc"
 )
 
 // Actor is the principal on whose behalf an event was recorded.
@@ -156,21 +158,21 @@ func (e Event) encode() ([]byte, error) {
 	b = append(b, `{"event_id":"`...)
 	b = appendUUID(b, e.ID)
 	b = append(b, `","type":`...)
-	b = appendJSONString(b, e.Type)
+	b = jsonenc.AppendString(b, e.Type)
 	b = append(b, `,"schema_version":`...)
 	b = strconv.AppendInt(b, int64(e.SchemaVersion), 10)
 	b = append(b, `,"stream_type":`...)
-	b = appendJSONString(b, e.StreamType)
+	b = jsonenc.AppendString(b, e.StreamType)
 	b = append(b, `,"stream_id":`...)
-	b = appendJSONString(b, e.StreamID)
+	b = jsonenc.AppendString(b, e.StreamID)
 	b = append(b, `,"stream_version":`...)
 	b = strconv.AppendInt(b, e.StreamVersion, 10)
 	b = append(b, `,"organization_id":`...)
-	b = appendJSONString(b, e.OrganizationID)
+	b = jsonenc.AppendString(b, e.OrganizationID)
 	b = append(b, `,"actor":{"id":`...)
-	b = appendJSONString(b, e.Actor.ID)
+	b = jsonenc.AppendString(b, e.Actor.ID)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, e.Actor.Type)
+	b = jsonenc.AppendString(b, e.Actor.Type)
 	b = append(b, `},"occurred_at":`...)
 	var err error
 	if b, err = appendJSONTime(b, e.OccurredAt); err != nil {
@@ -185,7 +187,7 @@ func (e Event) encode() ([]byte, error) {
 	} {
 		if m.value != "" { // omitempty
 			b = append(b, m.name...)
-			b = appendJSONString(b, m.value)
+			b = jsonenc.AppendString(b, m.value)
 		}
 	}
 	b = append(b, `,"payload":`...)
@@ -195,21 +197,6 @@ func (e Event) encode() ([]byte, error) {
 		b = append(b, e.Payload...)
 	}
 	return append(b, '}'), nil
-}
-
-// appendJSONString appends s as encoding/json writes it: printable ASCII
-// but the characters it escapes goes as it is, anything else through
-// json.Marshal itself.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			raw, _ := json.Marshal(s) // a string always encodes
-			return append(b, raw...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // appendJSONTime appends t as time.Time's MarshalJSON writes it.

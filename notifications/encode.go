@@ -7,7 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/platform/backend/internal/jsonenc"
 )
 
 // appendEnvelope appends the bytes json.Marshal(outgoing{env, payload})
@@ -19,23 +20,23 @@ import (
 // json.Marshal, for its verdict and its error (TestAppendEnvelopeIsMarshal).
 func appendEnvelope(b []byte, env *Envelope, payload map[string]any) ([]byte, error) {
 	b = append(b, `{"type":`...)
-	b = appendString(b, env.Type)
+	b = jsonenc.AppendString(b, env.Type)
 	b = append(b, `,"version":`...)
 	b = strconv.AppendInt(b, int64(env.Version), 10)
 	b = append(b, `,"idempotency_key":`...)
-	b = appendString(b, env.IdempotencyKey)
+	b = jsonenc.AppendString(b, env.IdempotencyKey)
 	b = append(b, `,"organization_id":`...)
-	b = appendString(b, env.OrganizationID)
+	b = jsonenc.AppendString(b, env.OrganizationID)
 	b = append(b, `,"recipients":{"mode":`...)
-	b = appendString(b, env.Recipients.Mode)
+	b = jsonenc.AppendString(b, env.Recipients.Mode)
 	b = append(b, `,"external_addresses":`...)
-	b = appendString(b, env.Recipients.ExternalAddresses)
+	b = jsonenc.AppendString(b, env.Recipients.ExternalAddresses)
 	b = append(b, `},"data_classification":`...)
-	b = appendString(b, env.DataClassification)
+	b = jsonenc.AppendString(b, env.DataClassification)
 	b = append(b, `,"sensitive_fields":`...)
 	b = appendStrings(b, env.SensitiveFields)
 	b = append(b, `,"source_event_id":`...)
-	b = appendString(b, env.SourceEventID)
+	b = jsonenc.AppendString(b, env.SourceEventID)
 	b = append(b, `,"emitted_at":`...)
 	b, err := appendTime(b, env.EmittedAt)
 	if err != nil {
@@ -55,12 +56,12 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, v), nil
+		return jsonenc.AppendString(b, v), nil
 	case *string:
 		if v == nil {
 			return append(b, "null"...), nil
 		}
-		return appendString(b, *v), nil
+		return jsonenc.AppendString(b, *v), nil
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case int:
@@ -101,7 +102,7 @@ func appendObject(b []byte, m map[string]any) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, m.name)
+		b = jsonenc.AppendString(b, m.name)
 		b = append(b, ':')
 		var err error
 		if b, err = appendValue(b, m.value); err != nil {
@@ -125,7 +126,7 @@ func appendStrings(b []byte, s []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, m)
+		b = jsonenc.AppendString(b, m)
 	}
 	return append(b, ']')
 }
@@ -146,58 +147,4 @@ func appendTime(b []byte, t time.Time) ([]byte, error) {
 		}
 	}
 	return append(b, '"'), nil
-}
-
-const hex = "0123456789abcdef"
-
-// appendString is encoding/json's string encoding with HTML escaping, its
-// default: <, > and & escaped, invalid UTF-8 as U+FFFD, U+2028 and U+2029
-// escaped.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

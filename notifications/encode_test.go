@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 // nastyStrings are strings whose JSON encoding escapes something: control
@@ -90,17 +89,4 @@ func TestAppendEnvelopeIsMarshal(t *testing.T) {
 			t.Fatalf("appendEnvelope accepts what json.Marshal refuses: %s", got)
 		}
 	}
-}
-
-// FuzzAppendString: any string encodes as json.Marshal encodes it.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range nastyStrings() {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); !bytes.Equal(got, want) {
-			t.Fatalf("%q: got %s, want %s (valid UTF-8 %v)", s, got, want, utf8.ValidString(s))
-		}
-	})
 }

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/platform/backend/internal/jsonenc"
 )
 
 // row is one Insert or Append of a reducer.
@@ -291,21 +293,21 @@ func (j EncodedJSON) MarshalJSON() ([]byte, error) {
 }
 
 // appendPlain appends v as encoding/json writes it, for the values rows
-// mostly hold: integers, booleans, nil, strings of printable ASCII without
-// the characters it escapes, and times it can write (years 0-9999, offsets
-// under a day: RFC 3339 with nanoseconds, as time.Time's MarshalJSON); ok is
-// false for anything else, which encoding/json writes (or refuses).
+// mostly hold: integers, booleans, nil, strings (jsonenc.AppendString, byte
+// for byte encoding/json's), and times it can write (years 0-9999, offsets
+// under a day: RFC 3339 with nanoseconds, as time.Time's MarshalJSON); ok
+// is false for anything else, which encoding/json writes (or refuses).
 func appendPlain(b []byte, v any) ([]byte, bool) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), true
 	case string:
-		return appendPlainString(b, x)
+		return jsonenc.AppendString(b, x), true
 	case *string:
 		if x == nil {
 			return append(b, "null"...), true
 		}
-		return appendPlainString(b, *x)
+		return jsonenc.AppendString(b, *x), true
 	case int:
 		return strconv.AppendInt(b, int64(x), 10), true
 	case int32:
@@ -327,14 +329,4 @@ func appendPlain(b []byte, v any) ([]byte, bool) {
 		return append(x.AppendFormat(b, time.RFC3339Nano), '"'), true
 	}
 	return b, false
-}
-
-func appendPlainString(b []byte, s string) ([]byte, bool) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return b, false
-		}
-	}
-	b = append(b, '"')
-	return append(append(b, s...), '"'), true
 }

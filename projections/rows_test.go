@@ -73,7 +73,7 @@ func TestRunnerConfigRebuildBatchSize(t *testing.T) {
 // whether a value takes the plain path (appendPlain) or encoding/json's.
 func TestEncodeObjectsAsJSONMarshal(t *testing.T) {
 	s, at := "plain", time.Date(2026, 11, 27, 12, 30, 5, 123456789, time.UTC)
-	values := []any{nil, "", "plain text 123", "quote \" back \\ slash", "<b>&amp;</b>", "a < b", "a > b", "a & b", "del \x7f", "nul \x00", "tab\there", "naïve ☃", "\xff invalid",
+	values := []any{nil, "", "plain text 123", "quote \" back \\ slash", "<b>&amp;</b>", "a < b", "a > b", "a & b", "del \x7f", "nul \x00", "tab\there", "naïve ☃", "\xff invalid", "line\u2028sep\u2029",
 		&s, (*string)(nil), 0, -42, int32(7), int64(1) << 60, true, false, at, at.In(time.FixedZone("x", -5*3600-30*60)),
 		time.Time{}, at.Truncate(time.Second), 3.25, json.RawMessage(`{"a": [1, 2]}`), []string{"a"}, uint8(9),
 		EncodedJSON(`{"a":[1,2],"b":"\u003cx\u003e"}`), EncodedJSON(nil)}
