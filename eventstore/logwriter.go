@@ -147,6 +147,39 @@ func (w *KafkaLogWriter) Write(batches map[TopicPartition][]*sarama.ProducerMess
 	return result
 }
 
+// Batches gathers records, in the order they come, into one record batch
+// per partition for one LogWriter.Write. It is full for a record when that
+// record's partition batch would pass MaxBatchBytes: the record, and every
+// one after it (they may share its partition, and must stay behind it),
+// goes in a later write. The relay and the notification dispatcher cut
+// their batches with it.
+type Batches struct {
+	Groups map[TopicPartition][]*sarama.ProducerMessage
+	bytes  map[TopicPartition]int
+}
+
+func NewBatches() *Batches {
+	return &Batches{Groups: map[TopicPartition][]*sarama.ProducerMessage{}, bytes: map[TopicPartition]int{}}
+}
+
+// Add puts msg, partitioned by key, in its partition's batch and returns
+// the partition; ok is false, and nothing is added, when the batch is full.
+// A partition's first record is always taken, whatever its size.
+func (b *Batches) Add(w LogWriter, msg *sarama.ProducerMessage, key []byte) (tp TopicPartition, ok bool, err error) {
+	p, err := w.Partition(msg.Topic, key)
+	if err != nil {
+		return TopicPartition{}, false, err
+	}
+	tp = TopicPartition{Topic: msg.Topic, Partition: p}
+	size := recordSize(msg)
+	if len(b.Groups[tp]) > 0 && b.bytes[tp]+size > MaxBatchBytes {
+		return tp, false, nil
+	}
+	b.bytes[tp] += size
+	b.Groups[tp] = append(b.Groups[tp], msg)
+	return tp, true, nil
+}
+
 // recordBatch is one partition's records as a Kafka record batch (magic 2).
 func recordBatch(msgs []*sarama.ProducerMessage) (*sarama.RecordBatch, error) {
 	now := time.Now().Truncate(time.Millisecond)

@@ -219,27 +219,23 @@ func (r *Relay) unsaved(cur, saved relayCursor) *relayCursor {
 	return &cur
 }
 
-// group cuts a batch into one record batch per partition, in commit order:
-// it ends before the first row whose partition's batch would go past
-// MaxBatchBytes. It returns the rows it kept, grouped.
+// group cuts a batch into one record batch per partition, in commit order
+// (Batches): it ends before the first row whose partition's batch is full.
+// It returns the rows it kept, grouped.
 func (r *Relay) group(batch []outboxRow) ([]outboxRow, map[TopicPartition][]*sarama.ProducerMessage, error) {
-	groups := map[TopicPartition][]*sarama.ProducerMessage{}
-	bytes := map[TopicPartition]int{}
+	batches := NewBatches()
 	for i := range batch {
 		row := &batch[i]
-		p, err := r.writer.Partition(row.msg.Topic, []byte(row.stream))
+		tp, ok, err := batches.Add(r.writer, row.msg, []byte(row.stream))
 		if err != nil {
 			return nil, nil, err
 		}
-		row.tp = TopicPartition{Topic: row.msg.Topic, Partition: p}
-		size := recordSize(row.msg)
-		if len(groups[row.tp]) > 0 && bytes[row.tp]+size > MaxBatchBytes {
-			return batch[:i], groups, nil // the rest goes in the next call, behind this one
+		if !ok {
+			return batch[:i], batches.Groups, nil // the rest goes in the next call, behind this one
 		}
-		bytes[row.tp] += size
-		groups[row.tp] = append(groups[row.tp], row.msg)
+		row.tp = tp
 	}
-	return batch, groups, nil
+	return batch, batches.Groups, nil
 }
 
 // send writes the groups and returns how many leading rows, in commit

@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -64,13 +65,13 @@ func (m Marshaler) Marshal(topic string, msg *message.Message) (*sarama.Producer
 	return pm, nil
 }
 
-// Publisher is the one Kafka publisher of notifications, their dead letters
-// and poison messages: keyed by Marshaler, and a call's messages sent in one
+// Publisher is the Kafka publisher of the messages watermill's middleware
+// and the projections hand over (a poisoned notification, a projection's
+// dead letter): keyed by Marshaler, and a call's messages sent in one
 // SendMessages (the broker takes them in a few produce requests), where
-// watermill-kafka's publisher waits for each message in turn: the
-// dispatcher published ~1k notifications/s with it. A call that fails may
-// have written some of its messages: the caller publishes them again
-// (copies the key's claim delivers once).
+// watermill-kafka's publisher waits for each message in turn. A call that
+// fails may have written some of its messages: the caller publishes them
+// again. The dispatcher writes notifications through a LogWriter instead.
 type Publisher struct {
 	producer  sarama.SyncProducer
 	marshaler Marshaler
@@ -107,16 +108,25 @@ func (p *Publisher) Close() error { return p.producer.Close() }
 // relay reads the outbox, and saves the cursor once a batch, instead of an
 // UPDATE of every row. A crash between publish and cursor save, or a publish
 // the broker wrote without acknowledging, publishes again with the same
-// idempotency key: onto the same partition (Marshaler), and the webhook's
-// claim POSTs the key once.
+// idempotency key: onto the same partition (the key is the record key), and
+// the webhook's claim POSTs the key once.
+//
+// The messages are watermill's (Marshaler: the delivery reads them with
+// watermill-kafka's DefaultMarshaler), written as the relay writes events:
+// one record batch per partition a call (Writer). Through sarama's
+// producer (a SyncProducer's SendMessages), each notification crossed its
+// pipeline of goroutines and channels: the dispatcher cost the command path
+// as much Go as the three live projections together (bench/README.md).
 type Dispatcher struct {
 	Pool *pgxpool.Pool
-	// Publisher must key messages by their idempotency key (Publisher).
-	Publisher message.Publisher
-	Topics    eventstore.Topics
-	Log       *slog.Logger
-	Interval  time.Duration // idle poll; default 200ms
-	Leader    leader.Config // zero: the defaults
+	// Writer writes the notifications; the dispatcher's own
+	// (eventstore.NewKafkaLogWriter), so a batch of notifications never
+	// queues the relay's events behind it on a shared connection.
+	Writer   eventstore.LogWriter
+	Topics   eventstore.Topics
+	Log      *slog.Logger
+	Interval time.Duration // idle poll; default 200ms
+	Leader   leader.Config // zero: the defaults
 }
 
 // dispatchBatch is the most rows one DispatchBatch publishes.
@@ -170,57 +180,85 @@ const pendingSQL = `SELECT d.tx_id::text, d.seq, d.idempotency_key, d.type, d.or
 // DispatchBatch publishes up to dispatchBatch waiting rows and returns how
 // many: none while the rows waiting are all younger than a transaction still
 // running (on any database of the server), which ends soon or holds them.
+// A batch may be cut short where a partition's record batch is full
+// (eventstore.Batches); the rest is the next call's.
 func (d *Dispatcher) DispatchBatch(ctx context.Context) (int, error) {
 	rows, err := d.Pool.Query(ctx, pendingSQL, dispatchBatch)
 	if err != nil {
 		return 0, err
 	}
-	type row struct {
-		txID, key, typ, org, state, reason string
-		seq                                int64
-		envelope                           []byte
-	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
-		var x row
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingRow, error) {
+		var x pendingRow
 		err := r.Scan(&x.txID, &x.seq, &x.key, &x.typ, &x.org, &x.envelope, &x.state, &x.reason)
 		return x, err
 	})
 	if err != nil || len(list) == 0 {
 		return 0, err
 	}
-	// One publish call per destination, not per row.
-	byTopic := map[string][]*message.Message{}
-	for _, x := range list {
-		msg := message.NewMessage(x.key, x.envelope)
-		msg.Metadata.Set(MetaType, x.typ)
-		msg.Metadata.Set(MetaIdempotencyKey, x.key)
-		msg.Metadata.Set(MetaOrganization, x.org)
-		topic := d.Topics.Notifications()
-		if x.state == "invalid" {
-			msg.Metadata.Set(MetaReason, x.reason)
-			topic = d.Topics.DeadLetter()
-		}
-		byTopic[topic] = append(byTopic[topic], msg)
-	}
-	for topic, msgs := range byTopic {
-		if err := d.Publisher.Publish(topic, msgs...); err != nil {
+	batches := eventstore.NewBatches()
+	for i, x := range list {
+		pm, err := d.message(x)
+		if err != nil {
 			return 0, err
 		}
+		_, ok, err := batches.Add(d.Writer, pm, []byte(x.key))
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			list = list[:i]
+			break
+		}
+	}
+	// Any partition failing fails the call: the cursor stays, and the rows
+	// already written are written again, as copies the webhook delivers once.
+	var failed []error
+	for tp, err := range d.Writer.Write(batches.Groups) {
+		if err != nil {
+			failed = append(failed, fmt.Errorf("%s/%d: %w", tp.Topic, tp.Partition, err))
+		}
+	}
+	if len(failed) > 0 {
+		return 0, fmt.Errorf("publish %d notifications: %w", len(list), errors.Join(failed...))
 	}
 	last := list[len(list)-1]
 	if err := saveDispatchCursor(ctx, d.Pool, last.txID, last.seq); err != nil {
 		return 0, err
 	}
-	for topic, msgs := range byTopic {
-		counter := emitted
-		if topic == d.Topics.DeadLetter() {
-			counter = invalid
-		}
-		for _, m := range msgs {
-			counter.WithLabelValues(m.Metadata.Get(MetaType)).Inc()
+	for _, x := range list {
+		if x.state == stateInvalid {
+			invalid.WithLabelValues(x.typ).Inc()
+		} else {
+			emitted.WithLabelValues(x.typ).Inc()
 		}
 	}
 	return len(list), nil
+}
+
+// pendingRow is a delivery log row read past the cursor.
+type pendingRow struct {
+	txID, key, typ, org, state, reason string
+	seq                                int64
+	envelope                           []byte
+}
+
+// stateInvalid is the state of a row whose notification failed its
+// contract: it goes to the dead-letter topic, with the reason.
+const stateInvalid = "invalid"
+
+// message is the row's watermill message, keyed by its idempotency key
+// (Marshaler), for the notifications topic or, invalid, the dead letters.
+func (d *Dispatcher) message(x pendingRow) (*sarama.ProducerMessage, error) {
+	msg := message.NewMessage(x.key, x.envelope)
+	msg.Metadata.Set(MetaType, x.typ)
+	msg.Metadata.Set(MetaIdempotencyKey, x.key)
+	msg.Metadata.Set(MetaOrganization, x.org)
+	topic := d.Topics.Notifications()
+	if x.state == stateInvalid {
+		msg.Metadata.Set(MetaReason, x.reason)
+		topic = d.Topics.DeadLetter()
+	}
+	return Marshaler{}.Marshal(topic, msg)
 }
 
 // saveDispatchCursor moves the cursor forward (never back: a term that

@@ -1,7 +1,10 @@
 package notifications_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -12,11 +15,17 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	domain "github.com/platform/backend/domain/status"
+	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/apptest"
 	"github.com/platform/backend/internal/migrate"
 	"github.com/platform/backend/notifications"
+	"github.com/platform/backend/notifications/contracts"
+	statusmap "github.com/platform/backend/notifications/status"
+	"github.com/platform/backend/projections"
 )
 
 // dispatchN dispatches until want rows were published (20 s at most) and
@@ -36,6 +45,17 @@ func dispatchN(t *testing.T, d *notifications.Dispatcher, want int) int {
 		}
 	}
 	return total
+}
+
+// dispatchWriter is a dispatcher's log writer, closed with the test.
+func dispatchWriter(t *testing.T, kc eventstore.KafkaConfig) *eventstore.KafkaLogWriter {
+	t.Helper()
+	w, err := eventstore.NewKafkaLogWriter(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close() })
+	return w
 }
 
 // rowVersions is each delivery row's physical version (xmin, ctid): an
@@ -66,13 +86,9 @@ func TestDispatcherPublishesWithoutRewritingRows(t *testing.T) {
 	pool, kc := apptest.Infra(t, "dcur", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
 	keys := onceLogIncidents(t, pool, 5)
 	before := rowVersions(t, pool)
-	publisher, err := notifications.NewPublisher(kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer publisher.Close()
+	writer := dispatchWriter(t, kc)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: log}
+	d := &notifications.Dispatcher{Pool: pool, Writer: writer, Topics: kc.Topics, Log: log}
 	if n := dispatchN(t, d, len(keys)); n != len(keys) {
 		t.Fatalf("dispatched %d, want %d", n, len(keys))
 	}
@@ -83,7 +99,7 @@ func TestDispatcherPublishesWithoutRewritingRows(t *testing.T) {
 		t.Fatalf("%d notifications read as published, want %d", n, len(keys))
 	}
 	// Every row is behind the cursor: a new term reads none of them.
-	next := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: log}
+	next := &notifications.Dispatcher{Pool: pool, Writer: writer, Topics: kc.Topics, Log: log}
 	if n, err := next.DispatchBatch(context.Background()); err != nil || n != 0 {
 		t.Fatalf("a new term published %d again (%v)", n, err)
 	}
@@ -114,12 +130,7 @@ func TestDispatcherWaitsForLateCommit(t *testing.T) {
 	}
 	late := onceLogIncidents(t, tx, 1)
 	early := onceLogIncidents(t, pool, 1)
-	publisher, err := notifications.NewPublisher(kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer publisher.Close()
-	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	// The early row waits for the transaction older than its own.
 	if n, err := d.DispatchBatch(ctx); err != nil || n != 0 {
 		t.Fatalf("dispatched %d (%v) while an older transaction was open, want 0", n, err)
@@ -188,12 +199,7 @@ func TestCursorMigrationKeepsStates(t *testing.T) {
 	if got := read(); !maps.Equal(got, states) {
 		t.Fatalf("states after the migration %v, want %v", got, states)
 	}
-	publisher, err := notifications.NewPublisher(kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer publisher.Close()
-	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if n := dispatchN(t, d, 3); n != 3 {
 		t.Fatalf("dispatched %d, want the 3 waiting rows", n)
 	}
@@ -214,5 +220,93 @@ func TestCursorMigrationKeepsStates(t *testing.T) {
 	}
 	if got := topicKeys(kc.Topics.DeadLetter()); !slices.Equal(got, []string{"k-invalid"}) {
 		t.Errorf("dead letters %v, want the invalid row", got)
+	}
+}
+
+// TestDispatcherCutsBatchesAtTheBrokersLimit: a batch whose rows would make
+// one partition's record batch larger than the broker takes (1 MiB) is cut
+// there (eventstore.Batches), and the rest published by the next call:
+// every row reaches the topic once, and nothing fails.
+func TestDispatcherCutsBatchesAtTheBrokersLimit(t *testing.T) {
+	ctx := context.Background()
+	pool, kc := apptest.Infra(t, "dcut", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
+	// 150 rows of ~20 KB: ~3 MB over the topic's partitions, over 1 MiB each.
+	const rows = 150
+	if _, err := pool.Exec(ctx, `INSERT INTO notification_deliveries (idempotency_key, type, version, organization_id, source_event_id, envelope, state)
+		SELECT 'k-big-' || i, 'status.incident.created', 1, 'org-cut', 'ev-' || i,
+			jsonb_build_object('idempotency_key', 'k-big-' || i, 'pad', repeat(md5(i::text), 625)), 'pending'
+		FROM generate_series(1, $1) i`, rows); err != nil {
+		t.Fatal(err)
+	}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	first, err := d.DispatchBatch(ctx)
+	for first == 0 && err == nil { // rows may wait for an older transaction of another test
+		time.Sleep(20 * time.Millisecond)
+		first, err = d.DispatchBatch(ctx)
+	}
+	if err != nil {
+		t.Fatalf("a batch over the broker's limit failed: %v", err)
+	}
+	if first >= rows {
+		t.Fatalf("the first call published all %d rows: the test's batch is not over the limit", first)
+	}
+	if n := first + dispatchN(t, d, rows-first); n != rows {
+		t.Fatalf("dispatched %d, want %d", n, rows)
+	}
+	published := map[string]int{}
+	for _, m := range apptest.ReadTopic(t, kc.Brokers, kc.Topics.Notifications(), 20*time.Second) {
+		published[nitHeader(m, notifications.MetaIdempotencyKey)]++
+	}
+	for i := 1; i <= rows; i++ {
+		if key := fmt.Sprint("k-big-", i); published[key] != 1 {
+			t.Errorf("%s published %d times, want once", key, published[key])
+		}
+	}
+}
+
+// TestDispatcherPublishesTheProjectorsBytes: the notification on the topic
+// is the envelope as the projector encoded it (compact, json.Marshal's
+// member order), not a form the database printed again (jsonb's, with
+// members reordered and spaces after ':' and ','), so what a subscriber
+// receives is what the contract check read.
+func TestDispatcherPublishesTheProjectorsBytes(t *testing.T) {
+	ctx := context.Background()
+	pool, kc := apptest.Infra(t, "dbytes", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
+	reg, err := contracts.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &notifications.Projection{Registry: reg, Mappers: map[string]notifications.Mapper{"status": statusmap.Mapping.Map}}
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	id := uuid.NewString()
+	payload, _ := json.Marshal(domain.IncidentCreatedV1{IncidentID: id, Title: "Errors <5xx> & timeouts", Message: "Looking",
+		Severity: "major", Status: domain.Investigating, Revision: 1, OccurredAt: at})
+	stmts, err := p.Reduce(eventstore.Event{ID: uuid.Must(uuid.NewV7()), Type: domain.IncidentCreated, SchemaVersion: 1,
+		StreamType: domain.StreamIncident, StreamID: id, StreamVersion: 1, OrganizationID: "org-bytes", RecordedAt: at, OccurredAt: at, Payload: payload})
+	if err != nil || len(stmts) != 1 {
+		t.Fatalf("reduce: %d statements, %v", len(stmts), err)
+	}
+	var encoded []byte
+	for _, a := range stmts[0].Args {
+		if e, ok := a.(projections.EncodedJSON); ok {
+			encoded = e
+		}
+	}
+	if encoded == nil {
+		t.Fatal("the delivery row has no EncodedJSON envelope")
+	}
+	if _, err := pool.Exec(ctx, stmts[0].SQL, stmts[0].Args...); err != nil {
+		t.Fatal(err)
+	}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if n := dispatchN(t, d, 1); n != 1 {
+		t.Fatalf("dispatched %d, want 1", n)
+	}
+	msgs := apptest.ReadTopic(t, kc.Brokers, kc.Topics.Notifications(), 20*time.Second)
+	if len(msgs) != 1 {
+		t.Fatalf("%d notifications on the topic, want 1", len(msgs))
+	}
+	if !bytes.Equal(msgs[0].Value, encoded) {
+		t.Fatalf("published\n%s\nwant the projector's bytes\n%s", msgs[0].Value, encoded)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
-	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill-kafka/v3/pkg/kafka"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -438,7 +438,7 @@ func TestInvalidNotificationIsDeadLettered(t *testing.T) {
 		t.Fatalf("bad notification: state %q reason %q, want invalid naming /title and /body", state, reason)
 	}
 
-	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if n := dispatchN(t, d, 2); n != 2 {
 		t.Fatalf("dispatch: %d, want 2", n)
 	}
@@ -471,28 +471,38 @@ func TestInvalidNotificationIsDeadLettered(t *testing.T) {
 	}
 }
 
-// nitRacingPublisher publishes, then lets the webhook handle the record before
-// the dispatcher gets to mark its row: what happens when the webhook consumer
-// is faster than the dispatcher's UPDATE (a GC pause, a slow database).
-type nitRacingPublisher struct {
-	message.Publisher
+// nitRacingWriter writes, then lets the webhook handle the records before
+// the dispatcher gets to save its cursor: what happens when the webhook
+// consumer is faster than the dispatcher (a GC pause, a slow database).
+type nitRacingWriter struct {
+	eventstore.LogWriter
 	topic   string
 	webhook *notifications.Webhook
 	errs    []error
 }
 
-func (p *nitRacingPublisher) Publish(topic string, msgs ...*message.Message) error {
-	if err := p.Publisher.Publish(topic, msgs...); err != nil {
-		return err
-	}
-	if topic == p.topic {
-		for _, m := range msgs {
-			if err := p.webhook.Handle(m); err != nil {
-				p.errs = append(p.errs, err)
+func (w *nitRacingWriter) Write(batches map[eventstore.TopicPartition][]*sarama.ProducerMessage) map[eventstore.TopicPartition]error {
+	result := w.LogWriter.Write(batches)
+	for tp, msgs := range batches {
+		if tp.Topic != w.topic || result[tp] != nil {
+			continue
+		}
+		for _, pm := range msgs {
+			value, _ := pm.Value.Encode()
+			rec := &sarama.ConsumerMessage{Topic: tp.Topic, Value: value}
+			for i := range pm.Headers {
+				rec.Headers = append(rec.Headers, &pm.Headers[i])
+			}
+			m, err := kafka.DefaultMarshaler{}.Unmarshal(rec)
+			if err == nil {
+				err = w.webhook.Handle(m)
+			}
+			if err != nil {
+				w.errs = append(w.errs, err)
 			}
 		}
 	}
-	return nil
+	return result
 }
 
 // TestDeliveredStateSurvivesDispatcherMark: a notification the webhook has
@@ -506,11 +516,6 @@ func TestDeliveredStateSurvivesDispatcherMark(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	pool, kc := apptest.Infra(t, "race", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, notificationTopics)
-	kp, err := notifications.NewPublisher(kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kp.Close() })
 	var accepted atomic.Int64
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		accepted.Add(1)
@@ -535,8 +540,8 @@ func TestDeliveredStateSurvivesDispatcherMark(t *testing.T) {
 	key := "status:incident:" + id + ":rev:1"
 
 	wh := &notifications.Webhook{Pool: pool, Client: &http.Client{}, Config: notifications.WebhookConfig{URL: receiver.URL, Timeout: 5 * time.Second}}
-	pub := &nitRacingPublisher{Publisher: kp, topic: kc.Topics.Notifications(), webhook: wh}
-	d := &notifications.Dispatcher{Pool: pool, Publisher: pub, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	pub := &nitRacingWriter{LogWriter: dispatchWriter(t, kc), topic: kc.Topics.Notifications(), webhook: wh}
+	d := &notifications.Dispatcher{Pool: pool, Writer: pub, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if n := dispatchN(t, d, 1); n != 1 {
 		t.Fatalf("dispatch: %d", n)
 	}

@@ -264,12 +264,7 @@ func TestDispatcherKeysCopiesOntoOnePartition(t *testing.T) {
 	defer cancel()
 	pool, kc := apptest.Infra(t, "once4", []func(context.Context, *pgxpool.Pool) error{notifications.Migrate}, onceTopics)
 	keys := onceLogIncidents(t, pool, 12)
-	publisher, err := notifications.NewPublisher(kc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer publisher.Close()
-	d := &notifications.Dispatcher{Pool: pool, Publisher: publisher, Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	d := &notifications.Dispatcher{Pool: pool, Writer: dispatchWriter(t, kc), Topics: kc.Topics, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for round := range 2 {
 		if n := dispatchN(t, d, len(keys)); n != len(keys) {
 			t.Fatalf("dispatch %d: %d", round, n)

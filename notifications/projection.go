@@ -75,7 +75,7 @@ func (p *Projection) Reduce(e eventstore.Event) ([]projections.Statement, error)
 		}
 		state, reason := "pending", ""
 		if verr != nil {
-			state, reason = "invalid", verr.Error()
+			state, reason = stateInvalid, verr.Error()
 		}
 		out = append(out, projections.Insert("notification_deliveries", deliveryColumns, "ON CONFLICT (idempotency_key) DO NOTHING",
 			n.IdempotencyKey, n.Type, max(version, 1), e.OrganizationID, source, projections.EncodedJSON(raw), state, reason))

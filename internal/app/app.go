@@ -49,10 +49,13 @@ type App struct {
 	Parts    map[string]module.Parts
 	Services map[string]httpapi.Service
 
-	logWriter *eventstore.KafkaLogWriter
-	publisher *notifications.Publisher
-	handlers  map[string]http.Handler
-	workers   []module.Worker
+	logWriter *eventstore.KafkaLogWriter // the relay's
+	// dispatchWriter is the notification dispatcher's: its batches never
+	// queue behind the relay's on one connection, nor the relay's behind them.
+	dispatchWriter *eventstore.KafkaLogWriter
+	publisher      *notifications.Publisher
+	handlers       map[string]http.Handler
+	workers        []module.Worker
 }
 
 // New connects, migrates, creates topics, builds every module and its parts.
@@ -161,6 +164,9 @@ func (a *App) connectKafka(mods []module.Module) error {
 	}
 	var err error
 	if a.logWriter, err = eventstore.NewKafkaLogWriter(a.Cfg.Kafka); err != nil {
+		return err
+	}
+	if a.dispatchWriter, err = eventstore.NewKafkaLogWriter(a.Cfg.Kafka); err != nil {
 		return err
 	}
 	if a.publisher, err = notifications.NewPublisher(a.Cfg.Kafka); err != nil {
@@ -496,7 +502,7 @@ func (a *App) Run(ctx context.Context, serve bool) error {
 // Dispatcher is the notification dispatcher the process runs (Run's
 // "dispatcher" task; benchmarks run it alone).
 func (a *App) Dispatcher() *notifications.Dispatcher {
-	return &notifications.Dispatcher{Pool: a.Pool, Publisher: a.publisher, Topics: a.Cfg.Kafka.Topics, Log: a.Log}
+	return &notifications.Dispatcher{Pool: a.Pool, Writer: a.dispatchWriter, Topics: a.Cfg.Kafka.Topics, Log: a.Log}
 }
 
 // task is one loop of the process: a worker or a listener.
@@ -545,9 +551,11 @@ func (a *App) Close() {
 		_ = a.publisher.Close()
 		a.publisher = nil
 	}
-	if a.logWriter != nil {
-		_ = a.logWriter.Close()
-		a.logWriter = nil
+	for _, w := range []**eventstore.KafkaLogWriter{&a.logWriter, &a.dispatchWriter} {
+		if *w != nil {
+			_ = (*w).Close()
+			*w = nil
+		}
 	}
 	if a.Platform != nil && a.Platform.Objects != nil {
 		_ = a.Platform.Objects.Close()
