@@ -34,17 +34,17 @@ var (
 	}, []string{"reactor"})
 )
 
-// lag is a claimed partition's lag gauges, looked up once a claim rather
+// lagGauges are a claimed partition's lag gauges, looked up once a claim rather
 // than by their labels at every batch.
-type lag struct{ events, seconds prometheus.Gauge }
+type lagGauges struct{ events, seconds prometheus.Gauge }
 
-func lagOf(reactor, topic string, partition int32) lag {
+func lagOf(reactor, topic string, partition int32) lagGauges {
 	labels := []string{reactor, topic, strconv.Itoa(int(partition))}
-	return lag{lagEvents.WithLabelValues(labels...), lagSeconds.WithLabelValues(labels...)}
+	return lagGauges{lagEvents.WithLabelValues(labels...), lagSeconds.WithLabelValues(labels...)}
 }
 
 // observe is the projections' lag, per reactor and partition.
-func (l lag) observe(highWater, next int64, lastHandled time.Time) {
+func (l lagGauges) observe(highWater, next int64, lastHandled time.Time) {
 	lag := highWater - next
 	if lag < 0 || next < 0 {
 		lag = 0
