@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/platform/backend/commands"
+	agentcmd "github.com/platform/backend/commands/agent"
 	statuscmd "github.com/platform/backend/commands/status"
 	domain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/eventstore"
@@ -283,8 +284,8 @@ func BenchmarkDiagCommandPath(b *testing.B) {
 					res := runHTTPUpdates(b, h, httpIncidents, clients, workers == "all" || strings.HasPrefix(workers, "relay+projections"),
 						workers == "all" || workers == "relay+projections+dispatcher")
 					b.ReportMetric(res.rate/raws[clients].rate, fmt.Sprintf("ratio-%dc", clients))
-					b.Logf("%d clients: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms, %.2f of raw commits (%.0f/s); %s", clients,
-						res.rate, ms(res.p50), ms(res.p99), res.rate/raws[clients].rate, raws[clients].rate, res.cpu.perOp(httpUpdates, "command"))
+					b.Logf("%d clients: %.0f cmds/s, p50 %.1f ms, p99 %.1f ms, %.2f of raw commits (%.0f/s); %s; %s", clients,
+						res.rate, ms(res.p50), ms(res.p99), res.rate/raws[clients].rate, raws[clients].rate, res.cpu.perOp(httpUpdates, "command"), res.workers)
 				}
 			}
 		})
@@ -433,10 +434,16 @@ func runDirectUpdates(b *testing.B, h *apptest.Harness, incidents int) httpRun {
 	return httpRun{loadResult: res, cpu: cpu0.to(sampleCPU(db)), clients: httpClients}
 }
 
+// statusReactors are the reactors reading the status topic the HTTP load
+// writes to.
+var statusReactors = []string{statuscmd.AutoIncidentReactor, agentcmd.TriggersReactor}
+
 // workerSample counts what the relay and the projection runners committed.
 type workerSample struct {
 	relayed          float64
 	batches, applied map[string]float64
+	// the reactors reading the status topic: batches read, records read
+	reactorBatches, reactorRecords map[string]float64
 	// the group commit of the commands: flushes, commands, seconds in
 	// flushes, seconds commands spent in Store.Execute
 	flushes, flushed, flushSeconds, executeSeconds float64
@@ -449,6 +456,11 @@ func workerCounters() workerSample {
 	for _, name := range []string{"status", "history", "notifications"} {
 		s.batches[name] = counter("platform_projection_batches_total", "projection", name)
 		s.applied[name] = counter("platform_projection_events_applied_total", "projection", name)
+	}
+	s.reactorBatches, s.reactorRecords = map[string]float64{}, map[string]float64{}
+	for _, name := range statusReactors {
+		s.reactorBatches[name] = counter("platform_reactor_batches_total", "reactor", name)
+		s.reactorRecords[name] = counter("platform_reactor_records_total", "reactor", name)
 	}
 	return s
 }
@@ -464,6 +476,11 @@ func (a workerSample) to(b workerSample) string {
 		n, e := b.batches[name]-a.batches[name], b.applied[name]-a.applied[name]
 		if n > 0 {
 			out += fmt.Sprintf("; projection %s committed %.0f transactions for %.0f events (%.1f events each)", name, n, e, e/n)
+		}
+	}
+	for _, name := range statusReactors {
+		if n, r := b.reactorBatches[name]-a.reactorBatches[name], b.reactorRecords[name]-a.reactorRecords[name]; n > 0 {
+			out += fmt.Sprintf("; reactor %s read %.0f batches of %.0f records (%.1f each)", name, n, r, r/n)
 		}
 	}
 	return out

@@ -23,15 +23,23 @@ type BatchReader struct {
 	// Idle runs every second while no record comes (lag metrics).
 	Idle func()
 
-	buf []*sarama.ConsumerMessage
+	buf  []*sarama.ConsumerMessage
+	idle *time.Ticker
 }
 
 // Next waits for the next record, adds what is already fetched (up to Size)
 // and lingers when Linger says so. It returns nil when ctx or the claim
 // ends. The batch is reused by the following call.
 func (b *BatchReader) Next(ctx context.Context) []*sarama.ConsumerMessage {
-	idle := time.NewTicker(time.Second)
-	defer idle.Stop()
+	// One ticker a reader, reset at each call: a second from now, with no
+	// tick of before (Go 1.23's timers); an unreferenced ticker is collected
+	// unstopped.
+	if b.idle == nil {
+		b.idle = time.NewTicker(time.Second)
+	} else {
+		b.idle.Reset(time.Second)
+	}
+	idle := b.idle
 	for b.buf = b.buf[:0]; len(b.buf) == 0; {
 		select {
 		case <-ctx.Done():

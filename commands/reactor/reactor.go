@@ -223,9 +223,9 @@ func (r *Runner) run(ctx context.Context, re Reactor) {
 	for _, c := range re.Contexts() {
 		topics = append(topics, r.cfg.Kafka.Topics.ForContext(c))
 	}
-	types := map[string]bool{}
+	types := map[string]string{}
 	for _, t := range re.Types() {
-		types[t] = true
+		types[t] = t
 	}
 	h := &handler{re: re, types: types, pool: r.pool, cfg: r.cfg, dead: r.dead, log: log}
 	log.Info("reactor: running", "topics", topics)
@@ -243,7 +243,7 @@ func (r *Runner) run(ctx context.Context, re Reactor) {
 // batch of other types' events only: see Config.PassOverFor).
 type handler struct {
 	re    Reactor
-	types map[string]bool
+	types map[string]string // each of the reactor's types, by itself
 	pool  *pgxpool.Pool
 	cfg   Config
 	dead  DeadLetters
@@ -269,7 +269,8 @@ type failure struct {
 
 func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.ConsumerGroupClaim) error {
 	ctx := sess.Context()
-	labels := []string{h.re.Name(), claim.Topic(), fmt.Sprint(claim.Partition())}
+	lag := lagOf(h.re.Name(), claim.Topic(), claim.Partition())
+	batchCount, recordCount := batches.WithLabelValues(h.re.Name()), records.WithLabelValues(h.re.Name())
 	var lastHandled, recorded time.Time
 	var passed *sarama.ConsumerMessage // the last record passed over without a checkpoint
 	record := func(last *sarama.ConsumerMessage, failed []failure) error {
@@ -286,28 +287,23 @@ func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Co
 			if passed != nil {
 				_ = record(passed, nil) // fails only when ctx ended
 			}
-			observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled)
+			lag.observe(claim.HighWaterMarkOffset(), next, lastHandled)
 		}}
+	var sorted sorted
 	for {
 		batch := reader.Next(ctx)
 		if batch == nil {
 			return nil
 		}
+		batchCount.Inc()
+		recordCount.Add(float64(len(batch)))
 		var failed []failure
-		events := make([]decoded, len(batch))
-		mine := make([]eventstore.Event, 0, len(batch))
-		selected := h.selected(ctx, batch)
-		for i, msg := range batch {
-			events[i] = h.decode(msg, selected)
-			if events[i].mine {
-				mine = append(mine, events[i].ev)
-			}
-		}
+		sorted.sort(ctx, h, batch)
 		bctx := ctx
-		if p, ok := h.re.(Preparer); ok && len(mine) > 0 {
-			bctx = p.Prepare(ctx, mine)
+		if p, ok := h.re.(Preparer); ok && len(sorted.mine) > 0 {
+			bctx = p.Prepare(ctx, sorted.mine)
 		}
-		for _, d := range events {
+		for _, d := range sorted.records {
 			f, ok := h.handle(bctx, d)
 			if ctx.Err() != nil {
 				return nil // not checkpointed: the next owner handles the batch again (idempotent)
@@ -316,11 +312,13 @@ func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Co
 				failed = append(failed, f)
 			}
 		}
+		mine := len(sorted.mine)
+		sorted.release()
 		last := batch[len(batch)-1]
 		// Every reactor reads whole topics, most of whose events are of
 		// other types: a checkpoint transaction (a durable commit) a batch of
 		// those was most of what a reactor cost under a steady trickle.
-		if len(mine) == 0 && len(failed) == 0 && time.Since(recorded) < h.cfg.PassOverFor {
+		if mine == 0 && len(failed) == 0 && time.Since(recorded) < h.cfg.PassOverFor {
 			passed = last
 		} else {
 			if err := record(last, failed); err != nil {
@@ -329,12 +327,12 @@ func (h *handler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sarama.Co
 			h.deadLetter(ctx, failed)
 		}
 		next, lastHandled = last.Offset+1, last.Timestamp
-		observeLag(labels, claim.HighWaterMarkOffset(), next, lastHandled)
+		lag.observe(claim.HighWaterMarkOffset(), next, lastHandled)
 	}
 }
 
-// decoded is a batch's record: its event when it is of the reactor's
-// types (mine), or why it could not be read.
+// decoded is a batch's record to handle: its event when it is of the
+// reactor's types (mine), or why it could not be read.
 type decoded struct {
 	msg  *sarama.ConsumerMessage
 	ev   eventstore.Event
@@ -342,22 +340,83 @@ type decoded struct {
 	err  error
 }
 
-// selected is what a Selector reactor reacts to in the batch, of the
-// types its records' headers name; nil (every one of its types) for other
-// reactors, a batch none of whose records has a type header, or a failed
-// read.
-func (h *handler) selected(ctx context.Context, batch []*sarama.ConsumerMessage) map[string]bool {
-	s, ok := h.re.(Selector)
-	if !ok {
-		return nil
-	}
-	var types []string
+// sorted is a claimed partition's batch sorted for its reactor: the records
+// to handle (those of its types, selected for the batch, and those without
+// a type header, decoded to tell) and the events among them of its types.
+// Its slices are kept from batch to batch: most batches hold no record of
+// the reactor's types, and a reactor's cost a record is what it spends to
+// tell so (every reactor reads every record of its topics).
+type sorted struct {
+	records []decoded
+	mine    []eventstore.Event
+	types   []string // the reactor's types the batch's headers name
+	named   []string // each record's type of the reactor's ("" for another type), or untyped
+}
+
+// untyped marks, in sorted.named, a record without a type header.
+const untyped = "\x00"
+
+// sort reads the batch's records of the reactor's types (and, for a
+// Selector, of those it selected for the batch); an event of another type
+// passes without decoding (the relay writes the type in a header, and an
+// upcast never changes it); a record without the header is decoded to
+// tell, and taken when it is of the reactor's types.
+func (s *sorted) sort(ctx context.Context, h *handler, batch []*sarama.ConsumerMessage) {
+	s.named, s.types = s.named[:0], s.types[:0]
 	for _, msg := range batch {
-		if t := header(msg, eventstore.HeaderEventType); h.types[t] && !slices.Contains(types, t) {
-			types = append(types, t)
+		t, ok := h.typeOf(msg)
+		if !ok {
+			t = untyped
+		} else if t != "" && !slices.Contains(s.types, t) {
+			s.types = append(s.types, t)
+		}
+		s.named = append(s.named, t)
+	}
+	selected := h.selected(ctx, s.types)
+	for i, msg := range batch {
+		t := s.named[i]
+		if t == "" || t != untyped && selected != nil && !selected[t] {
+			continue
+		}
+		ev, err := eventstore.DecodeEvent(msg.Value)
+		if err != nil {
+			s.records = append(s.records, decoded{msg: msg, err: err})
+			continue
+		}
+		_, mine := h.types[ev.Type]
+		s.records = append(s.records, decoded{msg: msg, ev: ev, mine: mine})
+		if mine {
+			s.mine = append(s.mine, ev)
 		}
 	}
-	if len(types) == 0 {
+}
+
+// release drops the batch's records and events (their buffers stay).
+func (s *sorted) release() {
+	clear(s.records)
+	clear(s.mine)
+	s.records, s.mine = s.records[:0], s.mine[:0]
+}
+
+// typeOf is the record's event type when it is one of the reactor's, ""
+// when it is another; ok is false without a type header. It allocates
+// nothing: the name is the reactor's own string.
+func (h *handler) typeOf(msg *sarama.ConsumerMessage) (t string, ok bool) {
+	for _, hd := range msg.Headers {
+		if string(hd.Key) == eventstore.HeaderEventType {
+			return h.types[string(hd.Value)], len(hd.Value) > 0
+		}
+	}
+	return "", false
+}
+
+// selected is what a Selector reactor reacts to in the batch, of the
+// types its records' headers name; nil (every one of its types) for other
+// reactors, a batch none of whose records has a type of the reactor's, or a
+// failed read.
+func (h *handler) selected(ctx context.Context, types []string) map[string]bool {
+	s, ok := h.re.(Selector)
+	if !ok || len(types) == 0 {
 		return nil
 	}
 	sel, err := s.Select(ctx, types)
@@ -368,22 +427,6 @@ func (h *handler) selected(ctx context.Context, batch []*sarama.ConsumerMessage)
 		sel = map[string]bool{} // none of them
 	}
 	return sel
-}
-
-// decode reads a record's envelope when its type is one of the reactor's
-// (and, for a Selector, one it selected for the batch); an event of another
-// type passes without decoding (the relay writes the type in a header, and
-// an upcast never changes it); a record without the header is decoded to
-// tell, and taken when it is of the reactor's types.
-func (h *handler) decode(msg *sarama.ConsumerMessage, selected map[string]bool) decoded {
-	if t := header(msg, eventstore.HeaderEventType); t != "" && (!h.types[t] || selected != nil && !selected[t]) {
-		return decoded{msg: msg}
-	}
-	ev, err := eventstore.DecodeEvent(msg.Value)
-	if err != nil {
-		return decoded{msg: msg, err: err}
-	}
-	return decoded{msg: msg, ev: ev, mine: h.types[ev.Type]}
 }
 
 // handle reacts to one event: outages are waited out without end, other
