@@ -53,8 +53,10 @@ func (s *streamReads) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEn
 func (s *streamReads) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
 	return ctx
 }
-func (s *streamReads) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) { s.note(d.Args) }
-func (s *streamReads) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)           {}
+func (s *streamReads) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	s.note(d.Args)
+}
+func (s *streamReads) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 
 // TestMetersReactorReadsBillingOncePerBatch: the meters reactor reads an
 // organization's billing state (its caps) once for a batch of its usage
