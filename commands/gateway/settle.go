@@ -45,8 +45,12 @@ type settling struct {
 
 // settleItem is a settle as one command of a batch.
 func settleItem(m commands.Meta, rec domain.UsageRecordedV1, reservedScopes []string) eventstore.BatchItem {
+	// The usage stream is named by the call's request id, made for it: a
+	// transaction of settles is one round trip (Command.New); a retried
+	// settle, or the sweeper's racing the call, finds the stream there and
+	// is decided on it (appends nothing).
 	cmd := eventstore.Command{StreamType: domain.StreamUsage, StreamID: domain.UsageStreamID(rec.RequestID), OrganizationID: m.OrganizationID,
-		Actor: m.Actor, CorrelationID: m.CorrelationID, CausationID: m.CausationID}
+		Actor: m.Actor, CorrelationID: m.CorrelationID, CausationID: m.CausationID, New: true}
 	return eventstore.BatchItem{Command: cmd, Decide: func(history []eventstore.Event) (eventstore.Decision, error) {
 		changes, err := domain.Settle(commands.Recorded(history), rec)
 		if err != nil {
