@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/eventstore"
 )
 
 // ReserveBatch reserves calls of the given organizations, acting as user,
@@ -23,4 +24,14 @@ func (h *Handlers) ReserveBatch(ctx context.Context, orgs []string, user string,
 		held, refused = append(held, r.held), append(refused, r.err)
 	}
 	return held, refused
+}
+
+// SettleWrites is the shared writes of settles of an organization's usage
+// records (settleWrites), each with the hard-cap scopes its reservation held.
+func SettleWrites(org string, recs []domain.UsageRecordedV1, held [][]string) []eventstore.Write {
+	var appended []eventstore.Decision
+	for i, rec := range recs {
+		appended = append(appended, eventstore.Decision{Result: settling{Appended: true, org: org, rec: rec, scopes: held[i]}})
+	}
+	return settleWrites(appended)
 }

@@ -94,3 +94,60 @@ func TestSettleIsOneRoundTrip(t *testing.T) {
 		t.Fatalf("the reservation stayed after the settle")
 	}
 }
+
+// TestSettleWritesAreOneStatement: the budget rows and reservations of a
+// transaction's settles are written by one statement: the reservations
+// deleted, each budget row's costs added to settled and what the calls
+// reserved against it released, a row missing for a scope that reserved
+// nothing inserted at reserved 0.
+func TestSettleWritesAreOneStatement(t *testing.T) {
+	h := apptest.Start(t, apptest.Options{NoWorkers: true})
+	ctx := context.Background()
+	org, month := "org-settle", "2026-11"
+	for _, sql := range []string{
+		`INSERT INTO gateway_budgets (organization_id, scope, month, settled, reserved) VALUES
+			('org-settle', 'organization', '2026-11', 100, 5000), ('org-settle', 'user:u2', '2026-11', 7, 0)`,
+		`INSERT INTO gateway_reservations (request_id, organization_id, amount, scopes, month, call, expires_at) VALUES
+			('r1', 'org-settle', 2000, '{organization}', '2026-11', '{}', now() + interval '1 hour'),
+			('r2', 'org-settle', 3000, '{organization}', '2026-11', '{}', now() + interval '1 hour'),
+			('r3', 'org-settle', 1000, '{}', '2026-11', '{}', now() + interval '1 hour')`,
+	} {
+		if _, err := h.App.Pool.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writes := gatewaycmd.SettleWrites(org, []domain.UsageRecordedV1{
+		{RequestID: "r1", PrincipalID: "k1", UserID: "u1", Cost: 1500, Reserved: 2000, Month: month},
+		{RequestID: "r2", PrincipalID: "k2", UserID: "u2", Cost: 2500, Reserved: 3000, Month: month},
+	}, [][]string{{"organization"}, {"organization"}})
+	if len(writes) != 1 {
+		t.Fatalf("the settles' shared writes are %d statements, want 1", len(writes))
+	}
+	tx, err := h.App.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	if _, err := tx.Exec(ctx, writes[0].SQL, writes[0].Args...); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []struct {
+		scope             string
+		settled, reserved int64
+	}{{"organization", 4100, 0}, {"user:u1", 1500, 0}, {"user:u2", 2507, 0}} {
+		var settled, reserved int64
+		if err := h.App.Pool.QueryRow(ctx, `SELECT settled, reserved FROM gateway_budgets WHERE organization_id = $1 AND scope = $2 AND month = $3`,
+			org, want.scope, month).Scan(&settled, &reserved); err != nil {
+			t.Fatalf("%s: %v", want.scope, err)
+		}
+		if settled != want.settled || reserved != want.reserved {
+			t.Fatalf("%s: settled %d, reserved %d; want %d, %d", want.scope, settled, reserved, want.settled, want.reserved)
+		}
+	}
+	if n := h.Count(t, `SELECT count(*) FROM gateway_reservations WHERE organization_id = $1`, org); n != 1 {
+		t.Fatalf("%d reservations left, want the unsettled one", n)
+	}
+}
