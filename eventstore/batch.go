@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/platform/backend/domain/errs"
 )
@@ -40,7 +41,8 @@ type SharedWrites func(appended []Decision) []Write
 // writes, exactly as Execute would run it alone, and all of them commit
 // together, in two round trips however many there are (locks and reads in
 // one, writes and COMMIT in the other; an item's Prepare and unique claims
-// add theirs). Results are in item order.
+// add theirs), or one when every item's stream is new (Command.New).
+// Results are in item order.
 //
 // An item's failure stays its own: a decider's refusal, a replayed or
 // reused idempotency key, a stale timer or a unique value taken leave the
@@ -164,15 +166,65 @@ func alone(decide Decider, shared SharedWrites) Decider {
 
 // batch is one transaction of a batch, in two round trips: the locks and
 // the reads, then the writes and COMMIT (an item's Prepare and unique
-// claims add theirs). It returns the items whose writes were in the
+// claims add theirs); in one when every item's stream is new (Command.New:
+// nothing to read). It returns the items whose writes were in the
 // transaction, and the error that ended the transaction, if any (the
 // items' own errors are in results).
 func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int, topics map[int]string,
 	shared SharedWrites, results []BatchResult) ([]int, error) {
+	if newStreams(items, live) {
+		pending, err := s.write(ctx, conn, items, live, topics, shared, results, make([]loaded, len(live)), true)
+		if !errors.Is(err, errNotNew) && !streamTaken(err) {
+			return pending, err
+		}
+		// A stream was there (its version taken), or a decision claims a
+		// unique value: the transaction, if it began, is rolled back, and
+		// runs again the usual way.
+		if conn.PgConn().TxStatus() != 'I' {
+			if _, err := conn.Exec(ctx, `ROLLBACK`); err != nil {
+				return pending, err
+			}
+		}
+		for _, i := range live {
+			results[i] = BatchResult{}
+		}
+	}
 	reads, err := beginBatch(ctx, conn, items, live)
 	if err != nil {
 		return live, err
 	}
+	return s.write(ctx, conn, items, live, topics, shared, results, reads, false)
+}
+
+// errNotNew ends a transaction of new streams (Command.New) before anything
+// is sent: a decision claims unique values, which takes a round trip of its
+// own inside the transaction.
+var errNotNew = errors.New("eventstore: a decision on a new stream claims unique values")
+
+// newStreams: every item of the transaction is on a new stream and needs
+// nothing read or locked before its decision (Command.New).
+func newStreams(items []BatchItem, live []int) bool {
+	for _, i := range live {
+		cmd := items[i].Command
+		if !cmd.New || cmd.IdempotencyKey != "" || cmd.Fires != nil || cmd.Prepare != nil || cmd.Snapshot != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// streamTaken: an append found its stream version taken (the unique
+// (stream_id, stream_version) of es_events).
+func streamTaken(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "es_events_stream_id_stream_version_key"
+}
+
+// write decides the items on what was read and sends their writes and
+// COMMIT in one round trip; begin (new streams, nothing read) puts BEGIN
+// and the streams' locks at its head.
+func (s *Store) write(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int, topics map[int]string,
+	shared SharedWrites, results []BatchResult, reads []loaded, begin bool) ([]int, error) {
 	now := s.now().UTC()
 	var rows appends
 	b := &pgx.Batch{}
@@ -181,7 +233,10 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 	var notify []string
 	for n, i := range live {
 		cmd, r := items[i].Command, reads[n]
-		out, d, err := s.decideItem(ctx, conn, cmd, items[i].Decide, r, len(live) > 1)
+		out, d, err := s.decideItem(ctx, conn, cmd, items[i].Decide, r, len(live) > 1, begin)
+		if errors.Is(err, errNotNew) {
+			return nil, err
+		}
 		if err != nil {
 			if conn.PgConn().TxStatus() == 'E' {
 				// A statement of the item's (a claim, its Prepare) was
@@ -216,10 +271,22 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 		pending = append(pending, i)
 	}
 	if len(pending) == 0 {
+		if begin {
+			return nil, nil // no transaction was begun
+		}
 		_, err := conn.Exec(ctx, `ROLLBACK`)
 		return nil, err
 	}
 	end := &pgx.Batch{}
+	if begin {
+		cmds := make([]Command, len(live))
+		for n, i := range live {
+			cmds[n] = items[i].Command
+		}
+		end.Queue(`BEGIN`)
+		end.Queue(genericPlans)
+		queueLocks(end, cmds)
+	}
 	rows.queue(end, now)
 	end.QueuedQueries = append(end.QueuedQueries, b.QueuedQueries...)
 	if shared != nil && len(appended) > 0 {
@@ -232,7 +299,7 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 	// the rest of the pipeline, COMMIT included, and the transaction is
 	// rolled back.
 	end.Queue(`COMMIT`)
-	err = conn.SendBatch(ctx, end).Close()
+	err := conn.SendBatch(ctx, end).Close()
 	// This process's watches forget the heads before anyone is answered, so
 	// a change applies here at once (other processes get the notification);
 	// also after an error, which may hide a commit.
@@ -289,7 +356,7 @@ func beginBatch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []i
 // the first result, another tenant's stream is not found, then the item's
 // Prepare, its decider and its unique claims (with batch-mates, in a
 // savepoint, so a value taken undoes this item's claims only).
-func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, decide Decider, r loaded, mates bool) (Outcome, Decision, error) {
+func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, decide Decider, r loaded, mates, unread bool) (Outcome, Decision, error) {
 	if r.prev.found {
 		if r.prev.hash != cmd.RequestHash {
 			return Outcome{}, Decision{}, errs.IdempotencyMismatch()
@@ -317,6 +384,9 @@ func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, dec
 	out := Outcome{Result: result, Position: Position{StreamID: cmd.StreamID, Version: headVersion(r.history)}}
 	if !claims(d) {
 		return out, d, nil
+	}
+	if unread {
+		return Outcome{}, Decision{}, errNotNew
 	}
 	if !mates {
 		return out, d, claimUnique(ctx, conn, cmd.StreamID, d.Events)

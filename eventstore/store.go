@@ -81,6 +81,18 @@ type Command struct {
 	// the decider sees through its closure. It is not run for a replayed
 	// idempotent request.
 	Prepare func(ctx context.Context, tx Tx) error
+	// New says the stream is new: its id was made for this command (a
+	// gateway call's usage stream is named by the call's request id), so
+	// it is decided on an empty history without reading the stream, and a
+	// transaction of such commands is one round trip instead of two (locks,
+	// appends and COMMIT together). If the stream exists after all (the
+	// command retried after an ambiguous commit), its first version is
+	// taken, the append fails on it and rolls back, and the transaction
+	// runs again the usual way: read, decided on what is there. Only for a
+	// command without an idempotency key, timer, Prepare or snapshots, and
+	// whose decision claims no unique value (one that does is decided again
+	// the usual way).
+	New bool
 }
 
 // Write is one write-side statement of a command (Decision.Writes).

@@ -31,15 +31,12 @@ func (Meters) Contexts() []string { return []string{"gateway"} }
 func (Meters) Types() []string    { return []string{domain.UsageRecorded} }
 
 func (r Meters) React(ctx context.Context, e eventstore.Event) error {
-	rec, err := eventstore.Decode[domain.UsageRecordedV1](e)
-	if err != nil {
-		return err
-	}
 	// Most organizations have no meter and no soft cap: one read of the two
 	// stream heads tells (the batch's read, when Prepare made one), and
-	// nothing else is done for them.
-	heads, ok := ctx.Value(preparedHeads{}).(map[string]int64)
-	if !ok {
+	// nothing else is done for them, not even decoding the event.
+	p, _ := ctx.Value(preparedKey{}).(prepared)
+	heads := p.heads
+	if heads == nil {
 		var err error
 		if heads, err = r.h.store.Heads(ctx, domain.MetersStreamID(e.OrganizationID), domain.BillingStreamID(e.OrganizationID)); err != nil {
 			return dbError(err)
@@ -52,32 +49,51 @@ func (r Meters) React(ctx context.Context, e eventstore.Event) error {
 	}
 	billing := domain.BillingState{}
 	if billed {
-		if billing, err = r.h.Billing(ctx, e.OrganizationID); err != nil {
-			return err
+		var ok bool
+		if billing, ok = p.billing[e.OrganizationID]; !ok {
+			var err error
+			if billing, err = r.h.Billing(ctx, e.OrganizationID); err != nil {
+				return err
+			}
 		}
 	}
 	if !meters && !hasSoftThresholds(billing.Caps) {
 		return nil
 	}
+	rec, err := eventstore.Decode[domain.UsageRecordedV1](e)
+	if err != nil {
+		return err
+	}
 	_, err = r.h.ConsumeMeters(ctx, reactor.Meta(MetersReactor, e, "consume"), e.ID.String(), rec, billing.Caps)
 	return err
 }
 
-// preparedHeads is the context key of a batch's stream heads.
-type preparedHeads struct{}
+// prepared is what Prepare read for a batch: the meters and billing stream
+// heads of its organizations, and the billing state of each that has one.
+type prepared struct {
+	heads   map[string]int64
+	billing map[string]domain.BillingState
+}
+
+// preparedKey is the context key of a batch's prepared reads.
+type preparedKey struct{}
 
 // Prepare reads the meters and billing stream heads of every organization
 // of a batch in one query (reactor.Preparer), instead of one query per usage
-// event: read after the batch's events committed, as each reaction's own
-// read would be. No reaction of the batch creates either stream for an
-// organization that has neither (it does nothing for it); one that has
-// either is read in full by React as before.
+// event, and the billing state (caps) of each organization that has one
+// once, instead of once per usage event (a call of an organization with a
+// cap paid a read of its billing stream): read after the batch's events
+// committed, as each reaction's own reads would be. No reaction of the
+// batch creates either stream for an organization that has neither (it
+// does nothing for it), nor changes a billing stream. A billing state that
+// cannot be read is left out: React reads it alone, and fails as before.
 func (r Meters) Prepare(ctx context.Context, events []eventstore.Event) context.Context {
 	seen := map[string]bool{}
-	var ids []string
+	var orgs, ids []string
 	for _, e := range events {
 		if !seen[e.OrganizationID] {
 			seen[e.OrganizationID] = true
+			orgs = append(orgs, e.OrganizationID)
 			ids = append(ids, domain.MetersStreamID(e.OrganizationID), domain.BillingStreamID(e.OrganizationID))
 		}
 	}
@@ -85,7 +101,15 @@ func (r Meters) Prepare(ctx context.Context, events []eventstore.Event) context.
 	if err != nil {
 		return ctx
 	}
-	return context.WithValue(ctx, preparedHeads{}, heads)
+	p := prepared{heads: heads, billing: map[string]domain.BillingState{}}
+	for _, org := range orgs {
+		if _, billed := heads[domain.BillingStreamID(org)]; billed {
+			if b, err := r.h.Billing(ctx, org); err == nil {
+				p.billing[org] = b
+			}
+		}
+	}
+	return context.WithValue(ctx, preparedKey{}, p)
 }
 
 func hasSoftThresholds(caps []domain.SpendCap) bool {

@@ -45,8 +45,12 @@ type settling struct {
 
 // settleItem is a settle as one command of a batch.
 func settleItem(m commands.Meta, rec domain.UsageRecordedV1, reservedScopes []string) eventstore.BatchItem {
+	// The usage stream is named by the call's request id, made for it: a
+	// transaction of settles is one round trip (Command.New); a retried
+	// settle, or the sweeper's racing the call, finds the stream there and
+	// is decided on it (appends nothing).
 	cmd := eventstore.Command{StreamType: domain.StreamUsage, StreamID: domain.UsageStreamID(rec.RequestID), OrganizationID: m.OrganizationID,
-		Actor: m.Actor, CorrelationID: m.CorrelationID, CausationID: m.CausationID}
+		Actor: m.Actor, CorrelationID: m.CorrelationID, CausationID: m.CausationID, New: true}
 	return eventstore.BatchItem{Command: cmd, Decide: func(history []eventstore.Event) (eventstore.Decision, error) {
 		changes, err := domain.Settle(commands.Recorded(history), rec)
 		if err != nil {
@@ -60,12 +64,12 @@ func settleItem(m commands.Meta, rec domain.UsageRecordedV1, reservedScopes []st
 // budgetKey is one budget row.
 type budgetKey struct{ org, scope, month string }
 
-// settleWrites are the write-side statements of the settles a transaction
-// appends, two however many there are: their reservations deleted, and
-// their costs and releases summed per budget row and applied in (org,
-// scope, month) order by gateway_settle_budgets. That order is the one
-// reservations lock rows in, so neither two settle transactions nor a
-// settle and a reservation wait on each other in a cycle.
+// settleWrites is the write-side statement of the settles a transaction
+// appends, one however many there are (settleSQL): their reservations
+// deleted, and their costs and releases summed per budget row and applied
+// in (org, scope, month) order. That order is the one reservations lock
+// rows in, so neither two settle transactions nor a settle and a
+// reservation wait on each other in a cycle.
 func settleWrites(appended []eventstore.Decision) []eventstore.Write {
 	type delta struct{ settled, release int64 }
 	deltas := map[budgetKey]*delta{}
@@ -103,8 +107,23 @@ func settleWrites(appended []eventstore.Decision) []eventstore.Write {
 		orgs[i], scopes[i], months[i] = k.org, k.scope, k.month
 		settled[i], release[i] = deltas[k].settled, deltas[k].release
 	}
-	return []eventstore.Write{
-		{SQL: `DELETE FROM gateway_reservations WHERE request_id = ANY($1)`, Args: []any{ids}},
-		{SQL: `SELECT gateway_settle_budgets($1, $2, $3, $4, $5)`, Args: []any{orgs, scopes, months, settled, release}},
-	}
+	return []eventstore.Write{{SQL: settleSQL, Args: []any{ids, orgs, scopes, months, settled, release}}}
 }
+
+// settleSQL deletes the reservations ($1) and applies the budget rows'
+// deltas ($2-$6, one row a key, in lock order) in one statement, where
+// gateway_settle_budgets took a PL/pgSQL loop of one upsert a row and the
+// delete a statement of its own. The rows are upserted in the order given
+// (ORDER BY the arrays' ordinality); a row is inserted, at reserved 0, only
+// for a scope that reserved nothing (a reservation inserts its rows first),
+// an existing one gets its settled cost added and its release taken out of
+// reserved. (The function stays for a process of the version before this
+// one.)
+const settleSQL = `WITH released AS (DELETE FROM gateway_reservations WHERE request_id = ANY ($1::text[]))
+INSERT INTO gateway_budgets AS b (organization_id, scope, month, settled, reserved)
+SELECT d.org, d.scope, d.month, d.settled, 0
+FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[]) WITH ORDINALITY AS d(org, scope, month, settled, n)
+ORDER BY d.n
+ON CONFLICT (organization_id, scope, month) DO UPDATE SET settled = b.settled + EXCLUDED.settled,
+	reserved = b.reserved - (SELECT r.release FROM unnest($2::text[], $3::text[], $4::text[], $6::bigint[]) AS r(org, scope, month, release)
+		WHERE r.org = b.organization_id AND r.scope = b.scope AND r.month = b.month)`

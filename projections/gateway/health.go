@@ -19,10 +19,10 @@ var healthArea = area{
 			WITH (fillfactor = 70)`,
 	},
 	reducers: ignored(projections.Reducers{
-		domain.UsageRecorded:     projections.On(keyAttempt),
 		domain.ProviderDegraded:  projections.On(healthMoved),
 		domain.ProviderRecovered: projections.On(healthMoved),
 	}),
+	usage: keyAttempt,
 }
 
 // keyAttempt counts what a key's calls tell about the key and its

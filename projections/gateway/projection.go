@@ -63,6 +63,10 @@ type area struct {
 	tables   []string
 	schema   []string
 	reducers projections.Reducers
+	// usage applies a usage event, the context's most frequent event by
+	// far (one a metered call): the areas that apply it share one decode
+	// of its payload.
+	usage func(eventstore.Event, domain.UsageRecordedV1) ([]projections.Statement, error)
 }
 
 // areas of the read model; a new area is one more line.
@@ -75,6 +79,7 @@ var reducers = merge(areas)
 // also applies) runs each area's reducer in order.
 func merge(as []area) projections.Reducers {
 	out := projections.Reducers{}
+	var usage []func(eventstore.Event, domain.UsageRecordedV1) ([]projections.Statement, error)
 	for _, a := range as {
 		for t, f := range a.reducers {
 			prev, seen := out[t]
@@ -85,6 +90,22 @@ func merge(as []area) projections.Reducers {
 				out[t] = both(prev, f)
 			}
 		}
+		if a.usage != nil {
+			usage = append(usage, a.usage)
+		}
+	}
+	if len(usage) > 0 {
+		out[domain.UsageRecorded] = projections.On(func(e eventstore.Event, p domain.UsageRecordedV1) ([]projections.Statement, error) {
+			var all []projections.Statement
+			for _, f := range usage {
+				s, err := f(e, p)
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, s...)
+			}
+			return all, nil
+		})
 	}
 	return out
 }

@@ -35,9 +35,8 @@ var usageArea = area{
 			cost_microcents bigint NOT NULL, provider_cost_microcents bigint NOT NULL, service_fee_microcents bigint NOT NULL,
 			PRIMARY KEY (organization_id, month, provider, app_id, model, operation, byok)) WITH (fillfactor = 70)`,
 	},
-	reducers: ignored(projections.Reducers{
-		domain.UsageRecorded: projections.On(usageRecorded),
-	}),
+	reducers: ignored(projections.Reducers{}),
+	usage:    usageRecorded,
 }
 
 func usageRecorded(e eventstore.Event, p domain.UsageRecordedV1) ([]projections.Statement, error) {
