@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -108,7 +109,7 @@ func TestSortTakesTheReactorsSelectedTypes(t *testing.T) {
 		for range 2 { // the buffers kept from one batch to the next change nothing
 			s.sort(context.Background(), h, batch)
 			handled, mine := offsets(&s)
-			if !equal(handled, c.handled) || !equal(mine, c.mine) {
+			if !slices.Equal(handled, c.handled) || !slices.Equal(mine, c.mine) {
 				t.Fatalf("%s: handled %v, mine %v; want %v, %v", c.name, handled, mine, c.handled, c.mine)
 			}
 			s.release()
@@ -118,24 +119,12 @@ func TestSortTakesTheReactorsSelectedTypes(t *testing.T) {
 				t.Fatalf("%s: asked %d times for 2 batches", c.name, len(k.asked))
 			}
 			for _, asked := range k.asked {
-				if !equal(asked, []string{"rtest.a.done", "rtest.b.done"}) {
+				if !slices.Equal(asked, []string{"rtest.a.done", "rtest.b.done"}) {
 					t.Fatalf("%s: asked %v", c.name, asked)
 				}
 			}
 		}
 	}
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Every reactor reads every record of its topics, and most are of other

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -69,7 +70,7 @@ func TestThresholdCrossings(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := crossings(changes); !equalInts(got, s.want) {
+		if got := crossings(changes); !slices.Equal(got, s.want) {
 			t.Fatalf("step %d (%d tokens): crossed %v, want %v", i, s.tokens, got, s.want)
 		}
 		history, m = fold(t, history, changes)
@@ -97,13 +98,13 @@ func TestSoftCapThresholdsAreSpendMeters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := crossings(changes); !equalInts(got, []int{50}) {
+	if got := crossings(changes); !slices.Equal(got, []int{50}) {
 		t.Fatalf("crossed %v", got)
 	}
 	_, m = fold(t, nil, changes)
 	rec.Cost = 3_000_000 // 9 cents: lands on 90%
 	changes, _ = m.Consume("e", rec, caps, t0)
-	if got := crossings(changes); !equalInts(got, []int{90}) {
+	if got := crossings(changes); !slices.Equal(got, []int{90}) {
 		t.Fatalf("crossed %v", got)
 	}
 	hard := []SpendCap{{ID: "c2", ScopeType: ScopeOrganization, MonthlyCapCents: 10, CapMode: CapHard, IsActive: true, NotifyThresholds: []float64{50}}}
@@ -130,18 +131,6 @@ func TestMeterKeysCountTheirUnits(t *testing.T) {
 	if changes, _ := m.Consume("e", rec, nil, t0); len(changes) != 0 {
 		t.Fatal("a meter of another app counted the call")
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSoftCapThresholdsAtFractionalEdges: a soft cap's thresholds are
@@ -200,7 +189,7 @@ func TestSoftCapThresholdsAtFractionalEdges(t *testing.T) {
 				}
 				before := total
 				total += s.spend
-				if got := crossings(changes); !equalInts(got, s.want) {
+				if got := crossings(changes); !slices.Equal(got, s.want) {
 					t.Fatalf("step %d (%d -> %d micro-cents of %d): crossed %v, want %v", i, before, total, c.included, got, s.want)
 				}
 				for _, ch := range changes {
