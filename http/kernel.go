@@ -194,7 +194,7 @@ func checkMediaType(r *http.Request, t routeTraits) error {
 func paramProblems(r *http.Request) []errs.Field {
 	var out []errs.Field
 	check := func(name, value string) {
-		p := "/" + escapePointer(name)
+		p := errs.MemberPointer("", name)
 		switch {
 		case !utf8.ValidString(name) || !utf8.ValidString(value):
 			out = append(out, errs.Field{Pointer: p, Detail: "must be valid UTF-8"})
@@ -292,7 +292,7 @@ func nulFields(pointer string, v any, out []errs.Field) []errs.Field {
 		}
 	case map[string]any:
 		for k, m := range v {
-			p := pointer + "/" + escapePointer(k)
+			p := errs.MemberPointer(pointer, k)
 			if strings.IndexByte(k, 0) >= 0 {
 				out = append(out, errs.Field{Pointer: p, Detail: "a member name must not contain U+0000 (NUL)"})
 				continue
@@ -308,11 +308,6 @@ func nulFields(pointer string, v any, out []errs.Field) []errs.Field {
 		sort.Slice(out, func(i, j int) bool { return out[i].Pointer < out[j].Pointer })
 	}
 	return out
-}
-
-// escapePointer escapes a member name as a JSON pointer token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // headerText refuses a header value that is not UTF-8: the platform's

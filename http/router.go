@@ -523,7 +523,7 @@ func replacedFields(pointer string, v any, out []errs.Field) []errs.Field {
 		}
 	case map[string]any:
 		for k, m := range v {
-			p := pointer + "/" + escapePointer(k)
+			p := errs.MemberPointer(pointer, k)
 			if strings.Contains(k, replacement) {
 				out = append(out, errs.Field{Pointer: p, Detail: "a member name must be valid UTF-8"})
 				continue

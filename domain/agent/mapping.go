@@ -67,7 +67,7 @@ func CheckTemplate(pointer string, template json.RawMessage, index int) []errs.F
 				return
 			}
 			for k, m := range v {
-				walk(at+"/"+escape(k), m, depth+1)
+				walk(errs.MemberPointer(at, k), m, depth+1)
 			}
 		case []any:
 			for i, m := range v {
@@ -87,31 +87,31 @@ func checkRef(at string, obj map[string]any, ref any, index int) []errs.Field {
 	}
 	s, ok := ref.(string)
 	if !ok {
-		return []errs.Field{{Pointer: at + "/" + escape(refMember), Detail: "must be a JSON pointer (a string)"}}
+		return []errs.Field{{Pointer: errs.MemberPointer(at, refMember), Detail: "must be a JSON pointer (a string)"}}
 	}
 	tokens, err := splitPointer(s)
 	if err != nil {
-		return []errs.Field{{Pointer: at + "/" + escape(refMember), Detail: err.Error()}}
+		return []errs.Field{{Pointer: errs.MemberPointer(at, refMember), Detail: err.Error()}}
 	}
 	switch {
 	case len(tokens) == 0:
-		return []errs.Field{{Pointer: at + "/" + escape(refMember), Detail: "must point into /trigger or /steps/<n>"}}
+		return []errs.Field{{Pointer: errs.MemberPointer(at, refMember), Detail: "must point into /trigger or /steps/<n>"}}
 	case tokens[0] == "trigger":
 		return nil
 	case tokens[0] == "steps":
 		if len(tokens) < 2 {
-			return []errs.Field{{Pointer: at + "/" + escape(refMember), Detail: "must name a step: /steps/<n>/..."}}
+			return []errs.Field{{Pointer: errs.MemberPointer(at, refMember), Detail: "must name a step: /steps/<n>/..."}}
 		}
 		n, err := strconv.Atoi(tokens[1])
 		if err != nil || n < 0 || strconv.Itoa(n) != tokens[1] {
-			return []errs.Field{{Pointer: at + "/" + escape(refMember), Detail: "a step is named by its index, /steps/<n>"}}
+			return []errs.Field{{Pointer: errs.MemberPointer(at, refMember), Detail: "a step is named by its index, /steps/<n>"}}
 		}
 		if n >= index {
-			return []errs.Field{{Pointer: at + "/" + escape(refMember), Detail: fmt.Sprintf("may refer only to earlier steps (0..%d)", index-1)}}
+			return []errs.Field{{Pointer: errs.MemberPointer(at, refMember), Detail: fmt.Sprintf("may refer only to earlier steps (0..%d)", index-1)}}
 		}
 		return nil
 	}
-	return []errs.Field{{Pointer: at + "/" + escape(refMember), Detail: "must point into /trigger or /steps/<n>"}}
+	return []errs.Field{{Pointer: errs.MemberPointer(at, refMember), Detail: "must point into /trigger or /steps/<n>"}}
 }
 
 // MappingError is a reference a run's document could not answer.
@@ -155,7 +155,7 @@ func Resolve(template json.RawMessage, doc any) (json.RawMessage, error) {
 			}
 			out := make(map[string]any, len(v))
 			for k, m := range v {
-				r, err := resolve(at+"/"+escape(k), m)
+				r, err := resolve(errs.MemberPointer(at, k), m)
 				if err != nil {
 					return nil, err
 				}
@@ -254,5 +254,3 @@ func splitPointer(p string) ([]string, error) {
 	}
 	return parts, nil
 }
-
-func escape(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1") }

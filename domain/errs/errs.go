@@ -40,6 +40,15 @@ type Field struct {
 	Detail  string `json:"detail"`
 }
 
+// MemberPointer is the JSON pointer (RFC 6901) of member name under the
+// pointer parent ("" for the document): name's "~" and "/" escaped, as a
+// client resolving the pointer reads them back.
+func MemberPointer(parent, name string) string {
+	return parent + "/" + pointerEscaper.Replace(name)
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // Error is the typed error. Code is the stable machine code of the seeds
 // (invalid_input, conflict, ...) or a more precise one where the seed is silent.
 type Error struct {

@@ -106,7 +106,7 @@ func (f *fields) values(pointer string, v Values) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		at := pointer + "/" + escapePointer(k)
+		at := errs.MemberPointer(pointer, k)
 		if !mapKey.MatchString(k) || utf8.RuneCountInString(k) > MaxMapKey {
 			f.add(at, "a key is 1 to %d letters, digits, '_', '.' or '-'", MaxMapKey)
 			continue
@@ -119,11 +119,6 @@ func (f *fields) values(pointer string, v Values) {
 			f.add(at, "must be a string, a number, a boolean or null")
 		}
 	}
-}
-
-// escapePointer writes a member name as a JSON pointer token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // clean trims an optional text; blank is none.

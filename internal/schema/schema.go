@@ -16,6 +16,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/platform/backend/domain/errs"
 )
 
 // NewCompiler compiles draft 2020-12 with format assertions on: by default
@@ -148,11 +150,11 @@ func problems(root *jsonschema.ValidationError) []Problem {
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
 			for _, m := range k.Missing {
-				out = append(out, Problem{Pointer: at + "/" + escape(m), Message: "required member is missing"})
+				out = append(out, Problem{Pointer: errs.MemberPointer(at, m), Message: "required member is missing"})
 			}
 		case *kind.AdditionalProperties:
 			for _, m := range k.Properties {
-				out = append(out, Problem{Pointer: at + "/" + escape(m), Message: "member is not allowed"})
+				out = append(out, Problem{Pointer: errs.MemberPointer(at, m), Message: "member is not allowed"})
 			}
 		default:
 			out = append(out, Problem{Pointer: at, Message: k.LocalizedString(printer)})
@@ -167,11 +169,7 @@ func problems(root *jsonschema.ValidationError) []Problem {
 func Pointer(tokens []string) string {
 	var sb strings.Builder
 	for _, t := range tokens {
-		sb.WriteString("/" + escape(t))
+		sb.WriteString(errs.MemberPointer("", t))
 	}
 	return sb.String()
-}
-
-func escape(token string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(token)
 }
