@@ -30,6 +30,7 @@ import (
 	domain "github.com/platform/backend/domain/status"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/app"
+	"github.com/platform/backend/internal/pgtypes"
 	"github.com/platform/backend/internal/testenv"
 )
 
@@ -97,6 +98,7 @@ func poolOn(b *testing.B, databaseURL string, maxConns int32) *pgxpool.Pool {
 		b.Fatal(err)
 	}
 	pc.MaxConns = maxConns
+	pgtypes.Configure(pc) // as the platform's pools (app.OpenPool)
 	pool, err := pgxpool.NewWithConfig(context.Background(), pc)
 	if err != nil {
 		b.Fatal(err)

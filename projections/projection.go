@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/google/uuid"
-
 	"github.com/platform/backend/eventstore"
 )
 
@@ -132,18 +130,10 @@ func statementSQL(key string, build func() string) string {
 // database holds then. Written apart from the batch's other statements:
 // use it only for tables the projection writes with Append alone. Values
 // are encoded by the column types in PostgreSQL's binary format (pass
-// json.RawMessage for jsonb). SQL and Args hold the same row as a
+// json.RawMessage for jsonb; a uuid.UUID is written as its 16 bytes on
+// the platform's pools: pgtypes). SQL and Args hold the same row as a
 // single-row INSERT.
 func Append(table string, columns []string, values ...any) Statement {
-	for i, v := range values {
-		if id, ok := v.(uuid.UUID); ok {
-			// pgx encodes a uuid.UUID through its driver.Valuer: as text,
-			// which fails for a binary uuid (building an error with
-			// fmt), is scanned back and encoded again; a [16]byte is
-			// written as it is (measured: a third of the COPY's encoding).
-			values[i] = [16]byte(id)
-		}
-	}
 	st := Insert(table, columns, "", values...)
 	st.row.appended = true
 	return st

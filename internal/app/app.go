@@ -22,6 +22,7 @@ import (
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/internal/objectstore"
 	"github.com/platform/backend/internal/outbound"
+	"github.com/platform/backend/internal/pgtypes"
 	"github.com/platform/backend/notifications"
 	"github.com/platform/backend/notifications/contracts"
 	"github.com/platform/backend/projections"
@@ -415,7 +416,8 @@ func shadowedRoutes(prefix string, svc httpapi.Service) []string {
 }
 
 // OpenPool connects with a pool sized for concurrent commands unless the
-// URL says otherwise (pool_max_conns).
+// URL says otherwise (pool_max_conns), its connections knowing the
+// platform's Go types (pgtypes).
 func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	pc, err := pgxpool.ParseConfig(url)
 	if err != nil {
@@ -424,6 +426,7 @@ func OpenPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	if !strings.Contains(url, "pool_max_conns") {
 		pc.MaxConns = 48
 	}
+	pgtypes.Configure(pc)
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)

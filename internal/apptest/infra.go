@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/pgtypes"
 	"github.com/platform/backend/internal/testenv"
 )
 
@@ -16,7 +17,12 @@ import (
 func Infra(t testing.TB, prefix string, migrate []func(context.Context, *pgxpool.Pool) error, topics func(eventstore.KafkaConfig) []string) (*pgxpool.Pool, eventstore.KafkaConfig) {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, testenv.NewDatabase(t))
+	pc, err := pgxpool.ParseConfig(testenv.NewDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgtypes.Configure(pc) // as app.OpenPool does
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		t.Fatal(err)
 	}
