@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/platform/backend/domain/event"
 )
 
 // appendSQL writes what the commands of a transaction append, in one
@@ -123,4 +125,31 @@ func (a *appends) queue(b *pgx.Batch, now time.Time) {
 		a.keys, a.correlations, a.causations, a.payloads, a.topics,
 		a.hIDs, now, a.hTypes, a.hOrgs, a.hVersions, a.hSnaps, a.hSnapVersions, a.hSnapSchemas,
 		a.iScopes, a.iKeys, a.iHashes, a.iResults, a.iStreams, a.iVersions)
+}
+
+// history is the stream's history as a read would return it after this
+// transaction, for the command whose events and head are the last gathered
+// from index from: its snapshot alone when it saved one, else before
+// followed by its events (knownStreams).
+func (a *appends) history(from int, before []Event, cmd Command, now time.Time) ([]Event, error) {
+	at := recordedAt(now)
+	head := len(a.hIDs) - 1
+	if a.hSnaps[head] != "" {
+		return []Event{{Type: event.SnapshotType, SchemaVersion: int(a.hSnapSchemas[head]), StreamType: cmd.StreamType,
+			StreamID: cmd.StreamID, StreamVersion: a.hSnapVersions[head], OrganizationID: cmd.OrganizationID,
+			OccurredAt: recordedAt(time.Unix(0, 0)), RecordedAt: recordedAt(time.Unix(0, 0)), Payload: json.RawMessage(a.hSnaps[head])}}, nil
+	}
+	out := make([]Event, len(before), len(before)+len(a.ids)-from)
+	copy(out, before)
+	for k := from; k < len(a.ids); k++ {
+		e, err := Upcast(Event{ID: a.ids[k], Type: a.types[k], SchemaVersion: int(a.schemas[k]), StreamType: a.streamTypes[k],
+			StreamID: a.streamIDs[k], StreamVersion: a.versions[k], OrganizationID: a.orgs[k],
+			Actor: Actor{ID: a.actorIDs[k], Type: a.actorTypes[k]}, OccurredAt: at, RecordedAt: at, IdempotencyKey: a.keys[k],
+			CorrelationID: a.correlations[k], CausationID: a.causations[k], Payload: json.RawMessage(a.payloads[k])})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }

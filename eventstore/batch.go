@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -41,7 +42,8 @@ type SharedWrites func(appended []Decision) []Write
 // writes, exactly as Execute would run it alone, and all of them commit
 // together, in two round trips however many there are (locks and reads in
 // one, writes and COMMIT in the other; an item's Prepare and unique claims
-// add theirs), or one when every item's stream is new (Command.New).
+// add theirs), or one when every item's stream is new (Command.New) or
+// known (its history kept from this process's last write: knownStreams).
 // Results are in item order.
 //
 // An item's failure stays its own: a decider's refusal, a replayed or
@@ -167,19 +169,32 @@ func alone(decide Decider, shared SharedWrites) Decider {
 // batch is one transaction of a batch, in two round trips: the locks and
 // the reads, then the writes and COMMIT (an item's Prepare and unique
 // claims add theirs); in one when every item's stream is new (Command.New:
-// nothing to read). It returns the items whose writes were in the
+// nothing to read) or known (knownStreams: its history kept from this
+// process's last write). It returns the items whose writes were in the
 // transaction, and the error that ended the transaction, if any (the
 // items' own errors are in results).
 func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int, topics map[int]string,
 	shared SharedWrites, results []BatchResult) ([]int, error) {
-	if newStreams(items, live) {
-		pending, err := s.write(ctx, conn, items, live, topics, shared, results, make([]loaded, len(live)), true)
+	var assumed []loaded // what the one-round-trip attempt decided on
+	if reads, known, ok := s.unread(items, live); ok {
+		var reread []int
+		pending, err := s.write(ctx, conn, items, live, topics, shared, results, reads, known, &reread)
+		if err == nil && len(reread) > 0 {
+			// Decided on kept histories without appending: not answered
+			// from memory (the stream may have moved), but read again.
+			knownStreamUses.WithLabelValues("reread").Add(float64(len(reread)))
+			for _, i := range reread {
+				s.known.forget(items[i].Command.StreamID)
+			}
+			// The others are committed: what fails now is these alone.
+			return s.batch(ctx, conn, items, reread, topics, shared, results)
+		}
 		if !errors.Is(err, errNotNew) && !streamTaken(err) {
 			return pending, err
 		}
-		// A stream was there (its version taken), or a decision claims a
-		// unique value: the transaction, if it began, is rolled back, and
-		// runs again the usual way.
+		// A stream was there (its version taken) or had moved, or a
+		// decision claims a unique value: the transaction, if it began,
+		// is rolled back, and runs again the usual way.
 		if conn.PgConn().TxStatus() != 'I' {
 			if _, err := conn.Exec(ctx, `ROLLBACK`); err != nil {
 				return pending, err
@@ -188,12 +203,53 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 		for _, i := range live {
 			results[i] = BatchResult{}
 		}
+		assumed = reads
 	}
 	reads, err := beginBatch(ctx, conn, items, live)
 	if err != nil {
 		return live, err
 	}
-	return s.write(ctx, conn, items, live, topics, shared, results, reads, false)
+	if assumed != nil {
+		s.sortOutMoved(items, live, assumed, reads)
+	}
+	return s.write(ctx, conn, items, live, topics, shared, results, reads, nil, nil)
+}
+
+// unread returns, when every item's history is known without reading it
+// (a new stream's is empty; a known stream's is kept), those histories, and
+// which are kept ones.
+func (s *Store) unread(items []BatchItem, live []int) ([]loaded, []bool, bool) {
+	reads := make([]loaded, len(live))
+	known := make([]bool, len(live))
+	for n, i := range live {
+		cmd := items[i].Command
+		if newStream(cmd) {
+			continue
+		}
+		h, ok := s.known.history(cmd)
+		if !ok {
+			return nil, nil, false
+		}
+		reads[n].history, known[n] = h, true
+	}
+	return reads, known, true
+}
+
+// sortOutMoved compares the kept histories a refused one-round-trip
+// attempt decided on with what was then read: the streams that had moved
+// are contended (knownStreams.moved).
+func (s *Store) sortOutMoved(items []BatchItem, live []int, assumed, read []loaded) {
+	now := time.Now()
+	for n, i := range live {
+		cmd := items[i].Command
+		if newStream(cmd) {
+			continue
+		}
+		if headVersion(assumed[n].history) != headVersion(read[n].history) {
+			knownStreamUses.WithLabelValues("reread").Inc()
+			s.known.moved(cmd.StreamID, now)
+		}
+	}
 }
 
 // errNotNew ends a transaction of new streams (Command.New) before anything
@@ -201,16 +257,10 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 // own inside the transaction.
 var errNotNew = errors.New("eventstore: a decision on a new stream claims unique values")
 
-// newStreams: every item of the transaction is on a new stream and needs
-// nothing read or locked before its decision (Command.New).
-func newStreams(items []BatchItem, live []int) bool {
-	for _, i := range live {
-		cmd := items[i].Command
-		if !cmd.New || cmd.IdempotencyKey != "" || cmd.Fires != nil || cmd.Prepare != nil || cmd.Snapshot != nil {
-			return false
-		}
-	}
-	return true
+// newStream: the command's stream is new and needs nothing read or locked
+// before its decision (Command.New).
+func newStream(cmd Command) bool {
+	return cmd.New && cmd.IdempotencyKey == "" && cmd.Fires == nil && cmd.Prepare == nil && cmd.Snapshot == nil
 }
 
 // streamTaken: an append found its stream version taken (the unique
@@ -221,21 +271,34 @@ func streamTaken(err error) bool {
 }
 
 // write decides the items on what was read and sends their writes and
-// COMMIT in one round trip; begin (new streams, nothing read) puts BEGIN
-// and the streams' locks at its head.
+// COMMIT in one round trip. known is set when nothing was read (new
+// streams, and the known ones it marks): BEGIN and the streams' locks go
+// at the head of that round trip, and the known items decided without
+// appending are left unanswered, in reread, to be read and decided again.
 func (s *Store) write(ctx context.Context, conn *pgx.Conn, items []BatchItem, live []int, topics map[int]string,
-	shared SharedWrites, results []BatchResult, reads []loaded, begin bool) ([]int, error) {
+	shared SharedWrites, results []BatchResult, reads []loaded, known []bool, reread *[]int) ([]int, error) {
+	begin := known != nil
 	now := s.now().UTC()
 	var rows appends
 	b := &pgx.Batch{}
 	var pending []int
 	var appended []Decision
 	var notify []string
+	type kept struct {
+		cmd     Command
+		history []Event
+	}
+	var after []kept
+	hits := 0
 	for n, i := range live {
 		cmd, r := items[i].Command, reads[n]
 		out, d, err := s.decideItem(ctx, conn, cmd, items[i].Decide, r, len(live) > 1, begin)
 		if errors.Is(err, errNotNew) {
 			return nil, err
+		}
+		if begin && known[n] && (err != nil || out.Replayed || len(d.Events) == 0) {
+			*reread = append(*reread, i)
+			continue
 		}
 		if err != nil {
 			if conn.PgConn().TxStatus() == 'E' {
@@ -255,8 +318,16 @@ func (s *Store) write(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 		// pending timer.
 		queueTimerFired(b, cmd.Fires)
 		if len(d.Events) > 0 {
+			from := len(rows.ids)
 			if out.Position, err = rows.add(topics[i], cmd, headVersion(r.history), d, out.Result); err != nil {
 				return append(pending, i), err
+			}
+			if usable(cmd) {
+				h, err := rows.history(from, r.history, cmd, now)
+				if err != nil {
+					return append(pending, i), err
+				}
+				after = append(after, kept{cmd, h})
 			}
 			if err := queueTimers(b, cmd, d.Events); err != nil {
 				return append(pending, i), err
@@ -265,6 +336,9 @@ func (s *Store) write(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 			appended = append(appended, d)
 			if s.notifies(cmd.StreamType) {
 				notify = append(notify, cmd.StreamID)
+			}
+			if begin && known[n] {
+				hits++
 			}
 		}
 		results[i].Outcome = out
@@ -295,16 +369,29 @@ func (s *Store) write(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 	queueNotify(end, notify)
 	// COMMIT rides in the same round trip. The optimistic check is the
 	// unique (stream_id, stream_version) of es_events: a version written by
-	// anyone who bypassed the stream lock fails the insert, the server skips
-	// the rest of the pipeline, COMMIT included, and the transaction is
-	// rolled back.
+	// anyone who bypassed the stream lock, or since the history this
+	// process kept (knownStreams), fails the insert, the server skips the
+	// rest of the pipeline, COMMIT included, and the transaction is rolled
+	// back.
 	end.Queue(`COMMIT`)
 	err := conn.SendBatch(ctx, end).Close()
 	// This process's watches forget the heads before anyone is answered, so
 	// a change applies here at once (other processes get the notification);
 	// also after an error, which may hide a commit.
 	s.announce(notify)
-	return pending, err
+	if err != nil {
+		// Whether COMMIT happened is not known: the kept histories of the
+		// transaction's streams go.
+		for _, i := range live {
+			s.known.forget(items[i].Command.StreamID)
+		}
+		return pending, err
+	}
+	for _, k := range after {
+		s.known.remember(k.cmd, k.history, now)
+	}
+	knownStreamUses.WithLabelValues("hit").Add(float64(hits))
+	return pending, nil
 }
 
 // beginBatch is a batch's first round trip: BEGIN, generic plans

@@ -39,10 +39,12 @@ type Store struct {
 	notifyMu sync.Mutex
 	notify   atomic.Pointer[map[string]bool] // stream types whose appends NOTIFY (NotifyHeads)
 	watches  atomic.Pointer[[]*HeadWatch]    // this process's watches (announce)
+
+	known *knownStreams // histories kept from this process's writes
 }
 
 func NewStore(pool *pgxpool.Pool, topics Topics) *Store {
-	s := &Store{pool: pool, topics: topics, now: time.Now}
+	s := &Store{pool: pool, topics: topics, now: time.Now, known: newKnownStreams()}
 	s.group = groupcommit.New(func(ctx context.Context, items []BatchItem) []BatchResult {
 		start := time.Now()
 		defer func() {
@@ -152,7 +154,8 @@ func HashRequest(parts ...[]byte) string {
 // locks and answered with its own result or error. Execute returns once
 // its command has committed (or failed), so an answer still means durable,
 // while a burst of commands pays one commit, one WAL flush and two round
-// trips per transaction instead of per command; a lone command runs at
+// trips per transaction instead of per command (one when its streams are
+// new or known: knownStreams); a lone command runs at
 // once (no timer to wait for). It waits for that transaction even when ctx
 // ends meanwhile: the command may be committing.
 //

@@ -1,0 +1,211 @@
+package eventstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/platform/backend/domain/event"
+	"github.com/platform/backend/eventstore"
+)
+
+// tracedStore is a store on a pool of its own whose round trips are counted.
+func tracedStore(t *testing.T, plain *pgxpool.Pool) (*eventstore.Store, *roundTrips) {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(plain.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	trips := &roundTrips{}
+	cfg.ConnConfig.Tracer = trips
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if _, err := pool.Exec(context.Background(), `SELECT 1`); err != nil { // the first connection, dialed
+		t.Fatal(err)
+	}
+	return eventstore.NewStore(pool, eventstore.Topics{Prefix: "t"}), trips
+}
+
+// counting appends one "status.incident.updated" with n = the stream's
+// length after it, and hands the history it decided on to seen.
+func counting(seen *[]eventstore.Event) eventstore.Decider {
+	return func(history []eventstore.Event) (eventstore.Decision, error) {
+		*seen = append([]eventstore.Event(nil), history...)
+		n := len(history) + 1
+		return eventstore.Decision{Events: []eventstore.NewEvent{event.New("status.incident.updated", map[string]int{"n": n})},
+			Result: n}, nil
+	}
+}
+
+// sameEvents compares histories as a decider reads them: every member, the
+// payloads as JSON values (the database keeps jsonb's normal form), the
+// times to the microsecond and in the zone a read gives.
+func sameEvents(t *testing.T, what string, got, want []eventstore.Event) {
+	t.Helper()
+	norm := func(es []eventstore.Event) []string {
+		var out []string
+		for _, e := range es {
+			var p any
+			if err := json.Unmarshal(e.Payload, &p); err != nil {
+				t.Fatalf("%s: payload %s: %v", what, e.Payload, err)
+			}
+			e.Payload = nil
+			out = append(out, fmt.Sprintf("%+v payload=%v occurred=%s/%s recorded=%s/%s", e, p,
+				e.OccurredAt.Format(time.RFC3339Nano), e.OccurredAt.Location(), e.RecordedAt.Format(time.RFC3339Nano), e.RecordedAt.Location()))
+		}
+		return out
+	}
+	if g, w := norm(got), norm(want); !reflect.DeepEqual(g, w) {
+		t.Fatalf("%s:\n got %v\nwant %v", what, g, w)
+	}
+}
+
+// A command on a stream this process wrote last is decided on the history
+// it kept, equal to what a read returns, in one round trip; with snapshots,
+// the history kept is the snapshot, as a read from it returns.
+func TestKnownStreamIsOneRoundTrip(t *testing.T) {
+	_, plain := storeOnly(t)
+	store, trips := tracedStore(t, plain)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, snapshots := range []bool{false, true} {
+		stream := fmt.Sprintf("k-%v-%s", snapshots, uuid.NewString())
+		var seen []eventstore.Event
+		it := item(stream, counting(&seen))
+		schema := 0
+		if snapshots {
+			schema = 1
+			it.Command.Snapshot = &eventstore.Snapshotting{Schema: 1}
+			decide := it.Decide
+			it.Decide = func(h []eventstore.Event) (eventstore.Decision, error) {
+				d, err := decide(h)
+				d.Snapshot = map[string]int{"n": d.Result.(int)}
+				return d, err
+			}
+		}
+		it.Command.CorrelationID, it.Command.CausationID = "corr-1", "cause-1"
+		if r := store.ExecuteBatch(ctx, []eventstore.BatchItem{it}, nil)[0]; r.Err != nil || r.Outcome.Position.Version != 1 {
+			t.Fatalf("first command: %+v", r)
+		}
+		read, err := store.LoadLatest(ctx, stream, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		batches, queries := trips.batches.Load(), trips.queries.Load()
+		r := store.ExecuteBatch(ctx, []eventstore.BatchItem{it}, nil)[0]
+		if b, q := trips.batches.Load()-batches, trips.queries.Load()-queries; b != 1 || q != 0 {
+			t.Fatalf("snapshots %v: a command on a known stream took %d batches and %d statements; want 1 round trip", snapshots, b, q)
+		}
+		if r.Err != nil || r.Outcome.Position.Version != 2 || string(r.Outcome.Result) != "2" {
+			t.Fatalf("snapshots %v: second command: %+v", snapshots, r)
+		}
+		sameEvents(t, fmt.Sprintf("snapshots %v: the kept history against a read", snapshots), seen, read)
+		if n := esitCount(t, plain, `SELECT count(*) FROM es_events WHERE stream_id = $1`, stream); n != 2 {
+			t.Fatalf("snapshots %v: %d events, want 2", snapshots, n)
+		}
+	}
+}
+
+// A stream another writer moved since this process kept it: the append on
+// the kept head is refused, the command is decided again on what is there
+// (nothing lost, nothing doubled, no conflict for the caller), and the
+// stream is read, not kept, from then on.
+func TestKnownStreamMovedIsDecidedOnWhatIsThere(t *testing.T) {
+	_, plain := storeOnly(t)
+	mine, trips := tracedStore(t, plain)
+	other := eventstore.NewStore(plain, eventstore.Topics{Prefix: "t"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream := "k-moved-" + uuid.NewString()
+	var seen []eventstore.Event
+	mate := "k-mate-" + uuid.NewString()
+	var mateSeen []eventstore.Event
+	for _, it := range []eventstore.BatchItem{item(stream, counting(&seen)), item(mate, counting(&mateSeen))} {
+		if r := mine.ExecuteBatch(ctx, []eventstore.BatchItem{it}, nil)[0]; r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	var otherSeen []eventstore.Event
+	if r := other.ExecuteBatch(ctx, []eventstore.BatchItem{item(stream, counting(&otherSeen))}, nil)[0]; r.Err != nil || r.Outcome.Position.Version != 2 {
+		t.Fatalf("the other writer: %+v", r)
+	}
+	results := mine.ExecuteBatch(ctx, []eventstore.BatchItem{item(stream, counting(&seen)), item(mate, counting(&mateSeen))}, nil)
+	if r := results[0]; r.Err != nil || r.Outcome.Position.Version != 3 || string(r.Outcome.Result) != "3" || len(seen) != 2 {
+		t.Fatalf("a command on a moved stream: %+v, decided on %d events; want version 3 decided on 2", r, len(seen))
+	}
+	if r := results[1]; r.Err != nil || r.Outcome.Position.Version != 2 {
+		t.Fatalf("its batch-mate: %+v", r)
+	}
+	for _, s := range []string{stream, mate} {
+		if n := esitCount(t, plain, `SELECT count(*) FROM es_events WHERE stream_id = $1`, s); n != int64(map[string]int{stream: 3, mate: 2}[s]) {
+			t.Fatalf("%s: %d events", s, n)
+		}
+	}
+	// Contended now: read under its lock (two round trips), not kept.
+	batches := trips.batches.Load()
+	if r := mine.ExecuteBatch(ctx, []eventstore.BatchItem{item(stream, counting(&seen))}, nil)[0]; r.Err != nil || r.Outcome.Position.Version != 4 {
+		t.Fatalf("next command on the contended stream: %+v", r)
+	}
+	if b := trips.batches.Load() - batches; b != 2 {
+		t.Fatalf("a command on a contended stream took %d round trips, want 2 (read, then write)", b)
+	}
+	// The batch-mate was not moved: still known.
+	batches = trips.batches.Load()
+	if r := mine.ExecuteBatch(ctx, []eventstore.BatchItem{item(mate, counting(&mateSeen))}, nil)[0]; r.Err != nil || r.Outcome.Position.Version != 3 {
+		t.Fatalf("next command on the batch-mate: %+v", r)
+	}
+	if b := trips.batches.Load() - batches; b != 1 {
+		t.Fatalf("a command on the unmoved batch-mate took %d round trips, want 1", b)
+	}
+}
+
+// A decision on a kept history that appends nothing (a refusal, a no-op)
+// is not answered from memory: the stream may have moved, and nothing in
+// the database would refuse a stale "no". It is read and decided again.
+func TestKnownStreamRefusalIsReadAgain(t *testing.T) {
+	_, plain := storeOnly(t)
+	mine, _ := tracedStore(t, plain)
+	other := eventstore.NewStore(plain, eventstore.Topics{Prefix: "t"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	errClosed := errors.New("closed")
+	// Closes the stream once; refuses on a closed stream; otherwise a no-op.
+	closeIt := func(history []eventstore.Event) (eventstore.Decision, error) {
+		for _, e := range history {
+			if e.Type == "status.incident.resolved" {
+				return eventstore.Decision{}, errClosed
+			}
+		}
+		return eventstore.Decision{Events: []eventstore.NewEvent{event.New("status.incident.resolved", map[string]string{})}, Result: "closed now"}, nil
+	}
+	inspect := func(history []eventstore.Event) (eventstore.Decision, error) {
+		for _, e := range history {
+			if e.Type == "status.incident.resolved" {
+				return eventstore.Decision{}, errClosed
+			}
+		}
+		return eventstore.Decision{Result: "open"}, nil
+	}
+	stream := "k-refusal-" + uuid.NewString()
+	var seen []eventstore.Event
+	if r := mine.ExecuteBatch(ctx, []eventstore.BatchItem{item(stream, counting(&seen))}, nil)[0]; r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r := other.ExecuteBatch(ctx, []eventstore.BatchItem{item(stream, closeIt)}, nil)[0]; r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	// mine kept the open stream: answering "open" from it would be stale.
+	if r := mine.ExecuteBatch(ctx, []eventstore.BatchItem{item(stream, inspect)}, nil)[0]; !errors.Is(r.Err, errClosed) {
+		t.Fatalf("a no-op decided on a kept history the stream has left: %+v; want the refusal the database's history gives", r)
+	}
+}
