@@ -595,7 +595,8 @@ func (w *work) readResults(br pgx.BatchResults) error {
 }
 
 // write puts the work's events in stream order, reduces them and queues
-// their writes, failures, versions and checkpoint on p.
+// their writes, failures and checkpoint on p; the versions it applied
+// (transacted.touched) are stored with the other works' by transact.
 func (w *work) write(ctx context.Context, p *pipeline) (transacted, error) {
 	r := w.r
 	name := r.p.Name()
@@ -696,9 +697,9 @@ const streamVersionsUpsert = `INSERT INTO proj_stream_versions (projection, gene
 	WHERE proj_stream_versions.version < EXCLUDED.version`
 
 // queueStreamVersions queues one statement for the stream versions every
-// work of the transaction applied (its results' touched): the live group's
-// projections each wrote theirs in a statement of its own, the same rows'
-// worth of work plus a statement's overhead a projection a batch.
+// work of the transaction applied (its results' touched), after every
+// work's checkpoint: a statement a projection a batch cost the live group's
+// transaction the same rows plus a statement's start-up each.
 func queueStreamVersions(b *pgx.Batch, works []*work, results []transacted) {
 	n := 0
 	for _, res := range results {
