@@ -117,6 +117,38 @@ func TestLiveProjectionsShareATransaction(t *testing.T) {
 	}
 }
 
+// TestSharedBatchStoresStreamVersionsInOneStatement: the stream versions a
+// shared batch applied are stored, for every projection of the
+// transaction, by one statement (each projection wrote its own before): a
+// stream's version rows of the two projections carry the same transaction
+// and command id.
+func TestSharedBatchStoresStreamVersionsInOneStatement(t *testing.T) {
+	rig := startRig(t, ledger{}, mirror{})
+	var msgs []*sarama.ProducerMessage
+	var streams []string
+	for range 20 {
+		stream := "versions-" + uuid.NewString()
+		streams = append(streams, stream)
+		for v := int64(1); v <= 3; v++ {
+			msgs = append(msgs, rig.publish(rig.record(stream, v)))
+		}
+	}
+	apptest.Eventually(t, 30*time.Second, "both projections to apply the events", func() bool {
+		return rig.passedAll("ledger", msgs) && rig.passedAll("mirror", msgs)
+	})
+	const pairs = `FROM proj_stream_versions l JOIN proj_stream_versions m USING (generation, stream_id)
+		WHERE l.projection = 'ledger' AND m.projection = 'mirror' AND stream_id = ANY($1) AND l.version = 3 AND m.version = 3`
+	if n := rig.count(`SELECT count(*) `+pairs, streams); n != 20 {
+		t.Fatalf("%d streams at version 3 in both projections, want 20", n)
+	}
+	if n := rig.count(`SELECT count(*) `+pairs+` AND (l.xmin::text, l.cmin::text) <> (m.xmin::text, m.cmin::text)`, streams); n != 0 {
+		t.Fatalf("%d streams' versions stored by different statements for the two projections, want 0", n)
+	}
+	if f := rig.failures(); len(f) != 0 {
+		t.Fatalf("failures %v, want none", f)
+	}
+}
+
 // TestSharedBatchFailureParksOnlyTheFailingProjection: an event one
 // projection cannot apply (its statement fails, which fails the shared
 // transaction) is parked for that projection alone; the other projection

@@ -542,6 +542,7 @@ func transact(ctx context.Context, conn *pgx.Conn, works []*work) ([]transacted,
 			return nil, fmt.Errorf("%s: %w", w.r.p.Name(), err)
 		}
 	}
+	queueStreamVersions(p.b, works, results)
 	// COMMIT rides in the same round trip: a statement the server refuses
 	// skips the rest of the pipeline, COMMIT included.
 	p.b.Queue(`COMMIT`)
@@ -594,7 +595,8 @@ func (w *work) readResults(br pgx.BatchResults) error {
 }
 
 // write puts the work's events in stream order, reduces them and queues
-// their writes, failures, versions and checkpoint on p.
+// their writes, failures and checkpoint on p; the versions it applied
+// (transacted.touched) are stored with the other works' by transact.
 func (w *work) write(ctx context.Context, p *pipeline) (transacted, error) {
 	r := w.r
 	name := r.p.Name()
@@ -683,19 +685,38 @@ func (w *work) write(ctx context.Context, p *pipeline) (transacted, error) {
 	for _, f := range failed {
 		queueFailure(p.b, name, r.generation, f.msg, 1, f.reason)
 	}
-	if len(touched) > 0 {
-		ids := make([]string, 0, len(touched))
-		vs := make([]int64, 0, len(touched))
-		for id, v := range touched {
-			ids, vs = append(ids, id), append(vs, v)
-		}
-		p.b.Queue(`INSERT INTO proj_stream_versions (projection, generation, stream_id, version)
-			SELECT $1, $2, s, v FROM unnest($3::text[], $4::bigint[]) AS t(s, v)
-			ON CONFLICT (projection, generation, stream_id) DO UPDATE SET version = EXCLUDED.version
-			WHERE proj_stream_versions.version < EXCLUDED.version`, name, r.generation, ids, vs)
-	}
 	queueCheckpoint(p.b, name, r.generation, w.st, w.batch[len(w.batch)-1])
 	return transacted{applied: count, parked: failed, indexed: indexed, known: known, touched: touched}, nil
+}
+
+// streamVersionsUpsert stores the versions a transaction applied, of every
+// work's streams: rows of (projection, generation, stream, version).
+const streamVersionsUpsert = `INSERT INTO proj_stream_versions (projection, generation, stream_id, version)
+	SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[])
+	ON CONFLICT (projection, generation, stream_id) DO UPDATE SET version = EXCLUDED.version
+	WHERE proj_stream_versions.version < EXCLUDED.version`
+
+// queueStreamVersions queues one statement for the stream versions every
+// work of the transaction applied (its results' touched), after every
+// work's checkpoint: a statement a projection a batch cost the live group's
+// transaction the same rows plus a statement's start-up each.
+func queueStreamVersions(b *pgx.Batch, works []*work, results []transacted) {
+	n := 0
+	for _, res := range results {
+		n += len(res.touched)
+	}
+	if n == 0 {
+		return
+	}
+	names, gens := make([]string, 0, n), make([]int32, 0, n)
+	ids, vs := make([]string, 0, n), make([]int64, 0, n)
+	for i, w := range works {
+		for id, v := range results[i].touched {
+			names, gens = append(names, w.r.p.Name()), append(gens, int32(w.r.generation))
+			ids, vs = append(ids, id), append(vs, v)
+		}
+	}
+	b.Queue(streamVersionsUpsert, names, gens, ids, vs)
 }
 
 // queueSingles queues, for the batch's events of one-event streams, the
