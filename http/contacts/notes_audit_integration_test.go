@@ -141,7 +141,7 @@ func TestNoteHistoryIsRestricted(t *testing.T) {
 		return sql
 	}
 	stored := func() int64 {
-		return h.Count(t, `SELECT count(*) FROM `+table()+` WHERE stream_id = ANY($1) AND payload ? 'body'`, []string{edited, deleted})
+		return h.Count(t, `SELECT count(*) FROM `+table()+` WHERE stream_id = ANY($1) AND payload::jsonb ? 'body'`, []string{edited, deleted})
 	}
 	if n := stored(); n != 0 {
 		t.Fatalf("%d history rows of the erased notes still hold a body", n)

@@ -60,7 +60,7 @@ func TestHistoryRedactsSessionHashes(t *testing.T) {
 		return sql
 	}
 	hashedRows := func() int64 {
-		return h.Count(t, `SELECT count(*) FROM `+table()+` WHERE organization_id=$1 AND (payload ? 'access_hash' OR payload ? 'refresh_hash')`, a.OrgID)
+		return h.Count(t, `SELECT count(*) FROM `+table()+` WHERE organization_id=$1 AND (payload::jsonb ? 'access_hash' OR payload::jsonb ? 'refresh_hash')`, a.OrgID)
 	}
 
 	checkClean(audit("the session events in the audit view"), "live")
@@ -69,7 +69,7 @@ func TestHistoryRedactsSessionHashes(t *testing.T) {
 	}
 
 	// A row recorded before the declaration existed still answers without them.
-	if _, err := h.App.Pool.Exec(ctx, `UPDATE `+table()+` SET payload = payload || '{"access_hash":"old","refresh_hash":"old"}'
+	if _, err := h.App.Pool.Exec(ctx, `UPDATE `+table()+` SET payload = payload::jsonb || '{"access_hash":"old","refresh_hash":"old"}'
 		WHERE organization_id=$1 AND event_type=$2`, a.OrgID, types[0]); err != nil {
 		t.Fatal(err)
 	}

@@ -481,7 +481,7 @@ func TestMFAAdminResetAndExport(t *testing.T) {
 		apptest.Eventually(t, 15*time.Second, "the MFA events in the history", func() bool {
 			return count(`event_type='identity.user.mfa_disabled'`) == 1
 		})
-		if n := count(`(payload ? 'mfa_secret' OR payload ? 'backup_code_hashes')`); n != 0 {
+		if n := count(`(payload::jsonb ? 'mfa_secret' OR payload::jsonb ? 'backup_code_hashes')`); n != 0 {
 			t.Fatalf("%d audit records carry MFA material", n)
 		}
 		if n := count(`event_type IN ('identity.user.mfa_enrolled','identity.user.mfa_confirmed')`); n != 2 {

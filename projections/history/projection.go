@@ -54,13 +54,19 @@ func (Projection) Name() string         { return Name }
 func (p Projection) Contexts() []string { return p.Sources }
 func (Projection) Tables() []string     { return []string{"history_events"} }
 
+// Schema: the payload is json, stored as the event carries it (the
+// envelope's own bytes, redacted), not parsed into jsonb: nothing reads
+// inside it but the erasure (a rare statement, which casts), and jsonb cost
+// every row a parse on the live path (docs/decisions.md). A generation
+// created before (jsonb) keeps its column until the next rebuild: the
+// statements below work on both.
 func (Projection) Schema() []string {
 	return []string{
 		`CREATE TABLE IF NOT EXISTS {{history_events}} (
 			event_id uuid PRIMARY KEY, organization_id text NOT NULL, stream_type text NOT NULL, stream_id text NOT NULL,
 			stream_version bigint NOT NULL, event_type text NOT NULL, schema_version int NOT NULL,
 			actor_id text NOT NULL, actor_type text NOT NULL, occurred_at timestamptz NOT NULL, recorded_at timestamptz NOT NULL,
-			correlation_id text NOT NULL, causation_id text NOT NULL, idempotency_key text NOT NULL, payload jsonb NOT NULL)`,
+			correlation_id text NOT NULL, causation_id text NOT NULL, idempotency_key text NOT NULL, payload json NOT NULL)`,
 	}
 }
 
@@ -113,7 +119,7 @@ func (p Projection) Reduce(e eventstore.Event) ([]projections.Statement, error) 
 	// the same batch (a rebuild) finds the rows it erases.
 	out := []projections.Statement{projections.Exec(insert.SQL, insert.Args...)}
 	if rule.Erases {
-		out = append(out, projections.Exec(`UPDATE {{history_events}} SET payload = payload - $3::text[]
+		out = append(out, projections.Exec(`UPDATE {{history_events}} SET payload = payload::jsonb - $3::text[]
 			WHERE stream_id=$1 AND stream_version < $2 AND event_type = ANY($4)`,
 			e.StreamID, e.StreamVersion, p.Rules.restrictedMembers(), p.Rules.restrictedTypes()).NeedsIndexes())
 	}
