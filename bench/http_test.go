@@ -447,12 +447,16 @@ type workerSample struct {
 	// the group commit of the commands: flushes, commands, seconds in
 	// flushes, seconds commands spent in Store.Execute
 	flushes, flushed, flushSeconds, executeSeconds float64
+	// commands decided on a history the store kept (eventstore/known.go),
+	// and those read again after all
+	knownHits, knownRereads float64
 }
 
 func workerCounters() workerSample {
 	s := workerSample{relayed: counter("platform_relay_published_events_total"), batches: map[string]float64{}, applied: map[string]float64{},
 		flushes: counter("platform_command_flushes_total"), flushed: counter("platform_command_flushed_commands_total"),
-		flushSeconds: counter("platform_command_flush_seconds_total"), executeSeconds: counter("platform_command_execute_seconds_total")}
+		flushSeconds: counter("platform_command_flush_seconds_total"), executeSeconds: counter("platform_command_execute_seconds_total"),
+		knownHits: counter("platform_command_known_streams_total", "outcome", "hit"), knownRereads: counter("platform_command_known_streams_total", "outcome", "reread")}
 	for _, name := range []string{"status", "history", "notifications"} {
 		s.batches[name] = counter("platform_projection_batches_total", "projection", name)
 		s.applied[name] = counter("platform_projection_events_applied_total", "projection", name)
@@ -470,6 +474,7 @@ func (a workerSample) to(b workerSample) string {
 	if n, c := b.flushes-a.flushes, b.flushed-a.flushed; n > 0 && c > 0 {
 		out = fmt.Sprintf("group commit: %.0f flushes for %.0f commands (%.1f each), a flush %.2f ms, a command %.2f ms in Store.Execute; ",
 			n, c, c/n, 1000*(b.flushSeconds-a.flushSeconds)/n, 1000*(b.executeSeconds-a.executeSeconds)/c)
+		out += fmt.Sprintf("%.0f decided on kept histories, %.0f read again; ", b.knownHits-a.knownHits, b.knownRereads-a.knownRereads)
 	}
 	out += fmt.Sprintf("relay published %.0f events", b.relayed-a.relayed)
 	for _, name := range []string{"status", "history", "notifications"} {
