@@ -87,9 +87,17 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 			return eventstore.Decision{}, err
 		}
 		decided = oc.Value
-		d := eventstore.Decision{Events: oc.Events, Result: oc.Value, Writes: oc.Writes}
+		// The answer is encoded once, here: it is both the idempotency
+		// record's result and, for Snapshots, the stream's snapshot, which
+		// the store would otherwise each encode (a json.RawMessage encodes
+		// to itself).
+		raw, err := json.Marshal(oc.Value)
+		if err != nil {
+			return eventstore.Decision{}, fmt.Errorf("encode result: %w", err)
+		}
+		d := eventstore.Decision{Events: oc.Events, Result: json.RawMessage(raw), Writes: oc.Writes}
 		if o.cmd.Snapshot != nil {
-			d.Snapshot = oc.Value
+			d.Snapshot = d.Result
 			if o.snapshot != nil {
 				if d.Snapshot, err = o.snapshot(oc.Value); err != nil {
 					return eventstore.Decision{}, err

@@ -118,3 +118,48 @@ func TestRunAnswersAsTheRecordReplays(t *testing.T) {
 		t.Fatalf("fresh %+v, replay %+v: want 4 both", fresh, again)
 	}
 }
+
+// counted is the tally, Continuable, counting its loads and continuations.
+type counted struct {
+	tally
+	loads, continued *int
+}
+
+func (c *counted) Continue(more []event.Recorded) error {
+	*c.continued++
+	_, err := tallyFold.Load(&c.tally, more)
+	return err
+}
+
+// A Continuable model answers from itself with the new events folded in,
+// exactly as a model loaded again from the whole stream does, and is loaded
+// once a decision instead of twice.
+func TestContinuedModelAnswersAsReloaded(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New(func() time.Time { return time.Unix(0, 0) })
+	loads, continued := 0, 0
+	loadCounted := func(history []event.Recorded) (*counted, error) {
+		loads++
+		c := &counted{loads: &loads, continued: &continued}
+		_, err := tallyFold.Load(&c.tally, history)
+		return c, err
+	}
+	for i, by := range []int{2, 3, 4} {
+		loads, continued = 0, 0
+		reloaded, err := commands.Execute(ctx, store, commands.Meta{OrganizationID: "org"}, "tally", "t-plain", loadTally, add(by), total)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := commands.Execute(ctx, store, commands.Meta{OrganizationID: "org"}, "tally", "t-continued", loadCounted,
+			func(c *counted) ([]event.Change, error) { return add(by)(&c.tally) }, func(c *counted) int { return c.total })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Value != reloaded.Value || got.Position.Version != int64(i+1) {
+			t.Fatalf("command %d: continued answers %d at %d, reloaded %d", i, got.Value, got.Position.Version, reloaded.Value)
+		}
+		if loads != 1 || continued != 1 {
+			t.Fatalf("command %d: %d loads and %d continuations, want 1 and 1", i, loads, continued)
+		}
+	}
+}
