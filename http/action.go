@@ -89,6 +89,7 @@ type Action struct {
 	Handle   HandlerFunc `json:"-"`
 
 	input, output *jsonschema.Schema
+	quick         *quickCheck  // the input schema's fast acceptance, nil when beyond it
 	inputType     reflect.Type // set by Command and Query
 }
 
@@ -177,6 +178,7 @@ func (a *Action) withDefaults() error {
 	if a.input, err = compileSchema(a.Name, "input", a.InputSchema); err != nil {
 		return err
 	}
+	a.quick = compileQuickCheck(a.InputSchema)
 	a.output, err = compileSchema(a.Name, "output", a.OutputSchema)
 	return err
 }
@@ -275,6 +277,9 @@ var EmptyObject = json.RawMessage(`{"type":"object","additionalProperties":false
 // value, when assembleInput gives it, is doc already decoded.
 func (a *Action) validateInput(doc []byte, value any) error {
 	var problems []schema.Problem
+	if value != nil && a.quick != nil && a.quick.accepts(value) {
+		return nil
+	}
 	if value != nil {
 		problems = schema.ValidateValue(a.input, value)
 	} else {
