@@ -20,7 +20,7 @@ var quickSchemas = []json.RawMessage{
 		"autoStart": `{"type":"boolean"}`, "limit": `{"type":"integer","minimum":1,"maximum":200}`, "note": `{"type":"string","maxLength":4}`,
 		"code": PatternSchema(6, `^[a-z][a-z0-9_]*$`), "scheme": `{"type":"string","maxLength":8,"pattern":"^https?://[!-~]+$"}`}),
 	Object(nil, map[string]string{"at": DateTimeSchema(), "site": URLSchema("https?"), "n": `{"type":"number"}`}), // beyond quickCheck: the validator alone
-	json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","maxLength":3}}}`), // open: other members pass
+	json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","maxLength":3}}}`),                       // open: other members pass
 }
 
 // An input quickCheck accepts is one the validator accepts: quickCheck
