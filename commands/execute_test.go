@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -161,5 +162,25 @@ func TestContinuedModelAnswersAsReloaded(t *testing.T) {
 		if loads != 1 || continued != 1 {
 			t.Fatalf("command %d: %d loads and %d continuations, want 1 and 1", i, loads, continued)
 		}
+	}
+}
+
+// A first answer carries the encoding Run recorded (Result.Encoded, which
+// the HTTP answer writes as it is): exactly Value's encoding. A replay
+// carries none: it is decoded from its record.
+func TestFirstAnswerCarriesItsEncoding(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New(func() time.Time { return time.Unix(0, 0) })
+	m := commands.Meta{OrganizationID: "org", IdempotencyKey: "k-encoded", RequestHash: "h"}
+	first, err := commands.Execute(ctx, store, m, "tally", "t-encoded", loadTally, add(4), func(t *tally) addedV1 { return addedV1{By: t.total} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(first.Value); string(first.Encoded) != string(want) {
+		t.Fatalf("encoded %s, want %s", first.Encoded, want)
+	}
+	again, err := commands.Execute(ctx, store, m, "tally", "t-encoded", loadTally, add(4), func(t *tally) addedV1 { return addedV1{By: t.total} })
+	if err != nil || !again.Replayed || again.Encoded != nil || again.Value != first.Value {
+		t.Fatalf("replay %+v, %v", again, err)
 	}
 }

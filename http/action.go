@@ -143,8 +143,20 @@ func FromResult[T any](res commands.Result[T], err error) (Reply, error) {
 		return Reply{}, err
 	}
 	pos := res.Position
-	return Reply{Body: res.Value, Position: &pos, Replayed: res.Replayed}, nil
+	var body any = res.Value
+	if res.Encoded != nil {
+		body = encodedAnswer(res.Encoded)
+	}
+	return Reply{Body: body, Position: &pos, Replayed: res.Replayed}, nil
 }
+
+// encodedAnswer is a command's answer as commands.Run encoded it
+// (Result.Encoded): written as it is, not encoded again from the value
+// (a reflective encoding of each answer). It encodes to itself wherever a
+// body is encoded (the output check, a body that wraps it).
+type encodedAnswer json.RawMessage
+
+func (e encodedAnswer) MarshalJSON() ([]byte, error) { return e, nil }
 
 // withDefaults applies seed 000's rule: reads are auto and unconfirmed,
 // mutations need confirmation.

@@ -86,3 +86,40 @@ func BenchmarkCommandPath(b *testing.B) {
 		c.serve(b)
 	}
 }
+
+// A command's answer is written as commands.Run encoded it
+// (Result.Encoded), byte for byte what encoding the value gives, and the
+// output check (Deps.CheckOutput) reads that encoding.
+func TestCommandAnswerWrittenAsEncoded(t *testing.T) {
+	answer := updateOut{IncidentID: "i-1", Message: "<b>fixed</b> & done", Revision: 2}
+	encoded, _ := json.Marshal(answer)
+	svc := func(encoded []byte) httpapi.Service {
+		return httpapi.Service{Name: "status", AppID: "status", Actions: []httpapi.Action{httpapi.Command(httpapi.Action{
+			Name: "incidents.update", Method: http.MethodPatch, Path: "/api/incidents/{incidentId}",
+			OutputSchema: json.RawMessage(`{"type":"object","required":["revision"],"properties":{"revision":{"type":"integer"}}}`),
+			InputSchema:  httpapi.Object([]string{"incidentId"}, map[string]string{"incidentId": httpapi.NonEmptyID}),
+		}, func(context.Context, commands.Meta, updateIn) (commands.Result[updateOut], error) {
+			return commands.Result[updateOut]{Value: answer, Position: eventstore.Position{StreamID: "i-1", Version: 2}, Encoded: encoded}, nil
+		})}}
+	}
+	serve := func(s httpapi.Service) *httptest.ResponseRecorder {
+		h, err := httpapi.NewHandler(s, httpapi.Deps{Limiter: httpapi.NewLimiter(httpapi.RateLimitConfig{}),
+			Log: slog.New(slog.NewTextHandler(io.Discard, nil)), CheckOutput: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPatch, "/api/incidents/i-1", nil))
+		return w
+	}
+	var want strings.Builder
+	_ = json.NewEncoder(&want).Encode(answer)
+	w := serve(svc(encoded))
+	if w.Code != http.StatusOK || w.Body.String() != want.String() || w.Header().Get("Content-Type") != "application/json" ||
+		w.Header().Get(httpapi.HeaderPosition) != "i-1@2" {
+		t.Fatalf("%d %q %v, want %q", w.Code, w.Body, w.Header(), want.String())
+	}
+	if w := serve(svc([]byte(`{"revision":"two"}`))); w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), "output_schema_violation") {
+		t.Fatalf("an encoding the output schema refuses: %d %s", w.Code, w.Body)
+	}
+}
