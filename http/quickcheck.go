@@ -12,8 +12,9 @@ import (
 // quickCheck accepts the inputs of an action whose input schema is a plain
 // closed object (string, boolean, integer and null members with lengths,
 // patterns, enums and bounds; how nearly every action's input is written)
-// without running the JSON Schema validator, which allocated ~5 KB and took
-// ~6 µs of each command's CPU (issue 22). It only ever says yes: an input
+// without running the JSON Schema validator (~20 allocations, 1.2 KB, and
+// ~6 µs of an incident update's CPU under load: issue 22). It only ever
+// says yes: an input
 // it does not accept, or a schema it does not know whole, goes to the
 // validator, so every refusal and its failing members are the validator's
 // (TestQuickCheckNeverAcceptsWhatTheSchemaRefuses).
