@@ -51,11 +51,11 @@ func compileQuickCheck(raw json.RawMessage) *quickCheck {
 				return nil
 			}
 		case "additionalProperties":
-			closed, ok := v.(bool)
+			others, ok := v.(bool) // a schema for the other members: left to the validator
 			if !ok {
 				return nil
 			}
-			q.closed = !closed
+			q.closed = !others
 		case "required":
 			list, ok := v.([]any)
 			if !ok {
