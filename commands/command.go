@@ -47,6 +47,11 @@ type Result[T any] struct {
 	Value    T
 	Position eventstore.Position
 	Replayed bool
+	// Encoded, when set, is Value's JSON encoding, which Run made to record
+	// the answer: the HTTP answer writes it instead of encoding Value again.
+	// Only a first answer has it (a replay is decoded from its record, which
+	// an older version may have written otherwise).
+	Encoded json.RawMessage
 }
 
 // Decide turns a stream's history into new events and the command's answer.
@@ -80,16 +85,26 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 	for _, opt := range opts {
 		opt(&o)
 	}
-	var decided T // the answer of the decider's last run: the one recorded
+	var decided T      // the answer of the decider's last run: the one recorded
+	var encoded []byte // and its encoding
 	out, err := store.Execute(ctx, o.cmd, func(history []eventstore.Event) (eventstore.Decision, error) {
 		oc, err := decide(Recorded(history))
 		if err != nil {
 			return eventstore.Decision{}, err
 		}
 		decided = oc.Value
-		d := eventstore.Decision{Events: oc.Events, Result: oc.Value, Writes: oc.Writes}
+		// The answer is encoded once, here: it is both the idempotency
+		// record's result and, for Snapshots, the stream's snapshot, which
+		// the store would otherwise each encode (a json.RawMessage encodes
+		// to itself).
+		raw, err := json.Marshal(oc.Value)
+		if err != nil {
+			return eventstore.Decision{}, fmt.Errorf("encode result: %w", err)
+		}
+		encoded = raw
+		d := eventstore.Decision{Events: oc.Events, Result: json.RawMessage(raw), Writes: oc.Writes}
 		if o.cmd.Snapshot != nil {
-			d.Snapshot = oc.Value
+			d.Snapshot = d.Result
 			if o.snapshot != nil {
 				if d.Snapshot, err = o.snapshot(oc.Value); err != nil {
 					return eventstore.Decision{}, err
@@ -112,13 +127,13 @@ func RunOutcome[T any](ctx context.Context, store Store, m Meta, streamType, str
 	// encodes (answer.go); a replay's is only in the record.
 	value := decided
 	if out.Replayed || !decodesAsEncoded[T]() {
-		value = *new(T)
+		value, encoded = *new(T), nil
 		if err := json.Unmarshal(out.Result, &value); err != nil {
 			return Result[T]{}, fmt.Errorf("decode command result: %w", err)
 		}
 	}
 	record(ctx, out.Position)
-	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed}, nil
+	return Result[T]{Value: value, Position: out.Position, Replayed: out.Replayed, Encoded: encoded}, nil
 }
 
 // Option adjusts how Run loads and saves a stream.

@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -116,5 +117,70 @@ func TestRunAnswersAsTheRecordReplays(t *testing.T) {
 	}
 	if fresh.Replayed || !again.Replayed || fresh.Value != 4 || again.Value != 4 {
 		t.Fatalf("fresh %+v, replay %+v: want 4 both", fresh, again)
+	}
+}
+
+// counted is the tally, Continuable, counting its loads and continuations.
+type counted struct {
+	tally
+	loads, continued *int
+}
+
+func (c *counted) Continue(more []event.Recorded) error {
+	*c.continued++
+	_, err := tallyFold.Load(&c.tally, more)
+	return err
+}
+
+// A Continuable model answers from itself with the new events folded in,
+// exactly as a model loaded again from the whole stream does, and is loaded
+// once a decision instead of twice.
+func TestContinuedModelAnswersAsReloaded(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New(func() time.Time { return time.Unix(0, 0) })
+	loads, continued := 0, 0
+	loadCounted := func(history []event.Recorded) (*counted, error) {
+		loads++
+		c := &counted{loads: &loads, continued: &continued}
+		_, err := tallyFold.Load(&c.tally, history)
+		return c, err
+	}
+	for i, by := range []int{2, 3, 4} {
+		loads, continued = 0, 0
+		reloaded, err := commands.Execute(ctx, store, commands.Meta{OrganizationID: "org"}, "tally", "t-plain", loadTally, add(by), total)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := commands.Execute(ctx, store, commands.Meta{OrganizationID: "org"}, "tally", "t-continued", loadCounted,
+			func(c *counted) ([]event.Change, error) { return add(by)(&c.tally) }, func(c *counted) int { return c.total })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Value != reloaded.Value || got.Position.Version != int64(i+1) {
+			t.Fatalf("command %d: continued answers %d at %d, reloaded %d", i, got.Value, got.Position.Version, reloaded.Value)
+		}
+		if loads != 1 || continued != 1 {
+			t.Fatalf("command %d: %d loads and %d continuations, want 1 and 1", i, loads, continued)
+		}
+	}
+}
+
+// A first answer carries the encoding Run recorded (Result.Encoded, which
+// the HTTP answer writes as it is): exactly Value's encoding. A replay
+// carries none: it is decoded from its record.
+func TestFirstAnswerCarriesItsEncoding(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New(func() time.Time { return time.Unix(0, 0) })
+	m := commands.Meta{OrganizationID: "org", IdempotencyKey: "k-encoded", RequestHash: "h"}
+	first, err := commands.Execute(ctx, store, m, "tally", "t-encoded", loadTally, add(4), func(t *tally) addedV1 { return addedV1{By: t.total} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, _ := json.Marshal(first.Value); string(first.Encoded) != string(want) {
+		t.Fatalf("encoded %s, want %s", first.Encoded, want)
+	}
+	again, err := commands.Execute(ctx, store, m, "tally", "t-encoded", loadTally, add(4), func(t *tally) addedV1 { return addedV1{By: t.total} })
+	if err != nil || !again.Replayed || again.Encoded != nil || again.Value != first.Value {
+		t.Fatalf("replay %+v, %v", again, err)
 	}
 }

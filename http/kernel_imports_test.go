@@ -13,7 +13,7 @@ import (
 // kernelPackages are the only packages of this module the kernel may use:
 // kernels themselves, never a context's domain, commands or read models.
 var kernelPackages = []string{"domain/errs", "domain/event", "domain/principal", "domain/text", "commands", "eventstore",
-	"projections", "internal/schema"}
+	"projections", "internal/schema", "internal/jsonenc"}
 
 // TestKernelImportsNoContext: the HTTP kernel (this package; each context's
 // service is in http/<context>) compiles without any context, so a new

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -51,6 +52,22 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // instrumented counts and times an action's requests.
 func instrumented(service, action string, next http.Handler) http.Handler {
 	duration := actionDuration.WithLabelValues(service, action)
+	// The counter of each status class, looked up on its first request and
+	// kept: the label lookup (three labels hashed, a string made) was work
+	// every request repeated. A class never answered has no series, as before.
+	var classes [6]atomic.Pointer[prometheus.Counter]
+	counter := func(status int) prometheus.Counter {
+		class := status / 100
+		if class < 1 || class >= len(classes) {
+			return actionRequests.WithLabelValues(service, action, strconv.Itoa(class)+"xx")
+		}
+		if c := classes[class].Load(); c != nil {
+			return *c
+		}
+		c := actionRequests.WithLabelValues(service, action, strconv.Itoa(class)+"xx")
+		classes[class].Store(&c)
+		return c
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w}
@@ -60,6 +77,6 @@ func instrumented(service, action string, next http.Handler) http.Handler {
 		if status == 0 {
 			status = http.StatusOK
 		}
-		actionRequests.WithLabelValues(service, action, strconv.Itoa(status/100)+"xx").Inc()
+		counter(status).Inc()
 	})
 }

@@ -491,7 +491,7 @@ func (a *Action) assembleInput(r *http.Request) ([]byte, any, error) {
 		return nil, nil, errs.Invalid(fields...)
 	}
 	doc := integralNumbers(input)
-	raw, err := json.Marshal(doc)
+	raw, err := encodeInput(doc)
 	if err != nil || !exact {
 		return raw, nil, err
 	}

@@ -20,6 +20,13 @@ func LoadComponent(history []event.Recorded) (*Component, error) {
 	return componentFold.Load(&Component{}, history)
 }
 
+// Continue folds events after the history the model was loaded from
+// (commands.Continuable): its decisions never change it.
+func (c *Component) Continue(more []event.Recorded) error {
+	_, err := componentFold.Load(c, more)
+	return err
+}
+
 var componentFold = event.Fold[*Component]{
 	event.SnapshotType: event.Apply(func(c *Component, st ComponentState) {
 		c.def, c.status, c.consecutiveFails = st.ComponentDefinedV1, st.Status, st.ConsecutiveFails

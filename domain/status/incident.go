@@ -29,6 +29,13 @@ func LoadIncident(history []event.Recorded) (*Incident, error) {
 	return incidentFold.Load(&Incident{}, history)
 }
 
+// Continue folds events after the history the model was loaded from
+// (commands.Continuable): its decisions never change it.
+func (i *Incident) Continue(more []event.Recorded) error {
+	_, err := incidentFold.Load(i, more)
+	return err
+}
+
 var incidentFold = event.Fold[*Incident]{
 	event.SnapshotType: event.Apply(func(i *Incident, st IncidentState) {
 		i.id, i.status, i.revision, i.severity, i.title, i.message = st.IncidentID, st.Status, st.Revision, st.Severity, st.Title, st.Message

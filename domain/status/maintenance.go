@@ -61,6 +61,13 @@ func LoadMaintenance(history []event.Recorded) (*Maintenance, error) {
 	return maintenanceFold.Load(&Maintenance{}, history)
 }
 
+// Continue folds events after the history the model was loaded from
+// (commands.Continuable): its decisions never change it.
+func (m *Maintenance) Continue(more []event.Recorded) error {
+	_, err := maintenanceFold.Load(m, more)
+	return err
+}
+
 var maintenanceFold = event.Fold[*Maintenance]{
 	event.SnapshotType: event.Apply(func(m *Maintenance, st MaintenanceState) {
 		m.id, m.status, m.revision, m.title, m.message = st.MaintenanceID, st.Status, st.Revision, st.Title, st.Message

@@ -105,3 +105,83 @@ func TestSnapshotsRestoreTheWholeWriteModel(t *testing.T) {
 		}
 	})
 }
+
+// Continue (commands.Continuable) leaves each status model as loading the
+// whole history again would: the model a decision acted on, with the
+// decision's events folded in, is the one Execute answers from.
+func TestContinueFoldsAsLoad(t *testing.T) {
+	host, name := "api.example.com", "API"
+	incident := eventtest.History(t, event.New(status.IncidentCreated, status.IncidentCreatedV1{IncidentID: "i1", Title: "Down", Message: "m",
+		Severity: "major", Status: "investigating", Revision: 1, ComponentHost: &host, ComponentName: &name, OccurredAt: t0}))
+	inc, _ := status.LoadIncident(incident)
+	changes, err := inc.Update(status.IncidentUpdate{Status: "identified", Message: "found", Severity: "critical", Title: "Down hard"}, t0.Add(60e9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	incident = eventtest.Append(t, incident, changes)
+	inc, _ = status.LoadIncident(incident)
+	if changes, err = inc.Update(status.IncidentUpdate{Status: "resolved", Message: "fixed"}, t0.Add(120e9)); err != nil {
+		t.Fatal(err)
+	}
+	incident = eventtest.Append(t, incident, changes)
+	// From a snapshot too: the first record of a history loaded from one.
+	whole, _ := status.LoadIncident(incident[:2])
+	fromSnapshot := append([]event.Recorded{snapshotOf(t, whole.State(), 2)}, incident[2:]...)
+	for _, h := range [][]event.Recorded{incident, fromSnapshot} {
+		for k := 1; k < len(h); k++ {
+			want, _ := status.LoadIncident(h)
+			got, _ := status.LoadIncident(h[:k])
+			if err := got.Continue(h[k:]); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(want.State(), got.State()) {
+				t.Fatalf("incident after %d of %d: continued %+v, want %+v", k, len(h), got.State(), want.State())
+			}
+		}
+	}
+
+	var mw status.Maintenance
+	if changes, err = mw.Schedule(status.NewMaintenance{ID: "m1", Title: "DB", Message: "upgrade",
+		ScheduledStart: t0.Add(3600e9), ScheduledEnd: t0.Add(7200e9)}, t0); err != nil {
+		t.Fatal(err)
+	}
+	maintenance := eventtest.Append(t, nil, changes)
+	m, _ := status.LoadMaintenance(maintenance)
+	if changes, err = m.Advance("in_progress", "started", t0.Add(3600e9)); err != nil {
+		t.Fatal(err)
+	}
+	maintenance = eventtest.Append(t, maintenance, changes)
+	for k := 1; k < len(maintenance); k++ {
+		want, _ := status.LoadMaintenance(maintenance)
+		got, _ := status.LoadMaintenance(maintenance[:k])
+		if err := got.Continue(maintenance[k:]); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(want.State(), got.State()) {
+			t.Fatalf("maintenance after %d: continued %+v, want %+v", k, got.State(), want.State())
+		}
+	}
+
+	var c status.Component
+	if changes, err = c.Define(status.ComponentDefinedV1{ComponentID: "c1", Host: host, Name: name, CheckURL: "https://api.example.com/health"}); err != nil {
+		t.Fatal(err)
+	}
+	component := eventtest.Append(t, nil, changes)
+	for range 3 {
+		cm, _ := status.LoadComponent(component)
+		if changes, err = cm.RecordCheck(503, "down", t0); err != nil {
+			t.Fatal(err)
+		}
+		component = eventtest.Append(t, component, changes)
+	}
+	for k := 1; k < len(component); k++ {
+		want, _ := status.LoadComponent(component)
+		got, _ := status.LoadComponent(component[:k])
+		if err := got.Continue(component[k:]); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(want.State(), got.State()) {
+			t.Fatalf("component after %d: continued %+v, want %+v", k, got.State(), want.State())
+		}
+	}
+}

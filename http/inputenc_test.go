@@ -1,0 +1,50 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+)
+
+// encodeInput writes every input as json.Marshal does, byte for byte: an
+// idempotency key's request fingerprint hashes the encoding, so a retry
+// must hash as the first request did, whichever version encoded it.
+func TestEncodeInputIsJSONMarshal(t *testing.T) {
+	leaves := []any{nil, true, false, "", "plain", "<b>&amp;</b>", "quote\" back\\slash", "ctl\x00\x01\x1f\x7f", "tab\tnl\n",
+		"é日本🙂", "bad\xffutf8", "\xc3", "sep\u2028\u2029", json.Number("0"), json.Number("-12"), json.Number("3.25"),
+		json.Number("1e3"), json.Number("-0.5E-7"), json.Number(""), json.Number("01"), json.Number("1."), json.Number("abc"),
+		int64(-42), int64(1 << 53), 1.5, 1e21, 0.000001}
+	keys := []string{"a", "B", "incidentId", "<k>", "k\x00", "é", "\xff", "z", "aa", ""}
+	rng := rand.New(rand.NewPCG(22, 2))
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		switch n := rng.IntN(6); {
+		case n == 0 && depth < 3:
+			m := map[string]any{}
+			for range rng.IntN(5) {
+				m[keys[rng.IntN(len(keys))]] = gen(depth + 1)
+			}
+			return m
+		case n == 1 && depth < 3:
+			a := []any{}
+			for range rng.IntN(4) {
+				a = append(a, gen(depth+1))
+			}
+			return a
+		default:
+			return leaves[rng.IntN(len(leaves))]
+		}
+	}
+	for range 20000 {
+		doc := map[string]any{}
+		for range rng.IntN(6) {
+			doc[keys[rng.IntN(len(keys))]] = gen(0)
+		}
+		want, wantErr := json.Marshal(doc)
+		got, err := encodeInput(doc)
+		if !bytes.Equal(got, want) || (err == nil) != (wantErr == nil) {
+			t.Fatalf("%#v:\n got %s (%v)\nwant %s (%v)", doc, got, err, want, wantErr)
+		}
+	}
+}
