@@ -114,7 +114,7 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 
 	ratio, floorRatio := g.rate/d.rate, g.rate/floor.rate
 	addedP50, addedP99 := g.p50-d.p50, g.p99-d.p99
-	openP50, openP99 := openG.p50-openD.p50, openG.p99-openD.p99
+	openP50, openP99 := openAdded(openG, openD)
 	b.ReportMetric(g.rate, "completions/s")
 	b.ReportMetric(d.rate, "direct/s")
 	b.ReportMetric(ratio, "ratio")
@@ -154,6 +154,19 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 		capped.rate, ms(capped.p50), ms(capped.p99), ms(capped.p50-g.p50), float64(reserveFree.Microseconds()), float64(reserveCapped.Microseconds()))
 	b.Logf("bar (issue 22): completions/s >= 0.5 of the two-commit floor: %.2f (%s); open-loop added p99 < 10 ms at half the maximum: %.2f ms (%s)",
 		floorRatio, met(floorRatio >= 0.5), ms(openP99), met(openP99 < 10*time.Millisecond))
+}
+
+// openAdded is what the gateway adds to a call in the open loop, at the
+// median and the 99th percentile: the gateway's latencies less the direct
+// path's median. The fake answers in constant time, so the direct path's
+// median is the provider's share of every call; its p99 is the benchmark
+// process's own stalls during the direct loop (a collection, the machine's
+// other load), which happen or not independently of the gateway's loop.
+// Subtracting the direct p99 from the gateway's credited the gateway with
+// a stall it never met (a direct p99 of 35 ms once made a gateway p99 of
+// 29 ms an added -6 ms: "met").
+func openAdded(gateway, direct loadResult) (p50, p99 time.Duration) {
+	return gateway.p50 - direct.p50, gateway.p99 - direct.p50
 }
 
 // traceTo runs Go's execution tracer into the file path until the returned
@@ -322,10 +335,11 @@ func BenchmarkDiagGatewayPath(b *testing.B) {
 	b.ReportMetric(raw.rate, "raw-two-commit-calls/s")
 	b.Logf("request path only (no relay, projections or reactors): %.0f completions/s, p50 %.2f ms, p99 %.2f ms", g.rate, ms(g.p50), ms(g.p99))
 	b.Logf("  %s", cpu.perOp(gatewayCalls, "completion"))
-	b.ReportMetric(ms(openG.p99-openD.p99), "open-added-p99-ms")
+	_, openAddedP99 := openAdded(openG, openD)
+	b.ReportMetric(ms(openAddedP99), "open-added-p99-ms")
 	b.ReportMetric(ms(openFloor.p99), "open-floor-p99-ms")
 	b.Logf("open loop offered %.0f/s: direct p50 %.2f p99 %.2f ms; gateway p50 %.2f p99 %.2f max %.1f ms (added p99 %.2f); two raw commits a call p50 %.2f p99 %.2f max %.1f ms",
-		rate, ms(openD.p50), ms(openD.p99), ms(openG.p50), ms(openG.p99), ms(openG.max), ms(openG.p99-openD.p99), ms(openFloor.p50), ms(openFloor.p99), ms(openFloor.max))
+		rate, ms(openD.p50), ms(openD.p99), ms(openG.p50), ms(openG.p99), ms(openG.max), ms(openAddedP99), ms(openFloor.p50), ms(openFloor.p99), ms(openFloor.max))
 	b.Logf("  %s", openCPU.perOp(gatewayCalls, "completion"))
 	b.Logf("two raw one-row commits per call, %d clients: %.0f calls/s (%.0f commits/s), commit p50 %.2f ms, p99 %.2f ms",
 		gatewayClients, raw.rate, 2*raw.rate, ms(raw.p50), ms(raw.p99))
@@ -357,5 +371,17 @@ func startGateway(b *testing.B, noWorkers bool) (*apptest.Harness, loadClient, f
 	return h, client, func(int) error {
 		_, err := client.do(http.MethodPost, "/api/ai/completions", body, http.StatusOK)
 		return err
+	}
+}
+
+// The open loop's added latency is the gateway's less the provider's own
+// (the direct path's median), so a stall of the benchmark process during
+// the direct loop does not pass for a gateway faster than the provider.
+func TestOpenLoopAddedLatencyIgnoresTheDirectLoopsStalls(t *testing.T) {
+	gateway := loadResult{p50: 5 * time.Millisecond, p99: 29 * time.Millisecond}
+	direct := loadResult{p50: time.Millisecond, p99: 35 * time.Millisecond} // one stall in the direct loop
+	p50, p99 := openAdded(gateway, direct)
+	if p50 != 4*time.Millisecond || p99 != 28*time.Millisecond {
+		t.Fatalf("added p50 %v, p99 %v; want 4ms, 28ms", p50, p99)
 	}
 }
