@@ -270,14 +270,7 @@ type commitStats struct {
 // synchronous_commit on, this is the server's durable commit rate.
 func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int) commitStats {
 	b.Helper()
-	ctx := context.Background()
-	table := "bench_" + testenv.UniqueName("commits")
-	_, err := pool.Exec(ctx, `CREATE TABLE `+table+` (
-		global_seq bigserial PRIMARY KEY, event_id uuid NOT NULL UNIQUE, stream_id text NOT NULL, stream_version bigint NOT NULL,
-		event_type text NOT NULL, organization_id text NOT NULL, occurred_at timestamptz NOT NULL, payload jsonb NOT NULL,
-		topic text NOT NULL, UNIQUE (stream_id, stream_version))`)
-	must(b, err)
-	payload := []byte(`{"incident_id":"x","incident_status":"identified","message":"Update: the fix is being rolled out region by region.","severity":"major","title":"Elevated error rate","revision":2}`)
+	commit := rawCommitter(b, pool)
 	var next atomic.Int64
 	lat := make([]time.Duration, n)
 	var wg sync.WaitGroup
@@ -293,14 +286,7 @@ func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int) commitStats
 					return
 				}
 				t := time.Now()
-				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-					batch := &pgx.Batch{}
-					batch.Queue(`INSERT INTO `+table+` (event_id, stream_id, stream_version, event_type, organization_id,
-						occurred_at, payload, topic) VALUES ($1,$2,$3,'status.incident.updated','org',now(),$4,'t')`,
-						uuid.Must(uuid.NewV7()), fmt.Sprint("s", k%64), k, payload)
-					return tx.SendBatch(ctx, batch).Close()
-				})
-				if err != nil {
+				if err := commit(k); err != nil {
 					failed.Store(err)
 					return
 				}
@@ -315,6 +301,30 @@ func rawCommitRate(b *testing.B, pool *pgxpool.Pool, clients, n int) commitStats
 	}
 	p := percentiles(lat, 0.50, 0.99)
 	return commitStats{rate: float64(n) / elapsed.Seconds(), p50: p[0], p99: p[1]}
+}
+
+// rawCommitter makes a fresh table and answers the raw commit of
+// rawCommitRate: one transaction inserting one row (shaped like an
+// es_events row), row k of stream k mod 64.
+func rawCommitter(b *testing.B, pool *pgxpool.Pool) func(k int) error {
+	b.Helper()
+	ctx := context.Background()
+	table := "bench_" + testenv.UniqueName("commits")
+	_, err := pool.Exec(ctx, `CREATE TABLE `+table+` (
+		global_seq bigserial PRIMARY KEY, event_id uuid NOT NULL UNIQUE, stream_id text NOT NULL, stream_version bigint NOT NULL,
+		event_type text NOT NULL, organization_id text NOT NULL, occurred_at timestamptz NOT NULL, payload jsonb NOT NULL,
+		topic text NOT NULL, UNIQUE (stream_id, stream_version))`)
+	must(b, err)
+	payload := []byte(`{"incident_id":"x","incident_status":"identified","message":"Update: the fix is being rolled out region by region.","severity":"major","title":"Elevated error rate","revision":2}`)
+	return func(k int) error {
+		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			batch := &pgx.Batch{}
+			batch.Queue(`INSERT INTO `+table+` (event_id, stream_id, stream_version, event_type, organization_id,
+				occurred_at, payload, topic) VALUES ($1,$2,$3,'status.incident.updated','org',now(),$4,'t')`,
+				uuid.Must(uuid.NewV7()), fmt.Sprint("s", k%64), k, payload)
+			return tx.SendBatch(ctx, batch).Close()
+		})
+	}
 }
 
 // percentiles by nearest rank (d is sorted in place).
