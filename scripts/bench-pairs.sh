@@ -7,7 +7,8 @@
 #
 # Each revision is built once (git worktree under .stack/bench-pairs) into
 # .stack/bench-pairs/<rev>.test; BENCH_DIAG and the stack's environment are
-# passed through. Example, issue 22's command bar:
+# passed through; BENCH_PAIRS_ALSO, a regexp, prints the log lines it matches
+# too (the CPU a command, say). Example, issue 22's command bar:
 #
 #   scripts/bench-pairs.sh main~3 main 'IncidentUpdatesHTTP$' 3
 set -euo pipefail
@@ -42,7 +43,7 @@ for ((p = 1; p <= pairs; p++)); do
 	for i in 0 1; do
 		# the bench directory: the benchmarks read fixtures relative to it
 		line=$(cd bench && PLATFORM_REQUIRE_INFRA=1 "${bins[$i]}" -test.run '^$' -test.bench "$pattern" \
-			-test.benchtime=1x -test.timeout 30m "$@" 2>&1 | grep -E '^Benchmark' || true)
+			-test.benchtime=1x -test.timeout 30m "$@" 2>&1 | grep -E "^Benchmark${BENCH_PAIRS_ALSO:+|$BENCH_PAIRS_ALSO}" || true)
 		printf 'pair %d, %s (load %s):\n%s\n' "$p" "${names[$i]}" "$(cut -d' ' -f1-3 /proc/loadavg)" "${line:-  (no metrics line: the run failed)}"
 	done
 done
