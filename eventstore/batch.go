@@ -189,12 +189,13 @@ func (s *Store) batch(ctx context.Context, conn *pgx.Conn, items []BatchItem, li
 			// The others are committed: what fails now is these alone.
 			return s.batch(ctx, conn, items, reread, topics, shared, results)
 		}
-		if !errors.Is(err, errNotNew) && !streamTaken(err) {
+		if !errors.Is(err, errNotNew) && !streamTaken(err) && !keyTaken(err) {
 			return pending, err
 		}
-		// A stream was there (its version taken) or had moved, or a
-		// decision claims a unique value: the transaction, if it began,
-		// is rolled back, and runs again the usual way.
+		// A stream was there (its version taken) or had moved, an
+		// idempotency key was used before, or a decision claims a unique
+		// value: the transaction, if it began, is rolled back, and runs
+		// again the usual way.
 		if conn.PgConn().TxStatus() != 'I' {
 			if _, err := conn.Exec(ctx, `ROLLBACK`); err != nil {
 				return pending, err
@@ -268,6 +269,14 @@ func newStream(cmd Command) bool {
 func streamTaken(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "es_events_stream_id_stream_version_key"
+}
+
+// keyTaken: an idempotency record's insert found its key used (the primary
+// key of es_idempotency): only a command decided without looking its key up
+// (knownStreams) gets there.
+func keyTaken(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505" && pgErr.ConstraintName == "es_idempotency_pkey"
 }
 
 // write decides the items on what was read and sends their writes and

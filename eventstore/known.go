@@ -28,11 +28,17 @@ import (
 //     stream) is not answered from memory: the command runs again the usual
 //     way, since nothing in the database would have refused a stale "no".
 //
+// A command with an idempotency key is decided without looking the key up
+// either: its record's insert, in the same round trip after the key's lock,
+// is refused by es_idempotency's primary key when the key was used (a
+// retry, rare), and the transaction runs again the usual way, which answers
+// the first result or idempotency_key_reused.
+//
 // A stream found moved is not kept for a while (contendedFor): two
 // processes taking turns on one stream would otherwise each pay a refused
-// round trip on every command. Only commands without an idempotency key,
-// timer or Prepare use it (those read or lock in the transaction anyway);
-// the history kept is bounded (maxKnownEvents, maxKnownStreams).
+// round trip on every command. Commands with a timer or a Prepare do not
+// use it (they read or lock in the transaction anyway); the history kept is
+// bounded (maxKnownEvents, maxKnownStreams).
 type knownStreams struct {
 	mu        sync.Mutex
 	streams   map[string]knownStream
@@ -64,9 +70,10 @@ func newKnownStreams() *knownStreams {
 	return &knownStreams{streams: map[string]knownStream{}, contended: map[string]time.Time{}}
 }
 
-// usable: the command reads nothing but its stream before deciding.
+// usable: the command reads nothing but its stream (and its key's record)
+// before deciding.
 func usable(cmd Command) bool {
-	return !cmd.New && cmd.IdempotencyKey == "" && cmd.Fires == nil && cmd.Prepare == nil
+	return !cmd.New && cmd.Fires == nil && cmd.Prepare == nil
 }
 
 // history returns the kept history of the command's stream, read with the

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/eventstore"
 )
@@ -207,5 +208,46 @@ func TestKnownStreamRefusalIsReadAgain(t *testing.T) {
 	// mine kept the open stream: answering "open" from it would be stale.
 	if r := mine.ExecuteBatch(ctx, []eventstore.BatchItem{item(stream, inspect)}, nil)[0]; !errors.Is(r.Err, errClosed) {
 		t.Fatalf("a no-op decided on a kept history the stream has left: %+v; want the refusal the database's history gives", r)
+	}
+}
+
+// A command with an idempotency key on a known stream is one round trip
+// too: its key is not looked up, its record's insert is the check. The
+// same key again is refused there and answered the usual way: the first
+// result, nothing appended; with another request, idempotency_key_reused.
+func TestKnownStreamWithKeyIsOneRoundTrip(t *testing.T) {
+	_, plain := storeOnly(t)
+	store, trips := tracedStore(t, plain)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	stream := "k-keyed-" + uuid.NewString()
+	var seen []eventstore.Event
+	keyed := func(key, hash string) eventstore.BatchItem {
+		it := item(stream, counting(&seen))
+		it.Command.IdempotencyKey, it.Command.RequestHash = key, hash
+		return it
+	}
+	if r := store.ExecuteBatch(ctx, []eventstore.BatchItem{keyed("k1-"+uuid.NewString(), "h")}, nil)[0]; r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	key := "k2-" + uuid.NewString()
+	batches, queries := trips.batches.Load(), trips.queries.Load()
+	first := store.ExecuteBatch(ctx, []eventstore.BatchItem{keyed(key, "h")}, nil)[0]
+	if b, q := trips.batches.Load()-batches, trips.queries.Load()-queries; b != 1 || q != 0 {
+		t.Fatalf("a keyed command on a known stream took %d batches and %d statements; want 1 round trip", b, q)
+	}
+	if first.Err != nil || first.Outcome.Replayed || first.Outcome.Position.Version != 2 || string(first.Outcome.Result) != "2" {
+		t.Fatalf("keyed command: %+v", first)
+	}
+	again := store.ExecuteBatch(ctx, []eventstore.BatchItem{keyed(key, "h")}, nil)[0]
+	if again.Err != nil || !again.Outcome.Replayed || string(again.Outcome.Result) != "2" || again.Outcome.Position != first.Outcome.Position {
+		t.Fatalf("the same key again: %+v; want the first result replayed", again)
+	}
+	reused := store.ExecuteBatch(ctx, []eventstore.BatchItem{keyed(key, "another request")}, nil)[0]
+	if e, ok := errs.As(reused.Err); !ok || e.Code != "idempotency_key_reused" {
+		t.Fatalf("the key with another request: %+v; want idempotency_key_reused", reused)
+	}
+	if n := esitCount(t, plain, `SELECT count(*) FROM es_events WHERE stream_id = $1`, stream); n != 2 {
+		t.Fatalf("%d events, want 2: a replayed key appends nothing", n)
 	}
 }
