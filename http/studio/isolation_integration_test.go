@@ -80,14 +80,22 @@ func TestAnotherTenantsAndWorkspacesIDsAreMissingOnes(t *testing.T) {
 	owner.JSON(http.MethodGet, base+"/assets/"+i.asset, nil, http.StatusOK, &asset)
 	link, _ := url.Parse(asset["previewUrl"].(string))
 	// The render runs on its own: the first organization's state is taken
-	// once it finished, so only another caller's doing could change it.
-	apptest.Eventually(t, 90*time.Second, "the render", func() bool {
+	// once it finished, so only another caller's doing could change it. Its
+	// output asset is recorded by a command of its own before the job's
+	// completion, on another stream, so the read model may show the job
+	// completed before the asset (seen once: assets 1, then 2): both are
+	// waited for.
+	var before map[string]any
+	apptest.Eventually(t, 90*time.Second, "the render and its output asset", func() bool {
 		var renders map[string]any
 		owner.JSON(http.MethodGet, proj+"/render-jobs?renderStatus=completed", nil, http.StatusOK, &renders)
-		return len(renders["renderJobs"].([]any)) == 1
+		if len(renders["renderJobs"].([]any)) != 1 {
+			return false
+		}
+		owner.JSON(http.MethodGet, proj+"/sync", nil, http.StatusOK, &before)
+		counts, _ := before["counts"].(map[string]any)
+		return counts["assets"] == float64(2) // the upload and the render's output
 	})
-	var before map[string]any
-	owner.JSON(http.MethodGet, proj+"/sync", nil, http.StatusOK, &before)
 
 	const missing = "00000000-0000-7000-8000-00000000dead"
 	nowhere := ids{missing, missing, missing, missing, missing, missing, missing, missing}
