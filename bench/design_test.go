@@ -143,54 +143,16 @@ func BenchmarkDesignMP4Export(b *testing.B) {
 	req := render.Request{Content: benchClip(), Kit: benchKit(), Format: design.FormatMP4}
 	dir := b.TempDir()
 	for range b.N {
-		b.StopTimer()
-		keep := &keeper{size: 1080 * 1080 * 4}
-		drawStart := time.Now()
-		v, err := r.Draw(context.Background(), req, keep)
-		must(b, err)
-		drawOnly := time.Since(drawStart)
-
-		export := func(path string) (time.Duration, cpuUse, render.Result) {
-			b.StartTimer()
-			cpu0 := sampleCPU("")
-			start := time.Now()
-			res, err := r.Render(context.Background(), req, path, nil)
-			took := time.Since(start)
-			cpu := cpu0.to(sampleCPU(""))
-			b.StopTimer()
-			must(b, err)
-			return took, cpu, res
-		}
-		raw1, rawCPU1 := timeRaw(b, v, keep, filepath.Join(dir, "raw1.mp4"))
-		ours1, cpu1, res := export(filepath.Join(dir, "ours.mp4"))
-		raw2, rawCPU2 := timeRaw(b, v, keep, filepath.Join(dir, "raw2.mp4"))
-		ours2, cpu2, _ := export(filepath.Join(dir, "ours2.mp4"))
-		raw, rawCPU := raw1, rawCPU1
-		if raw2 < raw1 {
-			raw, rawCPU = raw2, rawCPU2
-		}
-		ours, cpu := ours1, cpu1
-		if ours2 < ours1 {
-			ours, cpu = ours2, cpu2
-		}
-		info, err := media.Config{}.Probe(context.Background(), filepath.Join(dir, "ours.mp4"))
-		must(b, err)
-		if info.Frames != v.Frames || info.Width != 1080 || info.Height != 1080 {
-			b.Fatalf("exported %+v, want %d frames of 1080x1080", info, v.Frames)
-		}
+		var res render.Result
+		x := versusRaw(b, 1080, 1080, dir, func(keep *keeper) (media.Video, error) {
+			return r.Draw(context.Background(), req, keep)
+		}, func(path string) (err error) {
+			res, err = r.Render(context.Background(), req, path, nil)
+			return err
+		})
 		seconds := float64(res.DurationMs) / 1000
-		b.ReportMetric(ours.Seconds(), "export-s")
-		b.ReportMetric(raw.Seconds(), "raw-encode-s")
-		b.ReportMetric(raw.Seconds()/ours.Seconds(), "ratio")
-		b.ReportMetric(seconds/ours.Seconds(), "video-s/s")
-		cpuRatio := (rawCPU.self + rawCPU.children) / (cpu.self + cpu.children)
-		b.ReportMetric(cpuRatio, "cpu-ratio")
 		b.Logf("%.0f s of %dx%d at %d fps (%d frames, %d distinct drawn), libx264 %s crf %d, %d threads",
-			seconds, v.Width, v.Height, v.FPS, v.Frames, keep.runs, media.DefaultPreset, media.DefaultCRF, media.DefaultThreads)
-		b.Logf("export (draw + encode, pipelined): %.2f s and %.2f s; ffmpeg alone on the same frames: %.2f s and %.2f s (the better of each kept); ratio %.3f",
-			ours1.Seconds(), ours2.Seconds(), raw1.Seconds(), raw2.Seconds(), raw.Seconds()/ours.Seconds())
-		b.Logf("drawing alone (no encoder, frames kept): %.2f s", drawOnly.Seconds())
-		b.Logf("CPU of the export: Go %.2f s, ffmpeg %.2f s (raw run: Go %.2f s, ffmpeg %.2f s): cpu-ratio %.3f; machine %.0f%% busy, other processes %.2f cores",
-			cpu.self, cpu.children, rawCPU.self, rawCPU.children, cpuRatio, 100*cpu.busy, cpu.other/cpu.wall.Seconds())
+			seconds, x.v.Width, x.v.Height, x.v.FPS, x.v.Frames, x.keep.runs, media.DefaultPreset, media.DefaultCRF, media.DefaultThreads)
+		x.report(b, "export", seconds)
 	}
 }

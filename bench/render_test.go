@@ -31,67 +31,103 @@ func BenchmarkStudioRender(b *testing.B) {
 	r := render.Renderer{Assets: assets}
 	dir := b.TempDir()
 	for range b.N {
-		b.StopTimer()
-		// The frames, drawn once and kept (a run of identical frames is one
-		// buffer): what the raw ceiling sends.
-		keep := &keeper{size: 1080 * 1920 * 4}
-		drawStart := time.Now()
-		v, err := r.Draw(context.Background(), req, keep)
-		must(b, err)
-		drawOnly := time.Since(drawStart)
-
-		// Alternated, twice each, the better of each kept: the machine's
-		// other load moves both alike.
-		raw1, rawCPU1 := timeRaw(b, v, keep, filepath.Join(dir, "raw1.mp4"))
-		ours1, cpu1, res := timeRender(b, r, req, filepath.Join(dir, "ours.mp4"))
-		raw2, rawCPU2 := timeRaw(b, v, keep, filepath.Join(dir, "raw2.mp4"))
-		ours2, cpu2, _ := timeRender(b, r, req, filepath.Join(dir, "ours2.mp4"))
-		raw, rawCPU := raw1, rawCPU1
-		if raw2 < raw1 {
-			raw, rawCPU = raw2, rawCPU2
-		}
-		ours, cpu := ours1, cpu1
-		if ours2 < ours1 {
-			ours, cpu = ours2, cpu2
-		}
-
-		info, err := media.Config{}.Probe(context.Background(), filepath.Join(dir, "ours.mp4"))
-		must(b, err)
-		if info.Frames != v.Frames || info.Width != 1080 || info.Height != 1920 {
-			b.Fatalf("rendered %+v, want %d frames of 1080x1920", info, v.Frames)
-		}
+		var res render.Result
+		x := versusRaw(b, 1080, 1920, dir, func(keep *keeper) (media.Video, error) {
+			return r.Draw(context.Background(), req, keep)
+		}, func(path string) (err error) {
+			res, err = r.Render(context.Background(), req, path, nil)
+			return err
+		})
 		seconds := float64(res.Frames) / float64(res.FPS)
-		b.ReportMetric(ours.Seconds(), "render-s")
-		b.ReportMetric(raw.Seconds(), "raw-encode-s")
-		b.ReportMetric(raw.Seconds()/ours.Seconds(), "ratio")
-		b.ReportMetric(seconds/ours.Seconds(), "video-s/s")
-		// Under other load the wall clock swings; CPU seconds do not.
-		cpuRatio := (rawCPU.self + rawCPU.children) / (cpu.self + cpu.children)
-		b.ReportMetric(cpuRatio, "cpu-ratio")
+		v, keep := x.v, x.keep
 		b.Logf("%.0f s of %dx%d at %d fps (%d frames, %d distinct drawn: %d static runs + %d fade frames), libx264 %s crf %d, %d threads",
 			seconds, v.Width, v.Height, v.FPS, v.Frames, keep.runs, keep.runs-keep.single, keep.single,
 			media.DefaultPreset, media.DefaultCRF, media.DefaultThreads)
-		b.Logf("render (draw + encode, pipelined): %.2f s and %.2f s; ffmpeg alone on the same frames: %.2f s and %.2f s (the better of each kept); ratio %.3f",
-			ours1.Seconds(), ours2.Seconds(), raw1.Seconds(), raw2.Seconds(), raw.Seconds()/ours.Seconds())
-		b.Logf("drawing alone (no encoder, frames kept): %.2f s", drawOnly.Seconds())
-		b.Logf("CPU of the render: Go %.2f s, ffmpeg %.2f s (raw run: Go %.2f s, ffmpeg %.2f s): cpu-ratio %.3f; machine %.0f%% busy, other processes %.2f cores",
-			cpu.self, cpu.children, rawCPU.self, rawCPU.children, cpuRatio, 100*cpu.busy, cpu.other/cpu.wall.Seconds())
+		x.report(b, "render", seconds)
 	}
 }
 
-// timeRender renders req to path, timed (the benchmark's timer runs only
-// here).
-func timeRender(b *testing.B, r render.Renderer, req render.Request, path string) (time.Duration, cpuUse, render.Result) {
+// versus is an export timed beside ffmpeg alone on the same frames: the
+// frames, how long drawing them alone took, each run's wall time, and the
+// better of each with its CPU.
+type versus struct {
+	v                        media.Video
+	keep                     *keeper
+	drawOnly                 time.Duration
+	ours1, ours2, raw1, raw2 time.Duration
+	ours, raw                time.Duration
+	cpu, rawCPU              cpuUse
+}
+
+// versusRaw draws a width x height video's frames once and keeps them (a
+// run of identical frames is one buffer: what the raw ceiling sends), then
+// times export (to a path in dir) and ffmpeg alone on the kept frames
+// (timeRaw), alternated, twice each, the better of each kept: the
+// machine's other load moves both alike. The first export, ours.mp4, must
+// hold every frame at that size. The benchmark's timer runs only in export.
+func versusRaw(b *testing.B, width, height int, dir string, draw func(*keeper) (media.Video, error), export func(path string) error) versus {
+	b.Helper()
+	b.StopTimer()
+	x := versus{keep: &keeper{size: width * height * 4}}
+	drawStart := time.Now()
+	var err error
+	x.v, err = draw(x.keep)
+	must(b, err)
+	x.drawOnly = time.Since(drawStart)
+
+	v, keep := x.v, x.keep
+	var cpu1, cpu2, rawCPU1, rawCPU2 cpuUse
+	x.raw1, rawCPU1 = timeRaw(b, v, keep, filepath.Join(dir, "raw1.mp4"))
+	x.ours1, cpu1 = timed(b, export, filepath.Join(dir, "ours.mp4"))
+	x.raw2, rawCPU2 = timeRaw(b, v, keep, filepath.Join(dir, "raw2.mp4"))
+	x.ours2, cpu2 = timed(b, export, filepath.Join(dir, "ours2.mp4"))
+	x.raw, x.rawCPU = x.raw1, rawCPU1
+	if x.raw2 < x.raw1 {
+		x.raw, x.rawCPU = x.raw2, rawCPU2
+	}
+	x.ours, x.cpu = x.ours1, cpu1
+	if x.ours2 < x.ours1 {
+		x.ours, x.cpu = x.ours2, cpu2
+	}
+	info, err := media.Config{}.Probe(context.Background(), filepath.Join(dir, "ours.mp4"))
+	must(b, err)
+	if info.Frames != v.Frames || info.Width != width || info.Height != height {
+		b.Fatalf("exported %+v, want %d frames of %dx%d", info, v.Frames, width, height)
+	}
+	return x
+}
+
+// report writes the metrics (what+"-s", raw-encode-s, ratio, video-s/s,
+// cpu-ratio) and the log lines of an export of seconds of video beside
+// ffmpeg alone; what names it ("render", "export").
+func (x versus) report(b *testing.B, what string, seconds float64) {
+	b.Helper()
+	b.ReportMetric(x.ours.Seconds(), what+"-s")
+	b.ReportMetric(x.raw.Seconds(), "raw-encode-s")
+	b.ReportMetric(x.raw.Seconds()/x.ours.Seconds(), "ratio")
+	b.ReportMetric(seconds/x.ours.Seconds(), "video-s/s")
+	// Under other load the wall clock swings; CPU seconds do not.
+	cpuRatio := (x.rawCPU.self + x.rawCPU.children) / (x.cpu.self + x.cpu.children)
+	b.ReportMetric(cpuRatio, "cpu-ratio")
+	b.Logf("%s (draw + encode, pipelined): %.2f s and %.2f s; ffmpeg alone on the same frames: %.2f s and %.2f s (the better of each kept); ratio %.3f",
+		what, x.ours1.Seconds(), x.ours2.Seconds(), x.raw1.Seconds(), x.raw2.Seconds(), x.raw.Seconds()/x.ours.Seconds())
+	b.Logf("drawing alone (no encoder, frames kept): %.2f s", x.drawOnly.Seconds())
+	b.Logf("CPU of the %s: Go %.2f s, ffmpeg %.2f s (raw run: Go %.2f s, ffmpeg %.2f s): cpu-ratio %.3f; machine %.0f%% busy, other processes %.2f cores",
+		what, x.cpu.self, x.cpu.children, x.rawCPU.self, x.rawCPU.children, cpuRatio, 100*x.cpu.busy, x.cpu.other/x.cpu.wall.Seconds())
+}
+
+// timed runs export to path, the benchmark's timer running only there.
+func timed(b *testing.B, export func(path string) error, path string) (time.Duration, cpuUse) {
 	b.Helper()
 	b.StartTimer()
 	cpu0 := sampleCPU("")
 	start := time.Now()
-	res, err := r.Render(context.Background(), req, path, nil)
+	err := export(path)
 	took := time.Since(start)
 	cpu := cpu0.to(sampleCPU(""))
 	b.StopTimer()
 	must(b, err)
-	return took, cpu, res
+	return took, cpu
 }
 
 // timeRaw pipes the kept frames to the same ffmpeg command.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/platform/backend/eventstore"
+	"github.com/platform/backend/internal/jsonenc/jsonenctest"
 )
 
 func TestEnvelopeRoundTrip(t *testing.T) {
@@ -146,8 +147,7 @@ func TestEnvelopeSplicesThePayload(t *testing.T) {
 // (escapes, HTML characters, non-ASCII, invalid UTF-8, line separators),
 // with or without the optional members, for times in any zone.
 func TestEnvelopeEncodesAsJSONMarshal(t *testing.T) {
-	odd := []string{"", "plain", `quote " and \ backslash`, "<script>&amp;</script>", "tab\tnew\nline\r\b\f\x01\x1f\x7f",
-		"été – 日本", "fish & chips", "a>b", "\u2028\u2029", "bad \xff\xfe utf-8", "org_01HZX"}
+	odd := jsonenctest.NastyStrings()
 	zone := time.FixedZone("x", -(3*3600 + 30*60))
 	times := []time.Time{time.Unix(10, 0).UTC(), time.Date(2026, 11, 27, 1, 2, 3, 123456789, zone), time.Date(2026, 1, 1, 0, 0, 0, 1000, time.Local), {}}
 	for i, s := range odd {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -35,6 +36,18 @@ func tracedStore(t *testing.T, plain *pgxpool.Pool) (*eventstore.Store, *roundTr
 		t.Fatal(err)
 	}
 	return eventstore.NewStore(pool, eventstore.Topics{Prefix: "t"}), trips
+}
+
+// twoWriters is two stores on one database (plain): mine, on a pool of its
+// own whose round trips are counted, and another writer, which moves
+// streams behind mine's back; ctx bounds the test.
+func twoWriters(t *testing.T) (ctx context.Context, plain *pgxpool.Pool, mine *eventstore.Store, trips *roundTrips, other *eventstore.Store) {
+	t.Helper()
+	_, plain = storeOnly(t)
+	mine, trips = tracedStore(t, plain)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx, plain, mine, trips, eventstore.NewStore(plain, eventstore.Topics{Prefix: "t"})
 }
 
 // counting appends one "status.incident.updated" with n = the stream's
@@ -122,11 +135,7 @@ func TestKnownStreamIsOneRoundTrip(t *testing.T) {
 // (nothing lost, nothing doubled, no conflict for the caller), and the
 // stream is read, not kept, from then on.
 func TestKnownStreamMovedIsDecidedOnWhatIsThere(t *testing.T) {
-	_, plain := storeOnly(t)
-	mine, trips := tracedStore(t, plain)
-	other := eventstore.NewStore(plain, eventstore.Topics{Prefix: "t"})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx, plain, mine, trips, other := twoWriters(t)
 	stream := "k-moved-" + uuid.NewString()
 	var seen []eventstore.Event
 	mate := "k-mate-" + uuid.NewString()
@@ -174,29 +183,19 @@ func TestKnownStreamMovedIsDecidedOnWhatIsThere(t *testing.T) {
 // is not answered from memory: the stream may have moved, and nothing in
 // the database would refuse a stale "no". It is read and decided again.
 func TestKnownStreamRefusalIsReadAgain(t *testing.T) {
-	_, plain := storeOnly(t)
-	mine, _ := tracedStore(t, plain)
-	other := eventstore.NewStore(plain, eventstore.Topics{Prefix: "t"})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx, _, mine, _, other := twoWriters(t)
 	errClosed := errors.New("closed")
-	// Closes the stream once; refuses on a closed stream; otherwise a no-op.
-	closeIt := func(history []eventstore.Event) (eventstore.Decision, error) {
-		for _, e := range history {
-			if e.Type == "status.incident.resolved" {
+	// Both refuse on a closed stream; closeIt closes it, inspect is a no-op.
+	unlessClosed := func(d eventstore.Decision) eventstore.Decider {
+		return func(history []eventstore.Event) (eventstore.Decision, error) {
+			if slices.ContainsFunc(history, func(e eventstore.Event) bool { return e.Type == "status.incident.resolved" }) {
 				return eventstore.Decision{}, errClosed
 			}
+			return d, nil
 		}
-		return eventstore.Decision{Events: []eventstore.NewEvent{event.New("status.incident.resolved", map[string]string{})}, Result: "closed now"}, nil
 	}
-	inspect := func(history []eventstore.Event) (eventstore.Decision, error) {
-		for _, e := range history {
-			if e.Type == "status.incident.resolved" {
-				return eventstore.Decision{}, errClosed
-			}
-		}
-		return eventstore.Decision{Result: "open"}, nil
-	}
+	closeIt := unlessClosed(eventstore.Decision{Events: []eventstore.NewEvent{event.New("status.incident.resolved", map[string]string{})}, Result: "closed now"})
+	inspect := unlessClosed(eventstore.Decision{Result: "open"})
 	stream := "k-refusal-" + uuid.NewString()
 	var seen []eventstore.Event
 	if r := mine.ExecuteBatch(ctx, []eventstore.BatchItem{item(stream, counting(&seen))}, nil)[0]; r.Err != nil {

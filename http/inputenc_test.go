@@ -5,17 +5,21 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/platform/backend/internal/jsonenc/jsonenctest"
 )
 
 // encodeInput writes every input as json.Marshal does, byte for byte: an
 // idempotency key's request fingerprint hashes the encoding, so a retry
 // must hash as the first request did, whichever version encoded it.
 func TestEncodeInputIsJSONMarshal(t *testing.T) {
-	leaves := []any{nil, true, false, "", "plain", "<b>&amp;</b>", "quote\" back\\slash", "ctl\x00\x01\x1f\x7f", "tab\tnl\n",
-		"é日本🙂", "bad\xffutf8", "\xc3", "sep\u2028\u2029", json.Number("0"), json.Number("-12"), json.Number("3.25"),
+	leaves := []any{nil, true, false, json.Number("0"), json.Number("-12"), json.Number("3.25"),
 		json.Number("1e3"), json.Number("-0.5E-7"), json.Number(""), json.Number("01"), json.Number("1."), json.Number("abc"),
 		int64(-42), int64(1 << 53), 1.5, 1e21, 0.000001}
-	keys := []string{"a", "B", "incidentId", "<k>", "k\x00", "é", "\xff", "z", "aa", ""}
+	keys := append([]string{"a", "B", "incidentId", "z", "aa"}, jsonenctest.NastyStrings()...)
+	for _, str := range jsonenctest.NastyStrings() {
+		leaves = append(leaves, str)
+	}
 	rng := rand.New(rand.NewPCG(22, 2))
 	var gen func(depth int) any
 	gen = func(depth int) any {

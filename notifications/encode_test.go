@@ -4,22 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"strings"
 	"testing"
 	"time"
-)
 
-// nastyStrings are strings whose JSON encoding escapes something: control
-// bytes, quotes, HTML, U+2028/2029, invalid UTF-8, multi-byte runes.
-func nastyStrings() []string {
-	out := []string{"", "plain", `quo"te`, `back\slash`, "<b>&amp;</b>", "line\u2028sep\u2029", "bad \xff\xfe byte", "é日本🙂",
-		"\x00\x01\b\f\n\r\t\x1f\x7f", "trailing \xe2\x82", "mixed <\xff>\u2028\"\\"}
-	var all strings.Builder
-	for c := 0; c < 256; c++ {
-		all.WriteByte(byte(c))
-	}
-	return append(out, all.String())
-}
+	"github.com/platform/backend/internal/jsonenc/jsonenctest"
+)
 
 // TestAppendEnvelopeIsMarshal: the projection's envelope encoding writes
 // exactly json.Marshal's bytes for every kind of payload value, and
@@ -43,7 +32,7 @@ func TestAppendEnvelopeIsMarshal(t *testing.T) {
 		}{1, "<"}, "raw": json.RawMessage(`{ "spaced" : "<x>" }`), "num": json.Number("12")},
 		{"strs": map[string]string{"k": "v"}, "ints": []int{1, 2}},
 	}
-	for _, str := range nastyStrings() {
+	for _, str := range jsonenctest.NastyStrings() {
 		payloads = append(payloads, map[string]any{str: str, "p": &str, "list": []string{str}})
 	}
 	envs := []Envelope{
@@ -53,7 +42,7 @@ func TestAppendEnvelopeIsMarshal(t *testing.T) {
 		{Type: "a&b", SensitiveFields: []string{"error", "<x>"}, EmittedAt: time.Date(1, 1, 1, 0, 0, 0, 0, time.FixedZone("", 5*3600+30*60))},
 		{SensitiveFields: nil, EmittedAt: time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -(23*3600+59*60)))},
 	}
-	for _, str := range nastyStrings() {
+	for _, str := range jsonenctest.NastyStrings() {
 		envs = append(envs, Envelope{Type: str, IdempotencyKey: str, OrganizationID: str, SourceEventID: str, DataClassification: str,
 			Recipients: Recipients{Mode: str, ExternalAddresses: str}, SensitiveFields: []string{str}, EmittedAt: at})
 	}

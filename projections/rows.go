@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -293,40 +292,15 @@ func (j EncodedJSON) MarshalJSON() ([]byte, error) {
 }
 
 // appendPlain appends v as encoding/json writes it, for the values rows
-// mostly hold: integers, booleans, nil, strings (jsonenc.AppendString, byte
-// for byte encoding/json's), and times it can write (years 0-9999, offsets
-// under a day: RFC 3339 with nanoseconds, as time.Time's MarshalJSON); ok
-// is false for anything else, which encoding/json writes (or refuses).
+// mostly hold: an EncodedJSON as it is, and jsonenc.AppendValue's (nil,
+// strings, integers, booleans, times...); ok is false for anything else,
+// which encoding/json writes (or refuses).
 func appendPlain(b []byte, v any) ([]byte, bool) {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...), true
-	case string:
-		return jsonenc.AppendString(b, x), true
-	case *string:
-		if x == nil {
-			return append(b, "null"...), true
-		}
-		return jsonenc.AppendString(b, *x), true
-	case int:
-		return strconv.AppendInt(b, int64(x), 10), true
-	case int32:
-		return strconv.AppendInt(b, int64(x), 10), true
-	case int64:
-		return strconv.AppendInt(b, x, 10), true
-	case bool:
-		return strconv.AppendBool(b, x), true
-	case EncodedJSON:
+	if x, ok := v.(EncodedJSON); ok {
 		if len(x) == 0 {
 			return b, false
 		}
 		return append(b, x...), true
-	case time.Time:
-		if _, off := x.Zone(); x.Year() < 0 || x.Year() > 9999 || off <= -24*3600 || off >= 24*3600 {
-			return b, false
-		}
-		b = append(b, '"')
-		return append(x.AppendFormat(b, time.RFC3339Nano), '"'), true
 	}
-	return b, false
+	return jsonenc.AppendValue(b, v)
 }

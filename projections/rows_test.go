@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/platform/backend/internal/jsonenc/jsonenctest"
 )
 
 // A batch's Append rows of a table go to COPY when they are many, and in
@@ -73,10 +75,12 @@ func TestRunnerConfigRebuildBatchSize(t *testing.T) {
 // whether a value takes the plain path (appendPlain) or encoding/json's.
 func TestEncodeObjectsAsJSONMarshal(t *testing.T) {
 	s, at := "plain", time.Date(2026, 11, 27, 12, 30, 5, 123456789, time.UTC)
-	values := []any{nil, "", "plain text 123", "quote \" back \\ slash", "<b>&amp;</b>", "a < b", "a > b", "a & b", "del \x7f", "nul \x00", "tab\there", "naïve ☃", "\xff invalid", "line\u2028sep\u2029",
-		&s, (*string)(nil), 0, -42, int32(7), int64(1) << 60, true, false, at, at.In(time.FixedZone("x", -5*3600-30*60)),
+	values := []any{nil, &s, (*string)(nil), 0, -42, int32(7), int64(1) << 60, true, false, at, at.In(time.FixedZone("x", -5*3600-30*60)),
 		time.Time{}, at.Truncate(time.Second), 3.25, json.RawMessage(`{"a": [1, 2]}`), []string{"a"}, uint8(9),
 		EncodedJSON(`{"a":[1,2],"b":"\u003cx\u003e"}`), EncodedJSON(nil)}
+	for _, str := range jsonenctest.NastyStrings() {
+		values = append(values, str)
+	}
 	var rows [][]any
 	for i, v := range values {
 		rows = append(rows, []any{v, i})

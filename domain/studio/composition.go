@@ -207,18 +207,12 @@ func (m *CompositionModel) Update(c CompositionChange, now time.Time) ([]event.C
 		}
 		next.GenerationStatus = *c.GenerationStatus
 	}
-	if sameComposition(next, m.c) {
+	if same(next, m.c) {
 		return nil, nil
 	}
 	next.Revision++
 	next.UpdatedAt = now
 	return []event.Change{event.New(CompositionUpdated, CompositionV1{Composition: next})}, nil
-}
-
-func sameComposition(a, b Composition) bool {
-	ja, _ := marshal(a)
-	jb, _ := marshal(b)
-	return string(ja) == string(jb)
 }
 
 // invalidTransition is the one answer of a move a state machine refuses.

@@ -69,6 +69,17 @@ func (f *fields) title(pointer, s string) {
 	*f = text.Line(*f, pointer, s, MaxTitle)
 }
 
+// titleOf checks a title or name when given, and an absent one as blank
+// when it is required (creating).
+func (f *fields) titleOf(pointer string, s *string, required bool) {
+	switch {
+	case s != nil:
+		f.title(pointer, *s)
+	case required:
+		f.title(pointer, "")
+	}
+}
+
 // line checks an optional one-line member.
 func (f *fields) line(pointer string, s *string, max int) {
 	if s != nil {
@@ -136,3 +147,11 @@ func clean(s *string) *string {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func marshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// same reports whether two states encode alike: an update that changes
+// nothing records nothing.
+func same(a, b any) bool {
+	ja, _ := marshal(a)
+	jb, _ := marshal(b)
+	return string(ja) == string(jb)
+}

@@ -325,13 +325,7 @@ type SceneInput struct {
 
 func (in SceneInput) validate(creating bool) error {
 	var f fields
-	if in.Title != nil || creating {
-		title := ""
-		if in.Title != nil {
-			title = *in.Title
-		}
-		f.title("/title", title)
-	}
+	f.titleOf("/title", in.Title, creating)
 	f.long("/description", in.Description, MaxLongText)
 	f.long("/prompt", in.Prompt, MaxPrompt)
 	if in.DurationMs != nil && (*in.DurationMs < MinSceneMs || *in.DurationMs > MaxSceneMs) {

@@ -226,7 +226,7 @@ func (m *RenderJobModel) Report(r RenderReport, now time.Time) ([]event.Change, 
 	if r.Progress != nil && to == RenderRendering {
 		next.Progress = *r.Progress
 	}
-	if sameJob(next, m.j) {
+	if same(next, m.j) {
 		return nil, nil
 	}
 	next.UpdatedAt = now
@@ -250,10 +250,4 @@ func at(t *time.Time, now time.Time) *time.Time {
 		return &v
 	}
 	return &now
-}
-
-func sameJob(a, b RenderJob) bool {
-	ja, _ := marshal(a)
-	jb, _ := marshal(b)
-	return string(ja) == string(jb)
 }

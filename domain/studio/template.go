@@ -70,13 +70,7 @@ type TemplateInput struct {
 
 func (in TemplateInput) check(creating bool) error {
 	var f fields
-	if in.Name != nil || creating {
-		name := ""
-		if in.Name != nil {
-			name = *in.Name
-		}
-		f.title("/name", name)
-	}
+	f.titleOf("/name", in.Name, creating)
 	f.long("/description", in.Description, MaxLongText)
 	if in.PromptDefaults != nil {
 		f.values("/promptDefaults", *in.PromptDefaults)
@@ -97,8 +91,8 @@ func (m *TemplateModel) Create(id, workspaceID, ownerID string, in TemplateInput
 	if m.Exists() {
 		return nil, errs.Conflict("template_exists", "the template already exists")
 	}
-	t := Template{TemplateID: id, WorkspaceID: workspaceID, Name: trim(*in.Name), Description: clean(in.Description),
-		PromptDefaults: Values{}, Platforms: []string{}, OwnerID: ownerID, CreatedAt: now, UpdatedAt: now}
+	t := Template{TemplateID: id, WorkspaceID: workspaceID, PromptDefaults: Values{}, Platforms: []string{}, OwnerID: ownerID,
+		CreatedAt: now, UpdatedAt: now}
 	applyTemplate(&t, in)
 	return []event.Change{event.New(TemplateCreated, TemplateV1{Template: t})}, nil
 }
@@ -139,9 +133,7 @@ func (m *TemplateModel) Update(in TemplateInput, now time.Time) ([]event.Change,
 	}
 	next := m.t
 	applyTemplate(&next, in)
-	a, _ := marshal(next)
-	b, _ := marshal(m.t)
-	if string(a) == string(b) {
+	if same(next, m.t) {
 		return nil, nil
 	}
 	next.UpdatedAt = now
@@ -180,13 +172,7 @@ type PresetInput struct {
 
 func (in PresetInput) check(creating bool) error {
 	var f fields
-	if in.Name != nil || creating {
-		name := ""
-		if in.Name != nil {
-			name = *in.Name
-		}
-		f.title("/name", name)
-	}
+	f.titleOf("/name", in.Name, creating)
 	f.long("/description", in.Description, MaxLongText)
 	if in.Settings != nil {
 		f.values("/settings", *in.Settings)
@@ -202,12 +188,22 @@ func (m *PresetModel) Create(id, workspaceID, ownerID string, in PresetInput, no
 	if m.Exists() {
 		return nil, errs.Conflict("preset_exists", "the preset already exists")
 	}
-	p := Preset{PresetID: id, WorkspaceID: workspaceID, Name: trim(*in.Name), Description: clean(in.Description),
-		Settings: Values{}, OwnerID: ownerID, CreatedAt: now, UpdatedAt: now}
-	if in.Settings != nil && *in.Settings != nil {
-		p.Settings = *in.Settings
-	}
+	p := Preset{PresetID: id, WorkspaceID: workspaceID, Settings: Values{}, OwnerID: ownerID, CreatedAt: now, UpdatedAt: now}
+	applyPreset(&p, in)
 	return []event.Change{event.New(PresetCreated, PresetV1{Preset: p})}, nil
+}
+
+func applyPreset(p *Preset, in PresetInput) {
+	if in.Name != nil {
+		p.Name = trim(*in.Name)
+	}
+	setNullable(&p.Description, in.Description)
+	if in.Settings != nil {
+		p.Settings = *in.Settings
+		if p.Settings == nil {
+			p.Settings = Values{}
+		}
+	}
 }
 
 // Update changes a preset (who may is the caller's check).
@@ -219,19 +215,8 @@ func (m *PresetModel) Update(in PresetInput, now time.Time) ([]event.Change, err
 		return nil, err
 	}
 	next := m.p
-	if in.Name != nil {
-		next.Name = trim(*in.Name)
-	}
-	setNullable(&next.Description, in.Description)
-	if in.Settings != nil {
-		next.Settings = *in.Settings
-		if next.Settings == nil {
-			next.Settings = Values{}
-		}
-	}
-	a, _ := marshal(next)
-	b, _ := marshal(m.p)
-	if string(a) == string(b) {
+	applyPreset(&next, in)
+	if same(next, m.p) {
 		return nil, nil
 	}
 	next.UpdatedAt = now

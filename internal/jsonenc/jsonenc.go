@@ -1,7 +1,8 @@
 // Package jsonenc appends JSON text byte for byte as encoding/json writes
-// it, without its reflection and allocations: the one string escaper the
-// hand-written encoders share (the relay's event envelope, the projection
-// rows, the notification envelope).
+// it, without its reflection and allocations: the one string escaper and
+// the one value writer the hand-written encoders share (the relay's event
+// envelope, a request's input, the projection rows, the notification
+// envelope).
 package jsonenc
 
 import "unicode/utf8"

@@ -6,18 +6,13 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/platform/backend/internal/jsonenc/jsonenctest"
 )
 
-// nastyStrings are strings whose JSON encoding escapes something: control
-// bytes, quotes, HTML, U+2028/2029, invalid UTF-8, multi-byte runes.
+// nastyStrings: the shared corpus, and the benchmark's strings.
 func nastyStrings() []string {
-	out := []string{"", "plain", `quo"te`, `back\slash`, "<b>&amp;</b>", "line\u2028sep\u2029", "bad \xff\xfe byte", "é日本🙂",
-		"\x00\x01\b\f\n\r\t\x1f\x7f", "trailing \xe2\x82", "mixed <\xff>\u2028\"\\", ascii40, mixed200}
-	var all strings.Builder
-	for c := 0; c < 256; c++ {
-		all.WriteByte(byte(c))
-	}
-	return append(out, all.String())
+	return append(jsonenctest.NastyStrings(), ascii40, mixed200)
 }
 
 // The benchmark's strings: an event type or an id (the usual member), and
