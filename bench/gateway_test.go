@@ -81,7 +81,9 @@ func BenchmarkGatewayCompletions(b *testing.B) {
 		s0 := sampleCPU(dbName(h))
 		d = closedLoop(b, gatewayClients, gatewayCalls, direct)
 		s1 := sampleCPU(dbName(h))
+		stopProfile := cpuProfileTo(b, os.Getenv("BENCH_GATEWAY_CPU"))
 		g = closedLoop(b, gatewayClients, gatewayCalls, viaGateway)
+		stopProfile()
 		s2 := sampleCPU(dbName(h))
 		cpuD, cpuG = s0.to(s1), s1.to(s2)
 		b.StopTimer()
@@ -183,6 +185,23 @@ func traceTo(b *testing.B, path string) func() {
 	must(b, trace.Start(f))
 	return func() {
 		trace.Stop()
+		must(b, f.Close())
+	}
+}
+
+// cpuProfileTo profiles the process's CPU into the file path until the
+// returned function is called ("" profiles nothing): the gateway's closed
+// loop alone with BENCH_GATEWAY_CPU=file (-test.cpuprofile mixes in the
+// warm-up, the direct, floor, open and capped loops).
+func cpuProfileTo(b *testing.B, path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	must(b, err)
+	must(b, pprof.StartCPUProfile(f))
+	return func() {
+		pprof.StopCPUProfile()
 		must(b, f.Close())
 	}
 }

@@ -17,14 +17,21 @@ import (
 // says yes: an input
 // it does not accept, or a schema it does not know whole, goes to the
 // validator, so every refusal and its failing members are the validator's
-// (TestQuickCheckNeverAcceptsWhatTheSchemaRefuses).
+// (TestQuickCheckNeverAcceptsWhatTheSchemaRefuses). A member whose own
+// schema is beyond it (an array, an object, a number, a format) does not
+// stop it: an input holding that member goes to the validator, one without
+// it is checked here (a completion's prompt and max_tokens, not its
+// messages or tools). Alternatives of required members (anyOf of required
+// lists: "messages or a prompt") are checked too.
 type quickCheck struct {
 	members  map[string]quickMember
 	required []string
-	closed   bool // additionalProperties false
+	anyOf    [][]string // at least one of these lists present whole, when any
+	closed   bool       // additionalProperties false
 }
 
 type quickMember struct {
+	beyond                      bool // its schema is the validator's: present, the input goes there
 	str, null, boolean, integer bool // the types admitted
 	minLength, maxLength        int  // -1: none
 	pattern                     func(string) bool
@@ -76,9 +83,21 @@ func compileQuickCheck(raw json.RawMessage) *quickCheck {
 			for name, p := range props {
 				m, ok := compileQuickMember(p)
 				if !ok {
-					return nil
+					m = quickMember{beyond: true}
 				}
 				q.members[name] = m
+			}
+		case "anyOf":
+			alts, ok := v.([]any)
+			if !ok || len(alts) == 0 {
+				return nil
+			}
+			for _, alt := range alts {
+				set, ok := requiredOnly(alt)
+				if !ok {
+					return nil // an alternative that says more than which members: the validator's
+				}
+				q.anyOf = append(q.anyOf, set)
 			}
 		default:
 			if !annotations[k] {
@@ -90,6 +109,27 @@ func compileQuickCheck(raw json.RawMessage) *quickCheck {
 		return nil
 	}
 	return q
+}
+
+// requiredOnly reads {"required": [names]} and nothing else.
+func requiredOnly(v any) ([]string, bool) {
+	alt, ok := v.(map[string]any)
+	if !ok || len(alt) != 1 {
+		return nil, false
+	}
+	list, ok := alt["required"].([]any)
+	if !ok {
+		return nil, false
+	}
+	names := make([]string, 0, len(list))
+	for _, name := range list {
+		s, ok := name.(string)
+		if !ok {
+			return nil, false
+		}
+		names = append(names, s)
+	}
+	return names, true
 }
 
 func compileQuickMember(v any) (quickMember, bool) {
@@ -227,8 +267,17 @@ func (q *quickCheck) accepts(v any) bool {
 	if !ok {
 		return false
 	}
-	for _, name := range q.required {
-		if _, ok := obj[name]; !ok {
+	if !present(obj, q.required) {
+		return false
+	}
+	if len(q.anyOf) > 0 {
+		some := false
+		for _, set := range q.anyOf {
+			if some = present(obj, set); some {
+				break
+			}
+		}
+		if !some {
 			return false
 		}
 	}
@@ -247,7 +296,19 @@ func (q *quickCheck) accepts(v any) bool {
 	return true
 }
 
+func present(obj map[string]any, names []string) bool {
+	for _, name := range names {
+		if _, ok := obj[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
 func (m quickMember) accepts(v any) bool {
+	if m.beyond {
+		return false
+	}
 	switch v := v.(type) {
 	case nil:
 		return m.null && m.enum == nil

@@ -19,9 +19,29 @@ var quickSchemas = []json.RawMessage{
 	Object([]string{"title"}, map[string]string{"title": LineSchema(2, 6), "componentHost": NullableLine(5),
 		"autoStart": `{"type":"boolean"}`, "limit": `{"type":"integer","minimum":1,"maximum":200}`, "note": `{"type":"string","maxLength":4}`,
 		"code": PatternSchema(6, `^[a-z][a-z0-9_]*$`), "scheme": `{"type":"string","maxLength":8,"pattern":"^https?://[!-~]+$"}`}),
-	Object(nil, map[string]string{"at": DateTimeSchema(), "site": URLSchema("https?"), "n": `{"type":"number"}`}), // beyond quickCheck: the validator alone
+	Object(nil, map[string]string{"at": DateTimeSchema(), "site": URLSchema("https?"), "n": `{"type":"number"}`}), // members beyond quickCheck: inputs holding one are the validator's
 	json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","maxLength":3}}}`),                       // open: other members pass
+	completionLike,
+	json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}},"anyOf":[{"required":["a"],"minProperties":2}]}`), // an alternative beyond required lists
 }
+
+// completionLike is written as the gateway's completion input (http/gateway,
+// completionSchema): every member optional, messages or a prompt required
+// (anyOf of required lists), members quickCheck leaves to the validator
+// (an array of objects, a number) beside ones it checks.
+var completionLike = func() json.RawMessage {
+	var s map[string]any
+	_ = json.Unmarshal(Object(nil, map[string]string{"prompt": TextSchema(1, 12), "max_tokens": `{"type":"integer","minimum":1,"maximum":200}`,
+		"stream": `{"type":"boolean"}`, "temperature": `{"type":"number","minimum":0,"maximum":2}`,
+		"messages": `{"type":"array","minItems":1,"items":{"type":"object","required":["role"],"properties":{"role":{"type":"string"}}}}`}), &s)
+	s["anyOf"] = []any{map[string]any{"required": []string{"messages"}}, map[string]any{"required": []string{"prompt"}}}
+	out, _ := json.Marshal(s)
+	return out
+}()
+
+// quickless are the quickSchemas quickCheck does not read (the validator
+// checks every input).
+var quickless = map[int]bool{5: true}
 
 // An input quickCheck accepts is one the validator accepts: quickCheck
 // never answers for the validator's refusals (their status and failing
@@ -33,6 +53,7 @@ func TestQuickCheckNeverAcceptsWhatTheSchemaRefuses(t *testing.T) {
 		json.Number("-3"), json.Number("2.5"), json.Number("1e3"), int64(7), true, false, nil,
 		map[string]any{"k": "v"}, []any{"a"}, strings.Repeat("é", 9)}
 	rng := rand.New(rand.NewPCG(22, 1))
+	pool = append(pool, []any{map[string]any{"role": "user"}}, []any{}, json.Number("0.5"))
 	for i, raw := range quickSchemas {
 		a := &Action{Name: "quick.test", InputSchema: raw, OutputSchema: json.RawMessage(`{"type":"object"}`)}
 		if err := a.withDefaults(); err != nil {
@@ -48,7 +69,7 @@ func TestQuickCheckNeverAcceptsWhatTheSchemaRefuses(t *testing.T) {
 		for k := range s.Properties {
 			names = append(names, k)
 		}
-		if (a.quick == nil) != (i == 2) {
+		if (a.quick == nil) != quickless[i] {
 			t.Fatalf("schema %d: quickCheck %v", i, a.quick != nil)
 		}
 		if a.quick == nil {
@@ -114,5 +135,40 @@ func TestValidInputChecksWithoutAllocating(t *testing.T) {
 		}
 	}); n > 0 {
 		t.Fatalf("%v allocations to check a valid input", n)
+	}
+}
+
+// A completion's plain input (a prompt, max tokens) is checked without the
+// validator too, though its schema has members beyond quickCheck (messages,
+// temperature) and an anyOf of required members; one holding such a member
+// still goes to the validator, and one with neither alternative is refused
+// by it.
+func TestPlainCompletionInputChecksWithoutAllocating(t *testing.T) {
+	a := &Action{Name: "quick.test", InputSchema: completionLike, OutputSchema: json.RawMessage(`{"type":"object"}`)}
+	if err := a.withDefaults(); err != nil {
+		t.Fatal(err)
+	}
+	if a.quick == nil {
+		t.Fatal("no quickCheck for a completion's input")
+	}
+	in := map[string]any{"prompt": "hello", "max_tokens": json.Number("64")}
+	if n := testing.AllocsPerRun(100, func() {
+		if err := a.validateInput(nil, in); err != nil {
+			t.Fatal(err)
+		}
+	}); n > 0 {
+		t.Fatalf("%v allocations to check a plain completion input", n)
+	}
+	for _, in := range []map[string]any{
+		{"messages": []any{map[string]any{"role": "user"}}},
+		{"prompt": "hello", "temperature": json.Number("0.5")},
+		{"max_tokens": json.Number("64")},
+	} {
+		if a.quick.accepts(in) {
+			t.Errorf("%v: accepted without the validator", in)
+		}
+	}
+	if err := a.validateInput(nil, map[string]any{"max_tokens": json.Number("64")}); err == nil {
+		t.Error("neither messages nor a prompt: accepted")
 	}
 }

@@ -177,10 +177,6 @@ const (
 // 502 provider_error (naming the provider and its request id, never its
 // body), its timeout 504, its 429 with its Retry-After, input it refused 422.
 func Problem(r Receipt, a Attempt) error {
-	ext := map[string]any{"provider": r.Provider, "request_id_gateway": r.RequestID}
-	if a.ProviderRequestID != "" {
-		ext["provider_request_id"] = a.ProviderRequestID
-	}
 	why := a.Error
 	if why == "" {
 		why = a.Outcome
@@ -211,7 +207,11 @@ func Problem(r Receipt, a Attempt) error {
 	default:
 		e = errs.BadGateway("provider_error", "the provider "+r.Provider+" failed: "+why, nil)
 	}
-	e.Extensions = ext
+	// Built only for a failure: every successful call passes here.
+	e.Extensions = map[string]any{"provider": r.Provider, "request_id_gateway": r.RequestID}
+	if a.ProviderRequestID != "" {
+		e.Extensions["provider_request_id"] = a.ProviderRequestID
+	}
 	return e
 }
 

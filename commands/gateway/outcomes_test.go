@@ -1,8 +1,12 @@
 package gateway
 
 import (
+	"context"
+	"errors"
+	"maps"
 	"testing"
 
+	"github.com/platform/backend/domain/errs"
 	domain "github.com/platform/backend/domain/gateway"
 	"github.com/platform/backend/providers/ai"
 	"github.com/platform/backend/providers/outcome"
@@ -21,5 +25,35 @@ func TestOutcomeOfKinds(t *testing.T) {
 	}
 	if outcomeOf(outcome.ProviderFault, true) != domain.OutcomeTimeout || outcomeOf(outcome.RateLimited, true) != domain.OutcomeRateLimited {
 		t.Error("only a provider fault is a timeout")
+	}
+}
+
+// TestProblemNamesTheCallOfAFailure: every failure's problem names the
+// provider, the gateway's request id and the provider's (when it gave one);
+// a success and the caller's own cancel are no problem of the provider's.
+func TestProblemNamesTheCallOfAFailure(t *testing.T) {
+	r := Receipt{RequestID: "req-1", Provider: "ai_provider_1"}
+	for _, o := range []string{domain.OutcomeProviderError, domain.OutcomeRateLimited, domain.OutcomeInvalidRequest,
+		domain.OutcomeUnauthorized, domain.OutcomeTimeout, domain.OutcomeCut} {
+		for _, providerID := range []string{"", "prov-9"} {
+			err := Problem(r, Attempt{Outcome: o, ProviderRequestID: providerID})
+			e, ok := err.(*errs.Error)
+			if !ok {
+				t.Fatalf("%s: %T %v, want an *errs.Error", o, err, err)
+			}
+			want := map[string]any{"provider": "ai_provider_1", "request_id_gateway": "req-1"}
+			if providerID != "" {
+				want["provider_request_id"] = providerID
+			}
+			if !maps.Equal(e.Extensions, want) {
+				t.Errorf("%s (provider id %q): extensions %v, want %v", o, providerID, e.Extensions, want)
+			}
+		}
+	}
+	if err := Problem(r, Attempt{Outcome: domain.OutcomeOK, ProviderRequestID: "prov-9"}); err != nil {
+		t.Errorf("success: %v, want no problem", err)
+	}
+	if err := Problem(r, Attempt{Outcome: domain.OutcomeCallerCanceled}); !errors.Is(err, context.Canceled) {
+		t.Errorf("caller canceled: %v, want context.Canceled", err)
 	}
 }

@@ -124,7 +124,9 @@ func (h *Handlers) reserveBatch(ctx context.Context, items []reserveItem) []rese
 // active hard cap of one of its organizations runs the function, item by
 // item, as before. The caps are read once, in the statement's snapshot,
 // before anything is written, as the function reads them; each branch runs
-// only when its one-time filter holds (the other is never executed).
+// only when its one-time filter holds (the other is never executed). A free
+// batch answers its held scopes as NULL, none, which scans without decoding
+// an array.
 const reserveSQL = `WITH free AS MATERIALIZED (
 	SELECT NOT EXISTS (SELECT 1 FROM gateway_caps g WHERE g.organization_id = ANY ($2::text[]) AND g.hard AND g.active) AS free
 ), reserved AS (
@@ -133,7 +135,7 @@ const reserveSQL = `WITH free AS MATERIALIZED (
 	FROM unnest($1::text[], $2::text[], $5::bigint[], $4::text[], $7::jsonb[], $6::timestamptz[]) AS r(req, org, amount, month, call, expires)
 	WHERE (SELECT free FROM free)
 )
-SELECT i AS ord, '{}'::text[] AS held, NULL::text AS refused FROM generate_series(1, cardinality($1::text[])) AS i WHERE (SELECT free FROM free)
+SELECT i AS ord, NULL::text[] AS held, NULL::text AS refused FROM generate_series(1, cardinality($1::text[])) AS i WHERE (SELECT free FROM free)
 UNION ALL
 SELECT b.ord, b.held, b.refused FROM gateway_reserve_batch($1, $2, $3, $4, $5, $6, $7) AS b WHERE NOT (SELECT free FROM free)`
 

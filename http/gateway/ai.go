@@ -147,14 +147,19 @@ func aiArea(d Deps) Area {
 			"a usage event, data: [DONE]; an error event if the stream breaks)",
 		open(gatewaycmd.Completion{}), completionSchema, d.Client.Complete)
 	completions.Streams = true
-	complete := completions.Handle
+	// The input is decoded once, for both answers (the Query's own handle
+	// would decode it again: one reflection pass a completion).
 	completions.Handle = func(ctx context.Context, c *httpapi.Call) (httpapi.Reply, error) {
 		var in gatewaycmd.CompletionInput
 		if err := c.Decode(&in); err != nil {
 			return httpapi.Reply{}, err
 		}
 		if !in.Stream {
-			return complete(ctx, c)
+			out, err := d.Client.Complete(ctx, callerOf(ctx, c.Principal), in)
+			if err != nil {
+				return httpapi.Reply{}, err
+			}
+			return httpapi.OK(out), nil
 		}
 		return httpapi.Reply{Stream: d.stream(callerOf(ctx, c.Principal), in)}, nil
 	}
