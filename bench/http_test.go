@@ -315,6 +315,9 @@ func startPlatform(b *testing.B, noWorkers bool) *apptest.Harness {
 	h := apptest.Start(b, apptest.Options{NoWorkers: noWorkers, Configure: func(c *app.Config) {
 		c.RateLimit.PerSecond, c.RateLimit.Burst = 1e6, 1e6
 		c.HTTP.CheckOutput = false
+		if d, err := time.ParseDuration(os.Getenv("BENCH_RELAY_POLL")); err == nil { // another relay poll interval, to compare
+			c.Relay.PollInterval = d
+		}
 	}})
 	if noWorkers {
 		requestPathWorkers(b, h)

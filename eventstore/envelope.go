@@ -133,17 +133,19 @@ const (
 )
 
 // ToMessage encodes the event for Kafka, keyed by stream id so that one
-// stream's events keep their order on one partition.
+// stream's events keep their order on one partition. The key's bytes are
+// the stream id header's (a StringEncoder copied them for every record).
 func (e Event) ToMessage(topic string) (*sarama.ProducerMessage, error) {
 	value, err := e.encode()
 	if err != nil {
 		return nil, fmt.Errorf("encode event %s: %w", e.ID, err)
 	}
+	headers := e.headers()
 	return &sarama.ProducerMessage{
 		Topic:   topic,
-		Key:     sarama.StringEncoder(e.StreamID),
+		Key:     sarama.ByteEncoder(headers[headerStreamID].Value),
 		Value:   sarama.ByteEncoder(value),
-		Headers: e.headers(),
+		Headers: headers,
 	}, nil
 }
 
@@ -235,6 +237,9 @@ var (
 	keyOrganization  = []byte(HeaderOrganization)
 	keyCorrelationID = []byte(HeaderCorrelationID)
 )
+
+// headerStreamID is the stream id's place in headers.
+const headerStreamID = 4
 
 // headers are the record's headers, their values in one allocation.
 func (e Event) headers() []sarama.RecordHeader {

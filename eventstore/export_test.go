@@ -3,3 +3,6 @@ package eventstore
 // PendingSQL is the relay's read of the rows past its cursor, for tests
 // that look at its plan.
 var PendingSQL = pendingSQL
+
+// RecordBatch is the record batch a LogWriter writes for one partition.
+var RecordBatch = recordBatch

@@ -41,9 +41,8 @@ type KafkaLogWriter struct {
 	client  sarama.Client
 	timeout time.Duration
 
-	mu          sync.Mutex
-	partitions  map[string]int32
-	partitioner map[string]sarama.Partitioner
+	mu         sync.Mutex
+	partitions map[string]int32
 }
 
 var _ LogWriter = (*KafkaLogWriter)(nil)
@@ -54,19 +53,19 @@ func NewKafkaLogWriter(c KafkaConfig) (*KafkaLogWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka log writer: %w", err)
 	}
-	return &KafkaLogWriter{client: client, timeout: 10 * time.Second,
-		partitions: map[string]int32{}, partitioner: map[string]sarama.Partitioner{}}, nil
+	return &KafkaLogWriter{client: client, timeout: 10 * time.Second, partitions: map[string]int32{}}, nil
 }
 
 // Close releases the connections.
 func (w *KafkaLogWriter) Close() error { return w.client.Close() }
 
-// Partition uses sarama's hash partitioner, the one every record of the
-// event topics was partitioned with so far.
+// Partition is sarama's hash partitioner's choice (NewHashPartitioner), the
+// one every record of the event topics was partitioned with so far, computed
+// by HashPartition: sarama's needs a ProducerMessage a record and shares one
+// hasher between its callers.
 func (w *KafkaLogWriter) Partition(topic string, key []byte) (int32, error) {
 	w.mu.Lock()
 	n, ok := w.partitions[topic]
-	p := w.partitioner[topic]
 	w.mu.Unlock()
 	if !ok {
 		parts, err := w.client.Partitions(topic)
@@ -76,12 +75,31 @@ func (w *KafkaLogWriter) Partition(topic string, key []byte) (int32, error) {
 		if len(parts) == 0 {
 			return 0, fmt.Errorf("topic %s has no partitions", topic)
 		}
-		n, p = int32(len(parts)), sarama.NewHashPartitioner(topic)
+		n = int32(len(parts))
 		w.mu.Lock()
-		w.partitions[topic], w.partitioner[topic] = n, p
+		w.partitions[topic] = n
 		w.mu.Unlock()
 	}
-	return p.Partition(&sarama.ProducerMessage{Topic: topic, Key: sarama.ByteEncoder(key)}, n)
+	if key == nil { // sarama's partitioner picks at random; the relay and the dispatcher always key
+		return sarama.NewHashPartitioner(topic).Partition(&sarama.ProducerMessage{Topic: topic}, n)
+	}
+	return HashPartition(key, n), nil
+}
+
+// HashPartition is the partition of n that sarama's hash partitioner
+// (NewHashPartitioner) gives a non-nil key: FNV-1a of the key, 32 bits, as
+// a signed remainder made positive.
+func HashPartition(key []byte, n int32) int32 {
+	h := uint32(2166136261)
+	for _, c := range key {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	p := int32(h) % n
+	if p < 0 {
+		p = -p
+	}
+	return p
 }
 
 // Write sends one Produce request per leader, in parallel.
@@ -181,11 +199,23 @@ func (b *Batches) Add(w LogWriter, msg *sarama.ProducerMessage, key []byte) (tp 
 }
 
 // recordBatch is one partition's records as a Kafka record batch (magic 2).
+// The records, their pointers and their header pointers are three
+// allocations a batch (it was six a record of the relay's, whose records
+// carry eight headers: the record, its header pointers grown by append, its
+// key copied from a StringEncoder; ToMessage's key is a ByteEncoder now).
 func recordBatch(msgs []*sarama.ProducerMessage) (*sarama.RecordBatch, error) {
 	now := time.Now().Truncate(time.Millisecond)
 	b := &sarama.RecordBatch{Version: 2, FirstTimestamp: now, MaxTimestamp: now, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1}
+	headers := 0
+	for _, m := range msgs {
+		headers += len(m.Headers)
+	}
+	records := make([]sarama.Record, len(msgs))
+	pointers := make([]*sarama.RecordHeader, 0, headers)
+	b.Records = make([]*sarama.Record, len(msgs))
 	for i, m := range msgs {
-		rec := &sarama.Record{OffsetDelta: int64(i)}
+		rec := &records[i]
+		rec.OffsetDelta = int64(i)
 		var err error
 		if m.Key != nil {
 			if rec.Key, err = m.Key.Encode(); err != nil {
@@ -197,10 +227,12 @@ func recordBatch(msgs []*sarama.ProducerMessage) (*sarama.RecordBatch, error) {
 				return nil, err
 			}
 		}
+		start := len(pointers)
 		for j := range m.Headers {
-			rec.Headers = append(rec.Headers, &m.Headers[j])
+			pointers = append(pointers, &m.Headers[j])
 		}
-		b.Records = append(b.Records, rec)
+		rec.Headers = pointers[start:len(pointers):len(pointers)]
+		b.Records[i] = rec
 	}
 	b.LastOffsetDelta = int32(len(msgs) - 1)
 	return b, nil

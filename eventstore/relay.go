@@ -226,7 +226,11 @@ func (r *Relay) group(batch []outboxRow) ([]outboxRow, map[TopicPartition][]*sar
 	batches := NewBatches()
 	for i := range batch {
 		row := &batch[i]
-		tp, ok, err := batches.Add(r.writer, row.msg, []byte(row.stream))
+		key, err := row.msg.Key.Encode() // the stream id, without a copy (ToMessage)
+		if err != nil {
+			return nil, nil, err
+		}
+		tp, ok, err := batches.Add(r.writer, row.msg, key)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -288,11 +292,10 @@ func failedPartitions(result map[TopicPartition]error) []error {
 
 // outboxRow is one row read past the cursor, ready to send.
 type outboxRow struct {
-	txID   string
-	seq    int64
-	stream string
-	msg    *sarama.ProducerMessage
-	tp     TopicPartition // set by group
+	txID string
+	seq  int64
+	msg  *sarama.ProducerMessage
+	tp   TopicPartition // set by group
 }
 
 func (o *outboxRow) cursor() relayCursor { return relayCursor{txID: o.txID, seq: o.seq} }
@@ -348,7 +351,6 @@ func (r *Relay) read(ctx context.Context, from relayCursor, save *relayCursor) (
 		if row.msg, err = e.ToMessage(topic); err != nil {
 			return nil, err
 		}
-		row.stream = e.StreamID
 		out = append(out, row)
 	}
 	if err := rows.Err(); err != nil {

@@ -196,12 +196,14 @@ func (d *Dispatcher) DispatchBatch(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	batches := eventstore.NewBatches()
+	notifications, deadLetters := d.Topics.Notifications(), d.Topics.DeadLetter()
 	for i, x := range list {
-		pm, err := d.message(x)
-		if err != nil {
-			return 0, err
+		topic := notifications
+		if x.state == stateInvalid {
+			topic = deadLetters
 		}
-		_, ok, err := batches.Add(d.Writer, pm, []byte(x.key))
+		pm := dispatchMessage(topic, x)
+		_, ok, err := batches.Add(d.Writer, pm, pm.Headers[headerIdempotencyKey].Value)
 		if err != nil {
 			return 0, err
 		}
@@ -248,18 +250,51 @@ const stateInvalid = "invalid"
 
 // message is the row's watermill message, keyed by its idempotency key
 // (Marshaler), for the notifications topic or, invalid, the dead letters.
-func (d *Dispatcher) message(x pendingRow) (*sarama.ProducerMessage, error) {
-	msg := message.NewMessage(x.key, x.envelope)
-	msg.Metadata.Set(MetaType, x.typ)
-	msg.Metadata.Set(MetaIdempotencyKey, x.key)
-	msg.Metadata.Set(MetaOrganization, x.org)
-	topic := d.Topics.Notifications()
-	if x.state == stateInvalid {
-		msg.Metadata.Set(MetaReason, x.reason)
-		topic = d.Topics.DeadLetter()
+// Header keys of a notification record, shared by every record (sarama
+// only reads them).
+var (
+	keyWatermillUUID  = []byte(kafka.UUIDHeaderKey)
+	keyType           = []byte(MetaType)
+	keyIdempotencyKey = []byte(MetaIdempotencyKey)
+	keyOrganization   = []byte(MetaOrganization)
+	keyReason         = []byte(MetaReason)
+)
+
+// dispatchMessage is the record Marshaler makes of the row's watermill
+// message (the row's key as message id, its type, key, organization and,
+// for a dead letter, reason as metadata; keyed by the idempotency key), which
+// the delivery reads with watermill's DefaultMarshaler, made without the
+// message, its metadata map and a copy of every header: their values share
+// one buffer, the record's key is the key header's bytes.
+func dispatchMessage(topic string, x pendingRow) *sarama.ProducerMessage {
+	buf := make([]byte, 0, 2*len(x.key)+len(x.typ)+len(x.org)+len(x.reason))
+	value := func(s string) []byte {
+		start := len(buf)
+		buf = append(buf, s...)
+		return buf[start:len(buf):len(buf)]
 	}
-	return Marshaler{}.Marshal(topic, msg)
+	n := 4
+	if x.state == stateInvalid {
+		n = 5
+	}
+	headers := make([]sarama.RecordHeader, 4, n)
+	headers[0] = sarama.RecordHeader{Key: keyWatermillUUID, Value: value(x.key)}
+	headers[1] = sarama.RecordHeader{Key: keyType, Value: value(x.typ)}
+	headers[headerIdempotencyKey] = sarama.RecordHeader{Key: keyIdempotencyKey, Value: value(x.key)}
+	headers[3] = sarama.RecordHeader{Key: keyOrganization, Value: value(x.org)}
+	if x.state == stateInvalid {
+		headers = append(headers, sarama.RecordHeader{Key: keyReason, Value: value(x.reason)})
+	}
+	pm := &sarama.ProducerMessage{Topic: topic, Value: sarama.ByteEncoder(x.envelope), Headers: headers}
+	if x.key != "" { // Marshaler leaves a message without a key unkeyed
+		pm.Key = sarama.ByteEncoder(headers[headerIdempotencyKey].Value)
+	}
+	return pm
 }
+
+// headerIdempotencyKey is the idempotency key's place in a notification
+// record's headers (dispatchMessage); the dispatcher partitions by it.
+const headerIdempotencyKey = 2
 
 // saveDispatchCursor moves the cursor forward (never back: a term that
 // outlived its lock cannot undo its successor's progress) in a transaction
