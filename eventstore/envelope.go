@@ -347,7 +347,7 @@ func decodeEnvelope(b []byte) (e Event, ok bool) {
 		return Event{}, false
 	}
 	payload := b[r.i : len(b)-1]
-	if blank(payload[0]) || blank(payload[len(payload)-1]) || string(payload) == "null" || !json.Valid(payload) {
+	if blank(payload[0]) || blank(payload[len(payload)-1]) || string(payload) == "null" || !validJSON(payload) {
 		return Event{}, false
 	}
 	e.Payload = append(json.RawMessage(nil), payload...)
