@@ -40,6 +40,11 @@ type Event struct {
 	CorrelationID  string          `json:"correlation_id,omitempty"`
 	CausationID    string          `json:"causation_id,omitempty"`
 	Payload        json.RawMessage `json:"payload"`
+
+	// decoded, when set (SharingDecodes), keeps what Decode made of
+	// Payload for every copy of this event: one decode a payload type,
+	// however many reducers read it.
+	decoded *decodedPayloads
 }
 
 // Position identifies "this stream has reached this version": it is what a
@@ -281,6 +286,13 @@ func DecodeEvent(value []byte) (Event, error) {
 // Decode reads an event's payload into its typed struct: the one way code
 // outside the domain (reducers, mappers, reactors) reads a payload.
 func Decode[T any](e Event) (T, error) {
+	if d := e.decoded; d != nil && d.of(e.Payload) {
+		return decodeShared[T](e, d)
+	}
+	return decodePayload[T](e)
+}
+
+func decodePayload[T any](e Event) (T, error) {
 	var p T
 	if err := json.Unmarshal(e.Payload, &p); err != nil {
 		return p, fmt.Errorf("decode %s payload: %w", e.Type, err)
@@ -335,7 +347,7 @@ func decodeEnvelope(b []byte) (e Event, ok bool) {
 		return Event{}, false
 	}
 	payload := b[r.i : len(b)-1]
-	if blank(payload[0]) || blank(payload[len(payload)-1]) || string(payload) == "null" || !json.Valid(payload) {
+	if blank(payload[0]) || blank(payload[len(payload)-1]) || string(payload) == "null" || !validJSON(payload) {
 		return Event{}, false
 	}
 	e.Payload = append(json.RawMessage(nil), payload...)

@@ -6,3 +6,6 @@ var PendingSQL = pendingSQL
 
 // RecordBatch is the record batch a LogWriter writes for one partition.
 var RecordBatch = recordBatch
+
+// ValidJSON is the envelope decoder's check of a payload.
+var ValidJSON = validJSON

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/platform/backend/internal/jsonenc"
 )
@@ -126,7 +127,7 @@ func unnestArrays(table string, columns []string) string {
 func columnArrays(columns []string, rows [][]any) []any {
 	arrays := make([]any, len(columns))
 	for j := range columns {
-		col := make([]any, len(rows))
+		col := make(columnArray, len(rows))
 		for i, values := range rows {
 			col[i] = arrayValue(values[j])
 		}
@@ -134,6 +135,25 @@ func columnArrays(columns []string, rows [][]any) []any {
 	}
 	return arrays
 }
+
+// columnArray is a column's values as pgx encodes an array parameter (a
+// pgtype.ArrayGetter): each element by the plan of its own type, as for a
+// []any, which pgx reads through reflect instead (measured: two thirds of
+// the parameters' encoding in the live group's batches). A typed slice
+// ([]string) is no better: pgx's generic wrapper boxes every element.
+type columnArray []any
+
+func (a columnArray) Dimensions() []pgtype.ArrayDimension {
+	if a == nil {
+		return nil
+	}
+	return []pgtype.ArrayDimension{{Length: int32(len(a)), LowerBound: 1}}
+}
+
+func (a columnArray) Index(i int) any { return a[i] }
+
+// IndexType is what a []any's is: no type (each element is planned by its own).
+func (a columnArray) IndexType() any { return nil }
 
 // arrayValue is v as the rows' JSON wrote it into its column, for the
 // values whose binary encoding says otherwise: JSON holding null (an empty

@@ -445,6 +445,11 @@ func (envs envelopes) decode(msg *sarama.ConsumerMessage) (eventstore.Event, err
 		return d.ev, d.err
 	}
 	ev, err := eventstore.DecodeEvent(msg.Value)
+	if err == nil {
+		// Every runner's reducers read the same payload: each payload
+		// type decoded once for all of them.
+		ev = ev.SharingDecodes()
+	}
 	envs[msg] = decodedEnvelope{ev, err}
 	return ev, err
 }

@@ -4,7 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -14,6 +17,7 @@ type update struct {
 	table, key, version string
 	columns             []string // key and version first
 	sql                 string   // the single-row UPDATE
+	group               string   // table and columns: updateGroups' key
 	values              []any
 }
 
@@ -31,6 +35,46 @@ type update struct {
 // and the version, values the key's, the version's, then theirs. Values
 // are typed by the table's columns and stored as Insert's.
 func Update(table, key, version string, columns []string, values ...any) Statement {
+	t := updateTargetOf(table, key, version, columns)
+	return Statement{SQL: t.sql, Args: values, update: &update{table: table, key: key, version: version, columns: t.cols, values: values,
+		sql: t.sql, group: t.group}}
+}
+
+// updateTarget is what an Update's table, key, version and columns make:
+// its columns (key and version first), single-row SQL and group key.
+type updateTarget struct {
+	cols       []string
+	sql, group string
+}
+
+// updateRef finds the updateTarget of a reducer's usual call (the same
+// columns slice, a package variable) without building its key, as
+// targetRef does Insert's (measured: the key's strings and its lookup
+// were most of an incident update's Update).
+type updateRef struct {
+	table, key, version string
+	first               *string
+	n                   int
+}
+
+type updateHit struct {
+	updateTarget
+	columns []string
+}
+
+var (
+	updateTargets    sync.Map // updateRef -> updateHit
+	updateTargetRefs atomic.Int32
+)
+
+func updateTargetOf(table, key, version string, columns []string) updateTarget {
+	var ref updateRef
+	if len(columns) > 0 {
+		ref = updateRef{table: table, key: key, version: version, first: &columns[0], n: len(columns)}
+		if hit, ok := updateTargets.Load(ref); ok && slices.Equal(hit.(updateHit).columns, columns) {
+			return hit.(updateHit).updateTarget
+		}
+	}
 	cols := make([]string, 0, len(columns)+2)
 	cols = append(append(cols, key, version), columns...)
 	sql := statementSQL("update\x00"+table+"\x00"+strings.Join(cols, ","), func() string {
@@ -40,7 +84,12 @@ func Update(table, key, version string, columns []string, values ...any) Stateme
 		}
 		return "UPDATE " + table + " SET " + strings.Join(set, ", ") + " WHERE " + key + "=$1 AND " + version + " < $2"
 	})
-	return Statement{SQL: sql, Args: values, update: &update{table: table, key: key, version: version, columns: cols, values: values, sql: sql}}
+	t := updateTarget{cols: cols, sql: sql, group: table + "\x00" + strings.Join(cols, ",")}
+	if len(columns) > 0 && updateTargetRefs.Load() < maxTargets {
+		updateTargetRefs.Add(1)
+		updateTargets.Store(ref, updateHit{updateTarget: t, columns: slices.Clone(columns)})
+	}
+	return t
 }
 
 // updateGroups keeps a batch's Updates per table and columns, one row a key.
@@ -67,7 +116,7 @@ func (g *updateGroups) add(u *update) error {
 	if g.groups == nil {
 		g.groups = map[string]*updateGroup{}
 	}
-	id := u.table + "\x00" + strings.Join(u.columns, ",")
+	id := u.group
 	grp, ok := g.groups[id]
 	if !ok {
 		grp = &updateGroup{first: u, rows: map[any]int{}}

@@ -55,3 +55,44 @@ func TestUpdatesMergedPerKey(t *testing.T) {
 	}
 	t.Fatal("versions of two Go types must be refused, not compared")
 }
+
+// An Update's SQL and group are found by its columns slice (updateRef)
+// only while the slice holds the columns they were made of: a reducer that
+// reuses a slice for other columns, or passes equal columns in another
+// slice, gets the statement of the columns it passes.
+func TestUpdateTargetFollowsTheColumns(t *testing.T) {
+	cols := []string{"note", "title"}
+	first := Update("{{items}}", "id", "revision", cols, "a", 1, "n", "t")
+	if want := "UPDATE {{items}} SET revision=$2, note=$3, title=$4 WHERE id=$1 AND revision < $2"; first.SQL != want {
+		t.Fatalf("SQL %q, want %q", first.SQL, want)
+	}
+	cols[1] = "body" // the same slice, another column
+	second := Update("{{items}}", "id", "revision", cols, "a", 2, "n", "b")
+	if want := "UPDATE {{items}} SET revision=$2, note=$3, body=$4 WHERE id=$1 AND revision < $2"; second.SQL != want {
+		t.Fatalf("after the slice changed: SQL %q, want %q", second.SQL, want)
+	}
+	if strings.Join(second.update.columns, ",") != "id,revision,note,body" {
+		t.Fatalf("after the slice changed: columns %v", second.update.columns)
+	}
+	third := Update("{{items}}", "id", "revision", []string{"note", "body"}, "b", 1, "n", "b")
+	if third.SQL != second.SQL {
+		t.Fatalf("equal columns in another slice: %q, want %q", third.SQL, second.SQL)
+	}
+	var g updateGroups
+	for _, s := range []Statement{first, second, third} {
+		if err := g.add(s.update); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(g.order) != 2 {
+		t.Fatalf("%d groups, want 2 (note,title and note,body)", len(g.order))
+	}
+}
+
+func BenchmarkUpdate(b *testing.B) {
+	cols := []string{"title", "message", "severity", "status", "updated_at"}
+	b.ReportAllocs()
+	for b.Loop() {
+		Update("{{status_incidents}}", "incident_id", "revision", cols, "inc", 2, "t", "m", "s", "st", "at")
+	}
+}
