@@ -91,19 +91,8 @@ func (v *validator) object(depth int) bool {
 		if !v.value(depth) {
 			return false
 		}
-		v.space()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-			v.space()
-		case '}':
-			v.i++
-			return true
-		default:
-			return false
+		if more, ok := v.next('}'); !more {
+			return ok
 		}
 	}
 }
@@ -122,21 +111,30 @@ func (v *validator) array(depth int) bool {
 		if !v.value(depth) {
 			return false
 		}
-		v.space()
-		if v.i >= len(v.b) {
-			return false
-		}
-		switch v.b[v.i] {
-		case ',':
-			v.i++
-			v.space()
-		case ']':
-			v.i++
-			return true
-		default:
-			return false
+		if more, ok := v.next(']'); !more {
+			return ok
 		}
 	}
+}
+
+// next reads what follows a member or an element: a comma (more follows)
+// or the closing byte (the object or array ends, ok); anything else ends it
+// not ok.
+func (v *validator) next(closing byte) (more, ok bool) {
+	v.space()
+	if v.i >= len(v.b) {
+		return false, false
+	}
+	switch v.b[v.i] {
+	case ',':
+		v.i++
+		v.space()
+		return true, true
+	case closing:
+		v.i++
+		return false, true
+	}
+	return false, false
 }
 
 // string reads a string at v.i ("): any byte but a control character, the
