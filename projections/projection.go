@@ -5,10 +5,8 @@ package projections
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/platform/backend/eventstore"
 )
@@ -60,36 +58,14 @@ func Insert(table string, columns []string, conflict string, values ...any) Stat
 // SQL, and the key its rows are grouped by.
 type target struct{ key, sql string }
 
-// targetRef finds the target of a reducer's usual call without building
-// its key: the same table and clause with the same columns slice (a
-// package variable), checked against the columns it was stored with.
-type targetRef struct {
-	table, conflict string
-	first           *string
-	n               int
-}
-
-type targetHit struct {
-	target
-	columns []string
-}
-
-// targets caches targets by targetRef, up to maxTargets (a reducer that
-// builds its columns slice anew for each event gets no reference hits:
-// its targets are found by key).
-var (
-	targets    sync.Map // targetRef -> targetHit
-	targetRefs atomic.Int32
-)
-
-const maxTargets = 1024
+// targets finds an Insert's target by its columns slice (columnsRef).
+var targets refCache[target]
 
 func insertTarget(table string, columns []string, conflict string) target {
-	var ref targetRef
-	if len(columns) > 0 {
-		ref = targetRef{table: table, conflict: conflict, first: &columns[0], n: len(columns)}
-		if hit, ok := targets.Load(ref); ok && slices.Equal(hit.(targetHit).columns, columns) {
-			return hit.(targetHit).target
+	ref, named := refOf(table, conflict, "", columns)
+	if named {
+		if t, ok := targets.load(ref, columns); ok {
+			return t
 		}
 	}
 	key := table + "\x00" + strings.Join(columns, ",") + "\x00" + conflict
@@ -100,9 +76,8 @@ func insertTarget(table string, columns []string, conflict string) target {
 		}
 		return strings.TrimSuffix("INSERT INTO "+table+" ("+strings.Join(columns, ", ")+") VALUES ("+strings.Join(params, ",")+") "+conflict, " ")
 	})}
-	if len(columns) > 0 && targetRefs.Load() < maxTargets {
-		targetRefs.Add(1)
-		targets.Store(ref, targetHit{target: t, columns: slices.Clone(columns)})
+	if named {
+		targets.store(ref, columns, t)
 	}
 	return t
 }

@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -47,32 +44,15 @@ type updateTarget struct {
 	sql, group string
 }
 
-// updateRef finds the updateTarget of a reducer's usual call (the same
-// columns slice, a package variable) without building its key, as
-// targetRef does Insert's (measured: the key's strings and its lookup
-// were most of an incident update's Update).
-type updateRef struct {
-	table, key, version string
-	first               *string
-	n                   int
-}
-
-type updateHit struct {
-	updateTarget
-	columns []string
-}
-
-var (
-	updateTargets    sync.Map // updateRef -> updateHit
-	updateTargetRefs atomic.Int32
-)
+// updateTargets finds an Update's target by its columns slice
+// (columnsRef), as targets does Insert's.
+var updateTargets refCache[updateTarget]
 
 func updateTargetOf(table, key, version string, columns []string) updateTarget {
-	var ref updateRef
-	if len(columns) > 0 {
-		ref = updateRef{table: table, key: key, version: version, first: &columns[0], n: len(columns)}
-		if hit, ok := updateTargets.Load(ref); ok && slices.Equal(hit.(updateHit).columns, columns) {
-			return hit.(updateHit).updateTarget
+	ref, named := refOf(table, key, version, columns)
+	if named {
+		if t, ok := updateTargets.load(ref, columns); ok {
+			return t
 		}
 	}
 	cols := make([]string, 0, len(columns)+2)
@@ -85,9 +65,8 @@ func updateTargetOf(table, key, version string, columns []string) updateTarget {
 		return "UPDATE " + table + " SET " + strings.Join(set, ", ") + " WHERE " + key + "=$1 AND " + version + " < $2"
 	})
 	t := updateTarget{cols: cols, sql: sql, group: table + "\x00" + strings.Join(cols, ",")}
-	if len(columns) > 0 && updateTargetRefs.Load() < maxTargets {
-		updateTargetRefs.Add(1)
-		updateTargets.Store(ref, updateHit{updateTarget: t, columns: slices.Clone(columns)})
+	if named {
+		updateTargets.store(ref, columns, t)
 	}
 	return t
 }

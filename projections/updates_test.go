@@ -56,7 +56,7 @@ func TestUpdatesMergedPerKey(t *testing.T) {
 	t.Fatal("versions of two Go types must be refused, not compared")
 }
 
-// An Update's SQL and group are found by its columns slice (updateRef)
+// An Update's SQL and group are found by its columns slice (columnsRef)
 // only while the slice holds the columns they were made of: a reducer that
 // reuses a slice for other columns, or passes equal columns in another
 // slice, gets the statement of the columns it passes.
@@ -94,5 +94,23 @@ func BenchmarkUpdate(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Update("{{status_incidents}}", "incident_id", "revision", cols, "inc", 2, "t", "m", "s", "st", "at")
+	}
+}
+
+// Insert's targets are found by the same columnsRef cache: a slice changed
+// in place gets the statement of the columns it now holds.
+func TestInsertTargetFollowsTheColumns(t *testing.T) {
+	cols := []string{"id", "title"}
+	first := Insert("{{items}}", cols, "ON CONFLICT DO NOTHING", "a", "t")
+	if want := "INSERT INTO {{items}} (id, title) VALUES ($1,$2) ON CONFLICT DO NOTHING"; first.SQL != want {
+		t.Fatalf("SQL %q, want %q", first.SQL, want)
+	}
+	cols[1] = "body"
+	second := Insert("{{items}}", cols, "ON CONFLICT DO NOTHING", "a", "b")
+	if want := "INSERT INTO {{items}} (id, body) VALUES ($1,$2) ON CONFLICT DO NOTHING"; second.SQL != want {
+		t.Fatalf("after the slice changed: SQL %q, want %q", second.SQL, want)
+	}
+	if third := Insert("{{items}}", cols, "", "a", "b"); third.SQL != "INSERT INTO {{items}} (id, body) VALUES ($1,$2)" {
+		t.Fatalf("another conflict clause, the same slice: SQL %q", third.SQL)
 	}
 }
