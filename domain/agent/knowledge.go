@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"net/url"
 	"strings"
 	"time"
 
@@ -70,12 +69,7 @@ func CheckLink(fields []errs.Field, pointer, s string) []errs.Field {
 	if s == "" {
 		return fields
 	}
-	fields = text.Line(fields, pointer, s, text.MaxURL)
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-		fields = append(fields, errs.Field{Pointer: pointer, Detail: "must be an absolute http or https URL without credentials"})
-	}
-	return fields
+	return text.URL(fields, pointer, s, text.URLRules{Detail: "must be an absolute http or https URL without credentials"})
 }
 
 func (in *DocumentInput) check() error {

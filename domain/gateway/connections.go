@@ -3,7 +3,6 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -387,12 +386,7 @@ func applyConnection(next *ConnectionV1, spec ProviderSpec, in ConnectionInput, 
 // checkWebhookURL is the syntax of a relay target; the outbound policy
 // (internal addresses) is the command's, at store time and at dial time.
 func checkWebhookURL(raw string) []errs.Field {
-	fields := text.Line(nil, "/webhook_url", raw, text.MaxURL)
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		fields = append(fields, errs.Field{Pointer: "/webhook_url", Detail: "must be an absolute http(s) URL without credentials"})
-	}
-	return fields
+	return text.URL(nil, "/webhook_url", raw, text.URLRules{Detail: "must be an absolute http(s) URL without credentials"})
 }
 
 // checkSecrets: every required member given (all of them on a create or a

@@ -1,7 +1,6 @@
 package identity
 
 import (
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/platform/backend/domain/errs"
 	"github.com/platform/backend/domain/event"
 	"github.com/platform/backend/domain/principal"
+	"github.com/platform/backend/domain/text"
 )
 
 // The service catalog is one stream of the platform tenant: every command
@@ -241,9 +241,9 @@ func validateEntry(e CatalogEntry, developer bool) []errs.Field {
 		}
 	}
 	if e.EntrypointURL != "" {
-		if u, err := url.Parse(e.EntrypointURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			f = append(f, errs.Field{Pointer: "/entrypointUrl", Detail: "must be an absolute http(s) URL"})
-		}
+		// A developer's URL (and a first-party seed's) is shown in every
+		// member's launcher and receives the SSO codes: no credentials.
+		f = text.URL(f, "/entrypointUrl", e.EntrypointURL, text.URLRules{Detail: "must be an absolute http(s) URL without credentials"})
 	}
 	if developer && !strings.HasPrefix(e.DeveloperAppID, DeveloperAppPrefix) {
 		f = append(f, errs.Field{Pointer: "/developerAppId", Detail: "must be a developer-portal id (dapp_...)"})

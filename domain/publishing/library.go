@@ -129,7 +129,7 @@ func ShareSeed(s Seed, now time.Time) ([]event.Change, error) {
 	fields := text.Line(nil, "/title", s.Title, text.MaxTitle)
 	fields = text.MultiLine(fields, "/text", s.Text, MaxText)
 	if s.SourceURL != nil {
-		fields = text.URL(fields, "/sourceUrl", *s.SourceURL, text.MaxURL)
+		fields = text.URL(fields, "/sourceUrl", *s.SourceURL, text.URLRules{})
 	}
 	if s.Title == "" && s.Text == "" {
 		fields = append(fields, errs.Field{Pointer: "/text", Detail: "a seed needs a title or text"})

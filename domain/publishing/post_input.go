@@ -79,7 +79,7 @@ func checkItems(fields []errs.Field, items []Item) []errs.Field {
 			}
 		}
 		if it.Link != nil {
-			fields = text.URL(fields, itemPointer(i, "link"), *it.Link, text.MaxURL)
+			fields = text.URL(fields, itemPointer(i, "link"), *it.Link, text.URLRules{})
 		}
 	}
 	return fields

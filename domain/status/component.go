@@ -89,7 +89,7 @@ func (c *Component) Define(d ComponentDefinedV1) ([]event.Change, error) {
 		fields = text.Line(fields, "/componentName", d.Name, text.MaxTitle)
 	}
 	fields = optionalLine(fields, "/componentGroup", d.Group, text.MaxTitle)
-	fields = text.URL(fields, "/checkUrl", d.CheckURL, text.MaxURL)
+	fields = text.URL(fields, "/checkUrl", d.CheckURL, text.URLRules{})
 	if len(fields) > 0 {
 		return nil, errs.Invalid(fields...)
 	}

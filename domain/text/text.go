@@ -7,7 +7,6 @@ package text
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -100,31 +99,4 @@ func check(fields []errs.Field, pointer, s string, max int, clean bool, dirty st
 		return append(fields, errs.Field{Pointer: pointer, Detail: dirty})
 	}
 	return fields
-}
-
-// URL appends the problem of a member that must be an absolute http or https
-// URL without credentials (user:password@, which would be shown wherever the
-// URL is, or sent wherever it leads), at most max characters on one line.
-// The outbound client's check of stored URLs (status checks, webhook
-// targets) starts with the same words (URLProblem).
-func URL(fields []errs.Field, pointer, s string, max int) []errs.Field {
-	if detail := URLProblem(s); detail != "" {
-		return append(fields, errs.Field{Pointer: pointer, Detail: detail})
-	}
-	return Line(fields, pointer, s, max)
-}
-
-// URLProblem is why s is not an absolute http or https URL without
-// credentials, or "".
-func URLProblem(s string) string {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil || !u.IsAbs() || u.Host == "":
-		return "must be an absolute http or https URL"
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "must be an http or https URL"
-	case u.User != nil:
-		return "must not contain credentials (user:password@)"
-	}
-	return ""
 }

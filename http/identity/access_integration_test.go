@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -632,6 +633,16 @@ func TestDeveloperAppsAndKeySet(t *testing.T) {
 		http.StatusUnprocessableEntity, "invalid_input")
 	if p.Errors[0].Pointer != "/appId" {
 		t.Fatalf("errors %+v", p.Errors)
+	}
+	// The entrypoint is shown in every member's launcher and receives the
+	// SSO codes: credentials in it are refused, and not quoted back.
+	withUser := maps.Clone(reg)
+	withUser["entrypointUrl"] = "https://crm:s3cret@crm.acme.test/app"
+	refused := h.Do(t, "identity", http.MethodPost, "/api/internal/developer-app-registrations", portal, withUser)
+	p = apptest.ExpectProblem(t, refused, http.StatusUnprocessableEntity, "invalid_input")
+	if len(p.Errors) != 1 || p.Errors[0].Pointer != "/entrypointUrl" || p.Errors[0].Detail != "must be an absolute http(s) URL without credentials" ||
+		strings.Contains(string(refused.Body), "s3cret") {
+		t.Fatalf("credentials in the entrypoint: %s", refused.Body)
 	}
 
 	res := h.Do(t, "identity", http.MethodPost, "/api/internal/developer-app-registrations", portal, reg)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/domain/text"
 )
 
 // Config chooses and bounds the object store. Zero values take the defaults
@@ -226,9 +228,9 @@ func parseLocation(raw string) (location, error) {
 
 // parsePublicURL checks the base of the local handler's URLs.
 func parsePublicURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return nil, fmt.Errorf("objectstore: OBJECTSTORE_PUBLIC_URL %q must be an absolute http(s) URL without query, fragment or credentials", raw)
+	u, problem := text.ParseURL(raw, text.URLRules{NoQuery: true, NoFragment: true})
+	if problem != "" {
+		return nil, errors.New("objectstore: OBJECTSTORE_PUBLIC_URL " + problem)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawPath = ""

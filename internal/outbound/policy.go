@@ -2,7 +2,6 @@ package outbound
 
 import (
 	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -197,10 +196,10 @@ func ipv4PartDigits(p string) (base int, ok bool) {
 // only (DNS answers change); that check is the real guard. The answer is a
 // Reason and a sentence for the client.
 func (p Policy) CheckURL(raw string) (Reason, string) {
-	if detail := text.URLProblem(raw); detail != "" {
+	u, detail := text.ParseURL(raw, text.URLRules{})
+	if detail != "" {
 		return ReasonInvalidURL, detail
 	}
-	u, _ := url.Parse(raw) // URLProblem parsed it
 	addr, isIP, numeric := HostAddr(u.Hostname())
 	switch {
 	case numeric:

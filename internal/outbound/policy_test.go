@@ -120,6 +120,7 @@ func TestPolicyCheckURL(t *testing.T) {
 		{"gopher", Policy{}, "gopher://127.0.0.1:6379/_INFO", ReasonInvalidURL},
 		{"relative", Policy{}, "/health", ReasonInvalidURL},
 		{"no host", Policy{}, "http:///health", ReasonInvalidURL},
+		{"a port but no host name (dials the machine itself)", Policy{}, "http://:8090/metrics", ReasonInvalidURL},
 		{"userinfo", Policy{}, "https://admin:secret@api.example.com/health", ReasonInvalidURL},
 		{"user only", Policy{}, "https://admin@api.example.com/health", ReasonInvalidURL},
 		{"loopback literal", Policy{}, "http://127.0.0.1:8090/metrics", ReasonBlocked},

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/providers/exchange"
 	"github.com/platform/backend/providers/outcome"
 )
@@ -81,9 +82,8 @@ func newTransport() *http.Transport {
 
 // ValidateURL checks that a configured endpoint is an absolute http(s) URL.
 func ValidateURL(network, name, raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return fmt.Errorf("%s: %s must be an absolute http(s) URL", network, name)
+	if _, problem := text.ParseURL(raw, text.URLRules{}); problem != "" {
+		return fmt.Errorf("%s: %s %s", network, name, problem)
 	}
 	return nil
 }

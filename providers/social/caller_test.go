@@ -134,3 +134,17 @@ func TestErrorMessageIsAFewWords(t *testing.T) {
 		t.Fatalf("message %q", got)
 	}
 }
+
+// TestValidateURLRefusesCredentials: a network's configured endpoints
+// (PUBLISHING_NETWORK_<n>_BASE_URL points them all at one address) include
+// the authorize URL and the posts' web URL, which browsers are sent to:
+// credentials in them are refused, and the refusal does not quote them.
+func TestValidateURLRefusesCredentials(t *testing.T) {
+	if err := ValidateURL("network_1", "authorize URL", "https://example.test/oauth"); err != nil {
+		t.Fatal(err)
+	}
+	err := ValidateURL("network_1", "authorize URL", "https://app:s3cret@example.test/oauth")
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "network_1: authorize URL") {
+		t.Fatalf("credentials: %v", err)
+	}
+}

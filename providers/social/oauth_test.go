@@ -101,6 +101,7 @@ func TestAuthorizeURLRefusesWhatIsNotAFlow(t *testing.T) {
 		"bad redirect":  {RedirectURI: "app.test/cb", State: "s", CodeChallenge: challenge},
 		"plain pkce":    {RedirectURI: "https://app.test/cb", State: "s", CodeChallenge: "v"},
 		"relative path": {RedirectURI: "/cb", State: "s", CodeChallenge: challenge},
+		"credentials":   {RedirectURI: "https://u:p@app.test/cb", State: "s", CodeChallenge: challenge}, // sent on to the browser
 	} {
 		if _, err := o.AuthorizeURL(r); outcome.Of(err) != outcome.Rejected {
 			t.Errorf("%s: %v", name, err)

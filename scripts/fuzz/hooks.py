@@ -24,11 +24,15 @@ import schemathesis
 IDEMPOTENCY_KEY = "Idempotency-Key"
 
 # A URL with credentials (user:password@: a status check URL, a post's link, a
-# seed's source) is refused by the domain's URL check (domain/text.URL, which
-# the outbound client's check starts with): a pattern refusing it would quote
+# seed's source) is refused by the domain's URL check (domain/text.ParseURL,
+# which the outbound policy's check starts with): a pattern refusing it would quote
 # the password back in the problem, as the gateway's credential members avoid.
+# So is a URL without a host name ("http://:80/"), which format uri admits and
+# which would dial the machine itself.
 _CREDENTIALS = "must not contain credentials (user:password@)"
-_LINK_RULES = [("/link", _CREDENTIALS), ("/thread/{i}/link", _CREDENTIALS)]
+_NO_HOST = "must be an absolute http or https URL"
+_URL_CHECK = lambda *pointers: [(p, d) for p in pointers for d in (_CREDENTIALS, _NO_HOST)]
+_LINK_RULES = _URL_CHECK("/link", "/thread/{i}/link")
 
 # operationId -> [(JSON pointer, detail)] the server may answer 422 with for
 # schema-valid input; a pointer is matched whole, "{i}" standing for an array
@@ -47,17 +51,14 @@ KNOWN_422 = {
     ],
     # An IP literal host (also inet_aton spellings like "0" or "0x7f.1") is
     # judged by the outbound policy, which is configuration: which addresses
-    # are internal is not the schema's to say. Credentials: _CREDENTIALS.
-    "components.upsert": [
-        ("/checkUrl", "host is an internal address"),
-        ("/checkUrl", _CREDENTIALS),
-    ],
+    # are internal is not the schema's to say. Credentials, no host: _URL_CHECK.
+    "components.upsert": [("/checkUrl", "host is an internal address")] + _URL_CHECK("/checkUrl"),
     # Publishing (400 for the seed's "invalid create", 422 elsewhere): a
     # publish time must not be in the past (the clock); a post scheduled by
     # an update needs a publish time, which may be the stored one (state);
     # a reschedule must be in the future (the clock); a transfer's target
     # must be an organization the caller belongs to (data). Links with
-    # credentials: _CREDENTIALS.
+    # credentials or without a host: _URL_CHECK.
     "posts.create": [("/publishAt", "must not be in the past")] + _LINK_RULES,
     "posts.update": _LINK_RULES + [
         ("/publishAt", "must not be in the past"),
@@ -70,8 +71,7 @@ KNOWN_422 = {
     "brands.brand_kit.set": [("/brandKitId", "no such brand kit")],
     # The brand of a machine route comes from brandId or the X-Brand-ID
     # header: one or the other, which a body schema cannot say.
-    "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)"),
-                    ("/sourceUrl", _CREDENTIALS)],
+    "seeds.share": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")] + _URL_CHECK("/sourceUrl"),
     "content_strategy.suggestions.generate_from_trends": [("/brandId", "required member is missing (or name the brand in X-Brand-ID)")],
     # An image prompt the provider refuses (its content rules) is the
     # gateway's 422 "refused by the provider", passed through.
@@ -153,7 +153,7 @@ TEXT_BODIES = {"contacts.import"}
 # checks of credential members, which carry no pattern (a refusal would
 # quote a secret). docs/decisions.md (the gateway's edge) says why.
 _URL_RULES = [("/webhook_url", "host is an internal address"), ("/webhook_url", "host is neither a name nor an IP address"),
-              ("/webhook_url", "must be an absolute http(s) URL without credentials"), ("/name", "must not be empty")]
+              ("/webhook_url", "must be an absolute http(s) URL without credentials"), ("/name", "must not be empty")] + _URL_CHECK("/webhook_url")
 _SECRET_RULES = [("/credentials{*}", "must be 1..4096 characters on one line")]
 _PROFILE_RULES = [("/connection_id", "no such connection"), ("/connection_id", "not an email connection"),
                   ("/from_email", "must be an email address"), ("/reply_to_email", "must be an email address or null")] + [
@@ -291,6 +291,8 @@ KNOWN_422.update({
 # of the encoded JSON; below the free-form templates, task outputs and run
 # inputs the kernel refuses U+0000 at every depth (no schema can say it).
 # A person profile's subject must be a member of the organization (data).
+# A link (a document's, a source's, a persona action's) is refused with
+# credentials or without a host (_URL_CHECK), in the agent's own words.
 _NUL_RULES = lambda at: [(at + "{*}", "must not contain U+0000 (NUL)"), (at + "{*}", "a member name must not contain U+0000 (NUL)")]
 _FLOW_RULES = _NUL_RULES("/steps/{i}/input") + [
     ("/steps/{i}/action", "the service has no such action (see GET /api/flow-actions)"),
@@ -315,6 +317,9 @@ KNOWN_422.update({
     "runs.start": _NUL_RULES("/input"),
     "tasks.complete": _NUL_RULES("/output"),
     "person_profiles.create": [("/subjectUserId", "not a member of the organization")],
+    **{op: [(at, "must be an absolute http or https URL without credentials")]
+       for op, at in (("knowledge.add", "/url"), ("knowledge.update", "/url"), ("person_profiles.sources.add", "/url"),
+                      ("personas.save", "/actions/{i}/url"))},
 })
 
 _KNOWN = {

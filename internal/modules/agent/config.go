@@ -2,9 +2,11 @@ package agent
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	agentcmd "github.com/platform/backend/commands/agent"
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/internal/module"
 )
 
@@ -55,11 +57,12 @@ func (c *Config) FromEnv(getenv func(string) string) error {
 	env.Parse("AGENT_SERVICE_URLS", func(v string) error {
 		c.ServiceURLs = map[string]string{}
 		for _, pair := range module.SplitList(v) {
-			name, url, ok := strings.Cut(pair, "=")
-			if !ok || name == "" || !strings.HasPrefix(url, "http") {
+			name, base, ok := strings.Cut(pair, "=")
+			name, base = strings.TrimSpace(name), strings.TrimSpace(base)
+			if !ok || name == "" {
 				return errors.New("AGENT_SERVICE_URLS is service=http(s)://base,...")
 			}
-			c.ServiceURLs[strings.TrimSpace(name)] = strings.TrimSpace(url)
+			c.ServiceURLs[name] = base
 		}
 		return nil
 	})
@@ -111,6 +114,13 @@ func (c *Config) Validate() error {
 	}
 	if c.ChatPerMinute <= 0 || c.ChatBurst < 1 || c.ChatSessionPerMinute <= 0 || c.ChatSessionBurst < 1 {
 		problems = append(problems, errors.New("the public chat's rates and bursts must be positive"))
+	}
+	for name, base := range c.ServiceURLs {
+		// Checked here, not where the list is read: a refused value is
+		// quoted there, and this one may hold credentials.
+		if _, problem := text.ParseURL(base, text.URLRules{}); problem != "" {
+			problems = append(problems, fmt.Errorf("AGENT_SERVICE_URLS: the URL of %s %s", name, problem))
+		}
 	}
 	return errors.Join(problems...)
 }

@@ -3,10 +3,10 @@ package dashboard
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/internal/module"
 	view "github.com/platform/backend/projections/dashboard"
 )
@@ -65,8 +65,8 @@ func (c *Config) Validate() error {
 		problems = append(problems, errors.New("DASHBOARD_DEADLINE must be at most 30s"))
 	}
 	for app, raw := range c.RemoteWidgets {
-		if u, err := url.Parse(raw); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			problems = append(problems, fmt.Errorf("DASHBOARD_REMOTE_WIDGETS: %s=%q is not an http(s) URL", app, raw))
+		if _, problem := text.ParseURL(raw, text.URLRules{}); problem != "" {
+			problems = append(problems, fmt.Errorf("DASHBOARD_REMOTE_WIDGETS: the URL of %s %s", app, problem))
 		}
 	}
 	return errors.Join(problems...)

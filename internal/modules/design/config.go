@@ -2,11 +2,11 @@ package design
 
 import (
 	"errors"
-	"net/url"
 	"strings"
 	"time"
 
 	designcmd "github.com/platform/backend/commands/design"
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/internal/module"
 )
 
@@ -71,8 +71,8 @@ func (c *Config) Validate() error {
 		if v == "" {
 			continue
 		}
-		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			problems = append(problems, errors.New(name+" must be an http(s) URL"))
+		if _, problem := text.ParseURL(v, text.URLRules{}); problem != "" {
+			problems = append(problems, errors.New(name+" "+problem))
 		}
 	}
 	if len(c.InsightsSiteKey) > 256 || strings.ContainsAny(c.InsightsSiteKey, "\"<>\r\n") {

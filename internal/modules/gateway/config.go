@@ -3,10 +3,10 @@ package gateway
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/providers/ai"
 )
@@ -75,14 +75,14 @@ func (c *Config) Defaults() {
 func (c *Config) Validate() error {
 	problems := []error{c.Metering.Validate(), c.Edge.validate()}
 	if c.DashboardURL != "" {
-		if u, err := url.Parse(c.DashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			problems = append(problems, errors.New("gateway: GATEWAY_DASHBOARD_URL must be an absolute http(s) URL"))
+		if _, problem := text.ParseURL(c.DashboardURL, text.URLRules{}); problem != "" {
+			problems = append(problems, errors.New("gateway: GATEWAY_DASHBOARD_URL "+problem))
 		}
 	}
 	for id, pc := range c.Providers {
 		if pc.BaseURL != "" {
-			if u, err := url.Parse(pc.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-				problems = append(problems, fmt.Errorf("gateway: the base URL of %s must be an absolute http(s) URL without credentials", id))
+			if _, problem := text.ParseURL(pc.BaseURL, text.URLRules{}); problem != "" {
+				problems = append(problems, fmt.Errorf("gateway: the base URL of %s %s", id, problem))
 			}
 		}
 	}

@@ -5,11 +5,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	gatewaycmd "github.com/platform/backend/commands/gateway"
 	domain "github.com/platform/backend/domain/gateway"
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/internal/keyring"
 	"github.com/platform/backend/internal/module"
 )
@@ -96,8 +96,8 @@ func (s *EdgeSection) defaults(sandbox bool) {
 func (s *EdgeSection) validate() error {
 	problems := []error{s.EdgeConfig.Validate()}
 	for p, base := range s.BaseURLs {
-		if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-			problems = append(problems, fmt.Errorf("gateway: the base URL of %s must be an absolute http(s) URL without credentials", p))
+		if _, problem := text.ParseURL(base, text.URLRules{}); problem != "" {
+			problems = append(problems, fmt.Errorf("gateway: the base URL of %s %s", p, problem))
 		}
 	}
 	return errors.Join(problems...)

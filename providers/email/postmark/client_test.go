@@ -240,6 +240,7 @@ func TestConfigValidate(t *testing.T) {
 		"no token":      {},
 		"relative URL":  {BaseURL: "/email", ServerToken: "t"},
 		"other scheme":  {BaseURL: "ftp://x", ServerToken: "t"},
+		"credentials":   {BaseURL: "https://u:p@api.postmarkapp.com", ServerToken: "t"}, // as the gateway's GATEWAY_*_BASE_URL
 		"negative time": {ServerToken: "t", Timeout: -1},
 	}
 	for name, cfg := range tests {

@@ -16,8 +16,9 @@ package postmark
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"time"
+
+	"github.com/platform/backend/domain/text"
 )
 
 // Provider names this adapter in receipts, errors and events.
@@ -53,10 +54,10 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks a configuration after defaults.
 func (c Config) Validate() error {
-	u, err := url.Parse(c.BaseURL)
+	_, problem := text.ParseURL(c.BaseURL, text.URLRules{})
 	switch {
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		return errors.New("postmark: BaseURL must be an http(s) URL")
+	case problem != "":
+		return errors.New("postmark: BaseURL " + problem)
 	case c.ServerToken == "":
 		return errors.New("postmark: ServerToken required")
 	case c.Timeout <= 0:

@@ -221,6 +221,7 @@ func TestConfigValidate(t *testing.T) {
 	for name, cfg := range map[string]resend.Config{
 		"no key":        {},
 		"relative URL":  {BaseURL: "emails", APIKey: "k"},
+		"credentials":   {BaseURL: "https://u:p@api.resend.com", APIKey: "k"}, // as the gateway's GATEWAY_*_BASE_URL
 		"negative time": {APIKey: "k", Timeout: -time.Second},
 	} {
 		if _, err := resend.New(cfg); err == nil {

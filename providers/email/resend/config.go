@@ -18,8 +18,9 @@ package resend
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"time"
+
+	"github.com/platform/backend/domain/text"
 )
 
 // Provider names this adapter in receipts, errors and events.
@@ -55,10 +56,10 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks a configuration after defaults.
 func (c Config) Validate() error {
-	u, err := url.Parse(c.BaseURL)
+	_, problem := text.ParseURL(c.BaseURL, text.URLRules{})
 	switch {
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		return errors.New("resend: BaseURL must be an http(s) URL")
+	case problem != "":
+		return errors.New("resend: BaseURL " + problem)
 	case c.APIKey == "":
 		return errors.New("resend: APIKey required")
 	case c.Timeout <= 0:

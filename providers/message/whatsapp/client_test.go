@@ -209,6 +209,7 @@ func TestConfigValidate(t *testing.T) {
 		"bad version":     {AccessToken: "t", Version: "21"},
 		"bad number":      {AccessToken: "t", PhoneNumberID: "12a"},
 		"relative URL":    {AccessToken: "t", BaseURL: "graph"},
+		"credentials":     {AccessToken: "t", BaseURL: "https://u:p@graph.facebook.com"}, // as the gateway's GATEWAY_*_BASE_URL
 		"negative time":   {AccessToken: "t", Timeout: -1},
 		"version in path": {AccessToken: "t", Version: "v21.0/x"},
 	} {

@@ -11,9 +11,10 @@ package whatsapp
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"regexp"
 	"time"
+
+	"github.com/platform/backend/domain/text"
 )
 
 // Provider names this adapter in receipts, errors and events.
@@ -63,10 +64,10 @@ var phoneNumberIDPattern = regexp.MustCompile(`^[0-9]{1,32}$`)
 
 // Validate checks a configuration after defaults.
 func (c Config) Validate() error {
-	u, err := url.Parse(c.BaseURL)
+	_, problem := text.ParseURL(c.BaseURL, text.URLRules{})
 	switch {
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		return errors.New("whatsapp: BaseURL must be an http(s) URL")
+	case problem != "":
+		return errors.New("whatsapp: BaseURL " + problem)
 	case !versionPattern.MatchString(c.Version):
 		return errors.New("whatsapp: Version must look like v21.0")
 	case c.AccessToken == "":

@@ -3,9 +3,10 @@ package stripe
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
+
+	"github.com/platform/backend/domain/text"
 )
 
 // Provider names this adapter in the gateway's records.
@@ -84,11 +85,10 @@ func validAPIVersion(v string) bool {
 
 // Validate checks a configuration after defaults. It never echoes the key.
 func (c Config) Validate() error {
-	u, err := url.Parse(c.BaseURL)
+	_, problem := text.ParseURL(c.BaseURL, text.URLRules{NoQuery: true, NoFragment: true})
 	switch {
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" ||
-		u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return errors.New("stripe: BaseURL must be an http(s) URL without query, fragment or credentials")
+	case problem != "":
+		return errors.New("stripe: BaseURL " + problem)
 	case c.SecretKey == "":
 		return errors.New("stripe: SecretKey required")
 	case !strings.HasPrefix(c.SecretKey, "sk_") && !strings.HasPrefix(c.SecretKey, "rk_"):

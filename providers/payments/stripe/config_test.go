@@ -20,16 +20,18 @@ func TestConfigDefaults(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	tests := map[string]func(*stripe.Config){
-		"no key":              func(c *stripe.Config) { c.SecretKey = "" },
-		"publishable key":     func(c *stripe.Config) { c.SecretKey = "pk_live_123" },
-		"key with a newline":  func(c *stripe.Config) { c.SecretKey = "sk_live_1\n" },
-		"base URL not http":   func(c *stripe.Config) { c.BaseURL = "ftp://api.stripe.com" },
-		"base URL relative":   func(c *stripe.Config) { c.BaseURL = "/v1" },
-		"base URL with query": func(c *stripe.Config) { c.BaseURL = "https://api.stripe.com?x=1" },
-		"base URL with user":  func(c *stripe.Config) { c.BaseURL = "https://u:p@api.stripe.com" },
-		"version not a date":  func(c *stripe.Config) { c.APIVersion = "latest" },
-		"version bad release": func(c *stripe.Config) { c.APIVersion = "2025-02-24.Acacia" },
-		"negative timeout":    func(c *stripe.Config) { c.Timeout = -time.Second },
+		"no key":                 func(c *stripe.Config) { c.SecretKey = "" },
+		"publishable key":        func(c *stripe.Config) { c.SecretKey = "pk_live_123" },
+		"key with a newline":     func(c *stripe.Config) { c.SecretKey = "sk_live_1\n" },
+		"base URL not http":      func(c *stripe.Config) { c.BaseURL = "ftp://api.stripe.com" },
+		"base URL relative":      func(c *stripe.Config) { c.BaseURL = "/v1" },
+		"base URL with query":    func(c *stripe.Config) { c.BaseURL = "https://api.stripe.com?x=1" },
+		"base URL with user":     func(c *stripe.Config) { c.BaseURL = "https://u:p@api.stripe.com" },
+		"base URL with a bare ?": func(c *stripe.Config) { c.BaseURL = "https://api.stripe.com?" }, // paths appended land in the query
+		"base URL with a bare #": func(c *stripe.Config) { c.BaseURL = "https://api.stripe.com#" },
+		"version not a date":     func(c *stripe.Config) { c.APIVersion = "latest" },
+		"version bad release":    func(c *stripe.Config) { c.APIVersion = "2025-02-24.Acacia" },
+		"negative timeout":       func(c *stripe.Config) { c.Timeout = -time.Second },
 	}
 	for name, change := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/providers/social"
 )
 
@@ -226,8 +227,7 @@ func withParam(u *url.URL, k, v string) string {
 }
 
 func (c *Core) redirectAllowed(uri string) bool {
-	u, err := url.Parse(uri)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if _, problem := text.ParseURL(uri, text.URLRules{}); problem != "" {
 		return false
 	}
 	return len(c.opts.RedirectURIs) == 0 || slices.Contains(c.opts.RedirectURIs, uri)

@@ -3,10 +3,10 @@ package httpcall
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/providers/ai"
 )
 
@@ -58,9 +58,8 @@ func (c Connection) WithDefaults(baseURL string, all ai.Capability) Connection {
 // URL without credentials in it, a key, a positive timeout, and capabilities
 // the protocol has.
 func (c Connection) Validate(protocol string, all ai.Capability) error {
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "" {
-		return fmt.Errorf("ai %s: base URL must be an absolute http(s) URL without credentials or query", protocol)
+	if _, problem := text.ParseURL(c.BaseURL, text.URLRules{NoQuery: true}); problem != "" {
+		return fmt.Errorf("ai %s: base URL %s", protocol, problem)
 	}
 	if strings.TrimSpace(c.APIKey) == "" {
 		return fmt.Errorf("ai %s: API key is required", protocol)
