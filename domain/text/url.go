@@ -1,6 +1,7 @@
 package text
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 
@@ -83,4 +84,17 @@ func URL(fields []errs.Field, pointer, s string, r URLRules) []errs.Field {
 		return append(fields, errs.Field{Pointer: pointer, Detail: problem})
 	}
 	return fields
+}
+
+// URLSetting checks an operator's optional URL setting (ParseURL): nil when
+// it is unset or valid, otherwise an error that names the setting and does
+// not quote the value (it may hold a password).
+func URLSetting(name, value string, r URLRules) error {
+	if value == "" {
+		return nil
+	}
+	if _, problem := ParseURL(value, r); problem != "" {
+		return errors.New(name + " " + problem)
+	}
+	return nil
 }

@@ -27,6 +27,13 @@ func TestConfiguredURLsAreAbsoluteHTTPWithoutCredentials(t *testing.T) {
 		{"GATEWAY_EMAIL_PROVIDER_A_BASE_URL", "https://mail.example.com", "https://ops:pw-1@mail.example.com", "base URL of email_provider_a"},
 		{"OBJECTSTORE_PUBLIC_URL", "https://files.example.com/objects", "https://ops:pw-1@files.example.com/objects", "OBJECTSTORE_PUBLIC_URL"},
 		{"OBJECTSTORE_PUBLIC_URL", "https://files.example.com/objects", "https://files.example.com/objects?", "OBJECTSTORE_PUBLIC_URL"},
+		// Bases that paths are appended to, unchecked before.
+		{"IDENTITY_PUBLIC_URL", "https://id.example.com", "https://ops:pw-1@id.example.com", "IDENTITY_PUBLIC_URL"},
+		{"IDENTITY_PUBLIC_URL", "https://id.example.com", "https://id.example.com/?next=1", "IDENTITY_PUBLIC_URL"},
+		{"IDENTITY_ADMIN_CONSOLE_URL", "https://admin.example.com", "admin.example.com", "IDENTITY_ADMIN_CONSOLE_URL"},
+		{"PLATFORM_APPS_BASE_URL", "https://apps.example.com", "https://apps.example.com/#x", "PLATFORM_APPS_BASE_URL"},
+		{"PUBLISHING_PUBLIC_URL", "https://pub.example.com", "ftp://pub.example.com", "PUBLISHING_PUBLIC_URL"},
+		{"AGENT_TURNSTILE_URL", "https://challenges.example.com", "https://ops:pw-1@challenges.example.com", "AGENT_TURNSTILE_URL"},
 	} {
 		t.Run(tt.name+"="+tt.bad, func(t *testing.T) {
 			platformEnv(t, map[string]string{tt.name: tt.value})

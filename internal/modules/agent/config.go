@@ -115,6 +115,8 @@ func (c *Config) Validate() error {
 	if c.ChatPerMinute <= 0 || c.ChatBurst < 1 || c.ChatSessionPerMinute <= 0 || c.ChatSessionBurst < 1 {
 		problems = append(problems, errors.New("the public chat's rates and bursts must be positive"))
 	}
+	// Siteverify is POSTed to <it>/turnstile/v0/siteverify.
+	problems = append(problems, text.URLSetting("AGENT_TURNSTILE_URL", c.TurnstileURL, text.URLRules{NoQuery: true, NoFragment: true}))
 	for name, base := range c.ServiceURLs {
 		// Checked here, not where the list is read: a refused value is
 		// quoted there, and this one may hold credentials.

@@ -68,12 +68,7 @@ func (c *Config) Defaults() {
 func (c *Config) Validate() error {
 	var problems []error
 	for name, v := range map[string]string{"DESIGN_APP_URL": c.AppURL, "GATEWAY_URL": c.GatewayURL, "RENDER_SERVICE_URL": c.RenderServiceURL} {
-		if v == "" {
-			continue
-		}
-		if _, problem := text.ParseURL(v, text.URLRules{}); problem != "" {
-			problems = append(problems, errors.New(name+" "+problem))
-		}
+		problems = append(problems, text.URLSetting(name, v, text.URLRules{}))
 	}
 	if len(c.InsightsSiteKey) > 256 || strings.ContainsAny(c.InsightsSiteKey, "\"<>\r\n") {
 		problems = append(problems, errors.New("INSIGHTS_SITE_KEY must be at most 256 characters of plain text"))

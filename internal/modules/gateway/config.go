@@ -74,11 +74,7 @@ func (c *Config) Defaults() {
 
 func (c *Config) Validate() error {
 	problems := []error{c.Metering.Validate(), c.Edge.validate()}
-	if c.DashboardURL != "" {
-		if _, problem := text.ParseURL(c.DashboardURL, text.URLRules{}); problem != "" {
-			problems = append(problems, errors.New("gateway: GATEWAY_DASHBOARD_URL "+problem))
-		}
-	}
+	problems = append(problems, text.URLSetting("gateway: GATEWAY_DASHBOARD_URL", c.DashboardURL, text.URLRules{}))
 	for id, pc := range c.Providers {
 		if pc.BaseURL != "" {
 			if _, problem := text.ParseURL(pc.BaseURL, text.URLRules{}); problem != "" {

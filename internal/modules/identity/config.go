@@ -1,9 +1,11 @@
 package identity
 
 import (
+	"errors"
 	"strings"
 	"time"
 
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/eventstore"
 	"github.com/platform/backend/internal/module"
 	"github.com/platform/backend/providers/email"
@@ -77,4 +79,13 @@ func (c *Config) Defaults() {
 	}
 }
 
-func (c *Config) Validate() error { return nil }
+// Validate checks the URL settings: each is a base that paths are appended
+// to (magic links, the settings redirect, app entrypoints), so it carries no
+// query or fragment.
+func (c *Config) Validate() error {
+	base := text.URLRules{NoQuery: true, NoFragment: true}
+	return errors.Join(
+		text.URLSetting("IDENTITY_PUBLIC_URL", c.PublicURL, base),
+		text.URLSetting("IDENTITY_ADMIN_CONSOLE_URL", c.AdminConsoleURL, base),
+		text.URLSetting("PLATFORM_APPS_BASE_URL", c.AppsBaseURL, base))
+}

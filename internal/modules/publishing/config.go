@@ -9,6 +9,7 @@ import (
 
 	pubcmd "github.com/platform/backend/commands/publishing"
 	domain "github.com/platform/backend/domain/publishing"
+	"github.com/platform/backend/domain/text"
 	"github.com/platform/backend/internal/module"
 )
 
@@ -109,6 +110,8 @@ func (c *Config) Validate() error {
 	if c.LegacyTokenKey != nil && len(c.LegacyTokenKey) != 32 {
 		errs = append(errs, errors.New("publishing: PUBLISHING_TOKEN_KEY must be 32 bytes (base64)"))
 	}
+	// The OAuth callbacks are <it>/api/integrations/<platform>/callback.
+	errs = append(errs, text.URLSetting("publishing: PUBLISHING_PUBLIC_URL", c.PublicURL, text.URLRules{NoQuery: true, NoFragment: true}))
 	if c.Production && c.Sandbox {
 		errs = append(errs, errors.New("publishing: PUBLISHING_SANDBOX is for development, not production"))
 	}
