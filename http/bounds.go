@@ -42,6 +42,11 @@ func URLSchema(schemes string) string {
 	return WithFormat(StringSchema(1, text.MaxURL, `^`+schemes+`://[!-~]+$`, nil), "uri")
 }
 
+// NullableURLSchema is URLSchema or null (a member that unsets a URL).
+func NullableURLSchema(schemes string) string {
+	return WithFormat(StringSchema(1, text.MaxURL, `^`+schemes+`://[!-~]+$`, []string{"string", "null"}), "uri")
+}
+
 // PatternSchema is a string of a pattern that admits no control character
 // (identifiers, scopes), bounded all the same.
 func PatternSchema(maxLength int, pattern string) string {

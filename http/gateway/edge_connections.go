@@ -30,7 +30,7 @@ type (
 var (
 	connectionIDSchema = httpapi.NonEmptyID
 	connectionProvider = mustEnum(gateway.ConnectionProviderIDs())
-	webhookURLSchema   = `{"type":["string","null"],"maxLength":2048,"pattern":"^https?://[!-~]+$","format":"uri"}`
+	webhookURLSchema   = httpapi.NullableURLSchema("https?")
 	expirySchema       = httpapi.WithFormat(httpapi.StringSchema(0, text.MaxDateTime, "", []string{"string", "null"}), "date-time")
 	reasonInput        = httpapi.Object(nil, map[string]string{"connectionId": connectionIDSchema, "reason": httpapi.LineSchema(0, text.MaxReason)})
 	credentialsSchema  = secretsSchema()
