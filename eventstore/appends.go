@@ -65,7 +65,7 @@ type appends struct {
 func (a *appends) add(topic string, cmd Command, version int64, d Decision, result []byte) (Position, error) {
 	for _, ne := range d.Events {
 		version++
-		payload, err := json.Marshal(ne.Payload)
+		payload, err := encodeJSON(ne.Payload)
 		if err != nil {
 			return Position{}, fmt.Errorf("encode %s: %w", ne.Type, err)
 		}
@@ -91,7 +91,7 @@ func (a *appends) add(topic string, cmd Command, version int64, d Decision, resu
 	var snapshot string
 	snapVersion, snapSchema := int64(0), 0
 	if schema := cmd.Snapshot.schema(); schema > 0 && d.Snapshot != nil {
-		raw, err := json.Marshal(d.Snapshot)
+		raw, err := encodeJSON(d.Snapshot)
 		if err != nil {
 			return Position{}, fmt.Errorf("encode snapshot: %w", err)
 		}

@@ -2,7 +2,6 @@ package eventstore
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -473,7 +472,7 @@ func (s *Store) decideItem(ctx context.Context, conn *pgx.Conn, cmd Command, dec
 	if err != nil {
 		return Outcome{}, Decision{}, err
 	}
-	result, err := json.Marshal(d.Result)
+	result, err := encodeJSON(d.Result)
 	if err != nil {
 		return Outcome{}, Decision{}, fmt.Errorf("encode result: %w", err)
 	}

@@ -9,3 +9,6 @@ var RecordBatch = recordBatch
 
 // ValidJSON is the envelope decoder's check of a payload.
 var ValidJSON = validJSON
+
+// EncodeJSON is the store's json.Marshal of a decision's values.
+var EncodeJSON = encodeJSON
