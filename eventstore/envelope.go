@@ -4,7 +4,6 @@
 package eventstore
 
 import (
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -307,42 +306,42 @@ func decodePayload[T any](e Event) (T, error) {
 // replay's decoding); ok is false for anything else, which json.Unmarshal
 // then reads (or refuses) as before.
 func decodeEnvelope(b []byte) (e Event, ok bool) {
-	r := envelopeReader{b: b, ok: true}
-	r.lit(`{"event_id":`)
-	if id := r.str(); r.ok {
+	r := Layout{b: b, ok: true}
+	r.Lit(`{"event_id":`)
+	if id := r.Str(); r.ok {
 		r.ok = e.ID.UnmarshalText([]byte(id)) == nil
 	}
-	r.lit(`,"type":`)
-	e.Type = r.str()
-	r.lit(`,"schema_version":`)
-	sv := r.int()
+	r.Lit(`,"type":`)
+	e.Type = r.Str()
+	r.Lit(`,"schema_version":`)
+	sv := r.Int()
 	e.SchemaVersion = int(sv)
-	r.lit(`,"stream_type":`)
-	e.StreamType = r.str()
-	r.lit(`,"stream_id":`)
-	e.StreamID = r.str()
-	r.lit(`,"stream_version":`)
-	e.StreamVersion = r.int()
-	r.lit(`,"organization_id":`)
-	e.OrganizationID = r.str()
-	r.lit(`,"actor":{"id":`)
-	e.Actor.ID = r.str()
-	r.lit(`,"type":`)
-	e.Actor.Type = r.str()
-	r.lit(`},"occurred_at":`)
-	e.OccurredAt = r.time()
-	r.lit(`,"recorded_at":`)
-	e.RecordedAt = r.time()
+	r.Lit(`,"stream_type":`)
+	e.StreamType = r.Str()
+	r.Lit(`,"stream_id":`)
+	e.StreamID = r.Str()
+	r.Lit(`,"stream_version":`)
+	e.StreamVersion = r.Int()
+	r.Lit(`,"organization_id":`)
+	e.OrganizationID = r.Str()
+	r.Lit(`,"actor":{"id":`)
+	e.Actor.ID = r.Str()
+	r.Lit(`,"type":`)
+	e.Actor.Type = r.Str()
+	r.Lit(`},"occurred_at":`)
+	e.OccurredAt = r.Time()
+	r.Lit(`,"recorded_at":`)
+	e.RecordedAt = r.Time()
 	for _, m := range [...]struct {
 		name string
 		to   *string
 	}{{`,"idempotency_key":`, &e.IdempotencyKey}, {`,"correlation_id":`, &e.CorrelationID}, {`,"causation_id":`, &e.CausationID}} {
-		if r.ok && bytes.HasPrefix(b[r.i:], []byte(m.name)) {
-			r.lit(m.name)
-			*m.to = r.str()
+		if r.Has(m.name) {
+			r.Lit(m.name)
+			*m.to = r.Str()
 		}
 	}
-	r.lit(`,"payload":`)
+	r.Lit(`,"payload":`)
 	if !r.ok || len(b)-r.i < 2 || b[len(b)-1] != '}' {
 		return Event{}, false
 	}
@@ -355,78 +354,3 @@ func decodeEnvelope(b []byte) (e Event, ok bool) {
 }
 
 func blank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// envelopeReader reads the envelope's layout; any surprise clears ok.
-type envelopeReader struct {
-	b  []byte
-	i  int
-	ok bool
-}
-
-func (r *envelopeReader) lit(s string) {
-	if r.ok && bytes.HasPrefix(r.b[r.i:], []byte(s)) {
-		r.i += len(s)
-		return
-	}
-	r.ok = false
-}
-
-// str reads a string of printable ASCII without escapes.
-func (r *envelopeReader) str() string {
-	if !r.ok || r.i >= len(r.b) || r.b[r.i] != '"' {
-		r.ok = false
-		return ""
-	}
-	for j := r.i + 1; j < len(r.b); j++ {
-		switch c := r.b[j]; {
-		case c == '"':
-			s := string(r.b[r.i+1 : j])
-			r.i = j + 1
-			return s
-		case c == '\\' || c < 0x20 || c >= 0x7f:
-			r.ok = false
-			return ""
-		}
-	}
-	r.ok = false
-	return ""
-}
-
-// int reads an integer as JSON writes it (no leading zero, no fraction or
-// exponent), of at most 18 digits.
-func (r *envelopeReader) int() int64 {
-	if !r.ok {
-		return 0
-	}
-	j := r.i
-	if j < len(r.b) && r.b[j] == '-' {
-		j++
-	}
-	start := j
-	for j < len(r.b) && r.b[j] >= '0' && r.b[j] <= '9' {
-		j++
-	}
-	digits := j - start
-	if digits == 0 || digits > 18 || (digits > 1 && r.b[start] == '0') {
-		r.ok = false
-		return 0
-	}
-	n, err := strconv.ParseInt(string(r.b[r.i:j]), 10, 64)
-	if err != nil {
-		r.ok = false
-		return 0
-	}
-	r.i = j
-	return n
-}
-
-// time reads a time as time.Time's UnmarshalJSON does.
-func (r *envelopeReader) time() time.Time {
-	start := r.i
-	r.str()
-	var t time.Time
-	if r.ok && t.UnmarshalJSON(r.b[start:r.i]) != nil {
-		r.ok = false
-	}
-	return t
-}

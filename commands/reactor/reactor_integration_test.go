@@ -94,7 +94,13 @@ func newRig(t *testing.T) *rig {
 // run starts a runner with the reactor; the returned func stops it.
 func (r *rig) run(re reactor.Reactor) func() {
 	r.t.Helper()
-	runner, err := reactor.NewRunner(r.pool, reactor.Config{Kafka: r.kc, Attempts: 2, RetryBackoff: 10 * time.Millisecond,
+	return r.runOn(r.pool, re)
+}
+
+// runOn starts a runner with the reactor on pool (its checkpoints' pool).
+func (r *rig) runOn(pool *pgxpool.Pool, re reactor.Reactor) func() {
+	r.t.Helper()
+	runner, err := reactor.NewRunner(pool, reactor.Config{Kafka: r.kc, Attempts: 2, RetryBackoff: 10 * time.Millisecond,
 		MaxBackoff: 50 * time.Millisecond}, r.dead, slog.New(slog.NewTextHandler(io.Discard, nil)), re)
 	if err != nil {
 		r.t.Fatal(err)

@@ -95,7 +95,11 @@ func merge(as []area) projections.Reducers {
 		}
 	}
 	if len(usage) > 0 {
-		out[domain.UsageRecorded] = projections.On(func(e eventstore.Event, p domain.UsageRecordedV1) ([]projections.Statement, error) {
+		out[domain.UsageRecorded] = func(e eventstore.Event) ([]projections.Statement, error) {
+			p, err := decodeUsage(e)
+			if err != nil {
+				return nil, err
+			}
 			var all []projections.Statement
 			for _, f := range usage {
 				s, err := f(e, p)
@@ -105,7 +109,7 @@ func merge(as []area) projections.Reducers {
 				all = append(all, s...)
 			}
 			return all, nil
-		})
+		}
 	}
 	return out
 }
