@@ -42,35 +42,45 @@ func (a Asset) kind() string {
 }
 
 // fonts are the snapshot's fonts, loaded: a font asset when named, else
-// the platform's DejaVu Sans (bold from weight 600).
-type fonts map[string]*raster.Font
+// the platform's DejaVu Sans (bold from weight 600); a font id the
+// snapshot does not name is set in the regular one (fallback).
+type fonts struct {
+	byID     map[string]*raster.Font
+	fallback *raster.Font
+}
 
 func loadFonts(ctx context.Context, assets Assets, s domain.Snapshot) (fonts, error) {
-	out := fonts{}
+	regular, err := raster.DefaultFont(400)
+	if err != nil {
+		return fonts{}, err
+	}
+	out := fonts{byID: map[string]*raster.Font{}, fallback: regular}
 	for i, f := range s.Fonts {
 		if f.AssetID == nil {
-			out[f.FontID] = raster.DefaultFont(f.Weight)
+			if out.byID[f.FontID], err = raster.DefaultFont(f.Weight); err != nil {
+				return fonts{}, err
+			}
 			continue
 		}
 		at := fmt.Sprintf("/snapshot/fonts/%d/assetId", i)
 		a, err := load(ctx, assets, at, *f.AssetID)
 		if err != nil {
-			return nil, err
+			return fonts{}, err
 		}
 		font, err := raster.LoadFont(a.Data)
 		if err != nil {
-			return nil, unrenderable(at, "font asset %s: %v", *f.AssetID, err)
+			return fonts{}, unrenderable(at, "font asset %s: %v", *f.AssetID, err)
 		}
-		out[f.FontID] = font
+		out.byID[f.FontID] = font
 	}
 	return out, nil
 }
 
 func (fs fonts) get(id string) *raster.Font {
-	if f, ok := fs[id]; ok {
+	if f, ok := fs.byID[id]; ok {
 		return f
 	}
-	return raster.DefaultFont(400)
+	return fs.fallback
 }
 
 func load(ctx context.Context, assets Assets, at, id string) (Asset, error) {

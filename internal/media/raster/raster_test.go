@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"image/png"
 	"os"
-	"strings"
 	"testing"
 )
 
@@ -44,7 +43,7 @@ func inked(img *image.RGBA, r image.Rectangle) int {
 // ink on both sides of the middle and none at the far left.
 func TestTextSetsGlyphsInItsBox(t *testing.T) {
 	st := TextStyle{Size: 48, Color: white, Width: 900, Align: AlignCenter}
-	one, err := DefaultFont(400).Text("Hello studio", st)
+	one, err := defaultFont(t, 400).Text("Hello studio", st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +58,7 @@ func TestTextSetsGlyphsInItsBox(t *testing.T) {
 		t.Errorf("centred text has ink at the far left")
 	}
 	st.Width = 200
-	wrapped, err := DefaultFont(700).Text("Hello studio, a longer line", st)
+	wrapped, err := defaultFont(t, 700).Text("Hello studio, a longer line", st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +75,28 @@ func TestLoadFontRefusesGarbage(t *testing.T) {
 			t.Errorf("%q... loaded", b[:min(len(b), 8)])
 		}
 	}
-	if !strings.Contains(DefaultFont(400).Name(), "DejaVu") || !strings.Contains(DefaultFont(700).Name(), "Bold") {
-		t.Errorf("default fonts %q, %q", DefaultFont(400).Name(), DefaultFont(700).Name())
+}
+
+// TestDefaultFonts: the bundled files load (parsed on first use), regular
+// below weight 600 and bold from it.
+func TestDefaultFonts(t *testing.T) {
+	for _, tt := range []struct {
+		weight int
+		want   string
+	}{{400, "DejaVuSans"}, {599, "DejaVuSans"}, {600, "DejaVuSans-Bold"}, {700, "DejaVuSans-Bold"}} {
+		if got := defaultFont(t, tt.weight).Name(); got != tt.want {
+			t.Errorf("DefaultFont(%d) = %q, want %q", tt.weight, got, tt.want)
+		}
 	}
+}
+
+func defaultFont(t *testing.T, weight int) *Font {
+	t.Helper()
+	f, err := DefaultFont(weight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // TestFit: cover fills the box and crops, contain fits inside and centres.
