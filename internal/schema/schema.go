@@ -22,10 +22,12 @@ import (
 
 // NewCompiler compiles draft 2020-12 with format assertions on: by default
 // 2020-12 only annotates "format", which would let a bad date-time or URI through.
+// Its patterns are compiled once a process (sharedRegexp).
 func NewCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
+	c.UseRegexpEngine(sharedRegexp)
 	return c
 }
 
